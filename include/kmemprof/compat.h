@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kmemprof: every difference between the kernels kmemprof builds on.
+ *
+ * Nothing else in kmemprof tests LINUX_VERSION_CODE. Each difference is
+ * folded into a macro or an inline here, so the rest of the code reads the
+ * same on every kernel.
+ *
+ * Tracepoint prototypes (all probes take void *data first):
+ *
+ *   event             5.10                       5.12..6.0         6.1+
+ *   kmalloc           site,ptr,req,alloc,gfp     same              +node
+ *   kmalloc_node      site,ptr,req,alloc,gfp,nd  same              (gone)
+ *   kmem_cache_alloc  site,ptr,req,alloc,gfp     same              site,ptr,s,gfp,node
+ *   kmem_cache_free   site,ptr                   site,ptr,name     site,ptr,s
+ *   kfree             site,ptr                   everywhere
+ *   mm_page_alloc     page,order,gfp,migratetype everywhere
+ *   mm_page_free      page,order                 everywhere
+ */
+#ifndef _KMEMPROF_COMPAT_H
+#define _KMEMPROF_COMPAT_H
+
+#include <linux/version.h>
+#include <linux/types.h>
+#include <linux/slab.h>
+
+#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 10, 0)
+#error "kmemprof needs Linux 5.10 or later"
+#endif
+
+/* kmalloc: the node argument arrived in 6.1, when kmalloc_node merged in. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 0)
+#define KMP_KMALLOC_PROTO						\
+	void *data, unsigned long call_site, const void *ptr,		\
+	size_t bytes_req, size_t bytes_alloc, gfp_t gfp_flags, int node
+#define KMP_HAVE_NODE_EVENTS	0
+#else
+#define KMP_KMALLOC_PROTO						\
+	void *data, unsigned long call_site, const void *ptr,		\
+	size_t bytes_req, size_t bytes_alloc, gfp_t gfp_flags
+#define KMP_HAVE_NODE_EVENTS	1
+#endif
+
+/*
+ * kmem_cache_alloc: from 6.1 the event carries the cache, not the sizes.
+ * struct kmem_cache is private from 6.12, so the size comes from the
+ * exported kmem_cache_size() on every version that has the cache.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 0)
+#define KMP_CACHE_ALLOC_PROTO						\
+	void *data, unsigned long call_site, const void *ptr,		\
+	struct kmem_cache *s, gfp_t gfp_flags, int node
+#define KMP_CACHE_ALLOC_SIZE()	((size_t)kmem_cache_size(s))
+#else
+#define KMP_CACHE_ALLOC_PROTO						\
+	void *data, unsigned long call_site, const void *ptr,		\
+	size_t bytes_req, size_t bytes_alloc, gfp_t gfp_flags
+#define KMP_CACHE_ALLOC_SIZE()	(bytes_alloc)
+#endif
+
+/* kmem_cache_free: no cache before 5.12, its name until 6.0, then the cache. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 0)
+#define KMP_CACHE_FREE_PROTO						\
+	void *data, unsigned long call_site, const void *ptr,		\
+	const struct kmem_cache *s
+#elif LINUX_VERSION_CODE >= KERNEL_VERSION(5, 12, 0)
+#define KMP_CACHE_FREE_PROTO						\
+	void *data, unsigned long call_site, const void *ptr,		\
+	const char *name
+#else
+#define KMP_CACHE_FREE_PROTO						\
+	void *data, unsigned long call_site, const void *ptr
+#endif
+
+#define KMP_KFREE_PROTO							\
+	void *data, unsigned long call_site, const void *ptr
+#define KMP_PAGE_ALLOC_PROTO						\
+	void *data, struct page *page, unsigned int order,		\
+	gfp_t gfp_flags, int migratetype
+#define KMP_PAGE_FREE_PROTO						\
+	void *data, struct page *page, unsigned int order
+
+#endif /* _KMEMPROF_COMPAT_H */

@@ -1,0 +1,67 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The harness judges correctly: a KTAP file or guest run that failed must be
+# reported as failed, one that passed as passed. Fixtures named pass-* must
+# pass and fail-* must fail. Prints 'P F S' last.
+set -u
+H=$(cd "$(dirname "$0")" && pwd)
+R=$H/../../tools/rig/results.py
+p=0 f=0
+
+check() { # check NAME WANT-RC GOT-RC
+	if [ "$2" = "$3" ]; then
+		p=$((p + 1))
+	else
+		echo "harness: $1: exit $3, want $2"
+		f=$((f + 1))
+	fi
+}
+
+for k in "$H"/ktap/*.ktap; do
+	case $(basename "$k") in
+	pass-*) want=0 ;;
+	*) want=1 ;;
+	esac
+	"$R" --ktap "$k" > /dev/null
+	rc=$?
+	check "${k##*/}" $want $rc
+done
+
+# A skipped case is counted as skipped, not passed.
+out=$("$R" --ktap "$H/ktap/pass-suite.ktap")
+case "$out" in
+*"2 passed, 0 failed, 1 skipped"*) p=$((p + 1)) ;;
+*) echo "harness: skip not counted: $out"; f=$((f + 1)) ;;
+esac
+
+# Whole guest runs: console scan, end marker, shell results.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+guest() { # guest NAME: a fake guest output dir
+	mkdir -p "$tmp/$1/kunit" "$tmp/$1/shell"
+	cp "$H/ktap/pass-suite.ktap" "$tmp/$1/kunit/demo.ktap"
+	printf 'boot\nKMEMPROF-RIG-DONE\n' > "$tmp/$1/console.log"
+	echo 0 > "$tmp/$1/shell/10-x.rc"
+	echo "$tmp/$1"
+}
+d=$(guest ok)
+"$R" "$d" t > /dev/null
+check "clean guest run" 0 $?
+d=$(guest warn)
+sed -i '1a WARNING: CPU: 1 PID: 7 at mm/slub.c:1 x+0x0/0x4' "$d/console.log"
+"$R" "$d" t > /dev/null
+check "WARNING on the console" 1 $?
+d=$(guest hang)
+echo boot > "$d/console.log"
+"$R" "$d" t > /dev/null
+check "no end marker" 1 $?
+d=$(guest shellfail)
+echo 1 > "$d/shell/10-x.rc"
+"$R" "$d" t > /dev/null
+check "failing shell test" 1 $?
+d=$(guest kunitfail)
+cp "$H/ktap/fail-case.ktap" "$d/kunit/demo.ktap"
+"$R" "$d" t > /dev/null
+check "failing KUnit case" 1 $?
+echo "$p $f 0"

@@ -1,0 +1,48 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot the arm64 guest once and leave its results in OUTDIR.
+#
+#   tests/qemu/run.sh KVER MODE MODDIR OUTDIR
+#
+# KVER picks the cached kernel (tools/rig/kernel.sh), MODE is the guest's
+# rigmode (check or demo), MODDIR holds the built .ko files. OUTDIR gets
+# console.log and, through the 9p share, kunit/ and shell/.
+set -euo pipefail
+
+KVER=${1:?usage: run.sh KVER MODE MODDIR OUTDIR}
+MODE=${2:?}
+MODDIR=${3:?}
+OUT=${4:?}
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+CACHE=${KMEMPROF_CACHE:-$HOME/.cache/kmemprof}
+SMP=${KMEMPROF_SMP:-4}
+TIMEOUT=${KMEMPROF_TIMEOUT:-600}
+
+KDIR=$("$TOP/tools/rig/kernel.sh" "$KVER")
+rm -rf "$OUT"
+mkdir -p "$OUT/root"/{bin,dev,proc,sys,tmp,modules,tests} "$OUT/share"
+root=$OUT/root
+cp "$CACHE/busybox/busybox" "$root/bin/busybox"
+install -m 0755 "$TOP/tests/qemu/init" "$root/init"
+find "$MODDIR" -name '*.ko' -exec cp {} "$root/modules/" \;
+cp "$TOP"/tests/integration/*.sh "$root/tests/"
+(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) \
+	> "$OUT/initramfs.cpio.gz"
+
+set +e
+timeout --foreground -k 5 "$TIMEOUT" qemu-system-aarch64 \
+	-M virt -cpu cortex-a76 -smp "$SMP" -m 1G \
+	-nographic -no-reboot -nic none \
+	-kernel "$KDIR/arch/arm64/boot/Image" \
+	-initrd "$OUT/initramfs.cpio.gz" \
+	-fsdev local,id=fs0,path="$OUT/share",security_model=none \
+	-device virtio-9p-device,fsdev=fs0,mount_tag=host0 \
+	-append "console=ttyAMA0 panic=-1 oops=panic rigmode=$MODE" \
+	< /dev/null > "$OUT/console.log" 2>&1
+rc=$?
+set -e
+[ $rc -eq 124 ] && echo "rig: guest timed out after ${TIMEOUT}s" >> "$OUT/console.log"
+# The share is the guest's /out; move its results next to the console log.
+cp -r "$OUT/share/." "$OUT/" 2>/dev/null || true
+exit 0

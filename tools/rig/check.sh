@@ -1,0 +1,79 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make check: every test, on every kernel of the matrix.
+#
+# Prints one line per suite and ends with 'N passed, N failed' (and
+# ', N skipped' when some were). Exits non-zero when anything failed.
+set -uo pipefail
+
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+KERNELS=${KERNELS:-6.1 6.12}
+OUT=$TOP/.build/check
+TALLY=$OUT/tally
+mkdir -p "$OUT"
+: > "$TALLY"
+
+# host_suite LABEL COMMAND...: a host-side suite that prints its own
+# 'P F S' tally as its last line.
+host_suite() {
+	local label=$1 log=$OUT/$(echo "$1" | tr / _).log
+	shift
+	"$@" > "$log" 2>&1
+	local rc=$? last
+	last=$(tail -n 1 "$log")
+	if ! [[ $last =~ ^[0-9]+\ [0-9]+\ [0-9]+$ ]]; then
+		last="0 1 0"
+	fi
+	read -r p f s <<< "$last"
+	[ $rc -eq 0 ] || [ "$f" -gt 0 ] || f=1
+	echo "$p $f $s" >> "$TALLY"
+	if [ "$f" -gt 0 ]; then
+		echo "FAIL $label ($p passed, $f failed)"
+		sed '$d' "$log" | tail -n 30 | sed 's/^/     /'
+	else
+		echo "PASS $label ($p passed, $f failed${s:+, $s skipped})" |
+			sed 's/, 0 skipped//'
+	fi
+}
+
+fail_suite() {
+	echo "FAIL $1"
+	shift
+	printf '     %s\n' "$@"
+	echo "0 1 0" >> "$TALLY"
+}
+
+start=$(date +%s)
+"$TOP/tools/rig/deps.sh" || fail_suite deps "installing packages failed"
+
+host_suite harness/results "$TOP/tests/harness/selftest.sh"
+
+for k in $KERNELS; do
+	t0=$(date +%s)
+	if ! "$TOP/tools/rig/kernel.sh" "$k" > "$OUT/kernel-$k.log" 2>&1; then
+		fail_suite "$k/kernel" "$(tail -n 20 "$OUT/kernel-$k.log")"
+		continue
+	fi
+	if ! "$TOP/tools/rig/build.sh" "$k" "$TOP/.build/$k" \
+		> "$OUT/build-$k.log" 2>&1; then
+		fail_suite "$k/build" "$(tail -n 30 "$OUT/build-$k.log")"
+		continue
+	fi
+	echo "PASS $k/build (W=1, warnings as errors)"
+	echo "1 0 0" >> "$TALLY"
+	[ "$k" = "${KERNELS##* }" ] &&
+		host_suite "$k/lint" "$TOP/tools/rig/lint.sh" "$k"
+	"$TOP/tests/qemu/run.sh" "$k" check "$TOP/.build/$k" "$OUT/$k"
+	"$TOP/tools/rig/results.py" "$OUT/$k" "$k" --tally "$TALLY"
+	echo "     ($k: $(($(date +%s) - t0)) s)"
+done
+
+read -r P F S < <(awk '{ p += $1; f += $2; s += $3 } END { print p+0, f+0, s+0 }' "$TALLY")
+echo "(make check: $(($(date +%s) - start)) s)"
+if [ "$S" -gt 0 ]; then
+	echo "$P passed, $F failed, $S skipped"
+else
+	echo "$P passed, $F failed"
+fi
+[ "$F" -eq 0 ]

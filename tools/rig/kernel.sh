@@ -1,0 +1,83 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build (or reuse) the rig's arm64 kernel for one version.
+#
+#   tools/rig/kernel.sh 6.12        # prints the build directory on stdout
+#
+# The source comes from Debian's linux-source-VER package, is unpacked into
+# $KMEMPROF_CACHE/src, configured from allnoconfig plus the fragments in
+# tests/qemu/ and built out of tree into $KMEMPROF_CACHE/build/VER-KEY, where
+# KEY hashes the package version and the fragments. A finished build leaves a
+# stamp; a build with the same key is reused as it is.
+set -euo pipefail
+
+VER=${1:?usage: kernel.sh VERSION [FLAVOUR]}
+FLAVOUR=${2:-}
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+CACHE=${KMEMPROF_CACHE:-$HOME/.cache/kmemprof}
+JOBS=${KMEMPROF_JOBS:-$(($(nproc) + 1))}
+ARCHV="ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-"
+
+log() { echo "kernel $VER${FLAVOUR:+-$FLAVOUR}: $*" >&2; }
+
+pkg=linux-source-$VER
+pkgver=$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null) ||
+	{ log "$pkg is not installed (run tools/rig/deps.sh)"; exit 1; }
+
+frags="$TOP/tests/qemu/kernel.config"
+[ -f "$TOP/tests/qemu/kernel-$VER.config" ] &&
+	frags="$frags $TOP/tests/qemu/kernel-$VER.config"
+[ -n "$FLAVOUR" ] && frags="$frags $TOP/tests/qemu/kernel-$FLAVOUR.config"
+
+key=$( (echo "$pkg $pkgver"; cat $frags) | sha256sum | cut -c1-12)
+name=$VER${FLAVOUR:+-$FLAVOUR}
+B=$CACHE/build/$name-$key
+SRC=$CACHE/src/linux-$pkgver
+
+if [ -f "$B/.kmemprof-stamp" ]; then
+	ln -sfn "$B" "$CACHE/kernel-$name"
+	echo "$B"
+	exit 0
+fi
+
+if [ ! -f "$SRC/Makefile" ]; then
+	log "unpacking $pkg $pkgver"
+	rm -rf "$SRC.tmp"
+	mkdir -p "$SRC.tmp"
+	tar -xf "/usr/src/linux-source-$VER.tar.xz" -C "$SRC.tmp" \
+		--strip-components=1
+	mv "$SRC.tmp" "$SRC"
+fi
+
+# Older builds of this version are dead weight once the key changes.
+rm -rf "$CACHE/build/$name-"*
+mkdir -p "$B"
+cat $frags > "$B/fragment.config"
+
+log "configuring ($key)"
+make -s -C "$SRC" O="$B" $ARCHV KCONFIG_ALLCONFIG="$B/fragment.config" \
+	allnoconfig >/dev/null
+
+# A fragment line that did not survive means a missing dependency.
+bad=0
+while read -r line; do
+	case "$line" in
+	CONFIG_*=*) grep -qxF "$line" "$B/.config" ||
+		{ log "config line dropped: $line"; bad=1; } ;;
+	esac
+done < "$B/fragment.config"
+[ $bad -eq 0 ] || exit 1
+
+log "building Image modules with -j$JOBS (several minutes)"
+start=$(date +%s)
+if ! make -s -C "$SRC" O="$B" $ARCHV -j"$JOBS" Image modules \
+	> "$B/build.log" 2>&1; then
+	tail -n 40 "$B/build.log" >&2
+	log "build failed; log in $B/build.log"
+	exit 1
+fi
+log "built in $(($(date +%s) - start)) s"
+echo "$key" > "$B/.kmemprof-stamp"
+ln -sfn "$B" "$CACHE/kernel-$name"
+echo "$B"

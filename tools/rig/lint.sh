@@ -1,0 +1,38 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Kernel style on kmemprof's kernel sources: checkpatch --strict and sparse,
+# both from the rig's kernel tree for KVER. Prints 'P F S' last.
+set -uo pipefail
+
+KVER=${1:-6.12}
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+KDIR=$("$TOP/tools/rig/kernel.sh" "$KVER") || exit 1
+SRC=$(readlink -f "$KDIR/source")
+p=0 f=0
+
+cd "$TOP"
+files=$(git ls-files 'module/*.c' 'include/*.h' 'tests/*.c' 'tests/*.h' 2>/dev/null ||
+	find module include tests -name '*.[ch]')
+if out=$(perl "$SRC/scripts/checkpatch.pl" --strict --no-tree --terse \
+	--show-types --ignore FILE_PATH_CHANGES -f $files 2>&1 |
+	grep -E ':[0-9]+: (ERROR|WARNING|CHECK)'); then
+	echo "checkpatch --strict:"
+	echo "$out"
+	f=$((f + 1))
+else
+	echo "checkpatch --strict: clean"
+	p=$((p + 1))
+fi
+
+dest=$TOP/.build/sparse-$KVER
+if out=$("$TOP/tools/rig/build.sh" "$KVER" "$dest" C=2 2>&1 |
+	grep -E 'warning:|error:'); then
+	echo "sparse (C=2):"
+	echo "$out"
+	f=$((f + 1))
+else
+	echo "sparse (C=2): clean"
+	p=$((p + 1))
+fi
+echo "$p $f 0"
