@@ -20,7 +20,7 @@ static int stats_show(struct seq_file *m, void *v)
 
 	seq_printf(m, "enabled %d\n", kmemprof_is_enabled());
 	for (ev = 0; ev < KMP_EV_NR; ev++)
-		seq_printf(m, "events.%s %llu\n", kmp_event_name(ev),
+		seq_printf(m, "events.%s %llu\n", kmemprof_event_name(ev),
 			   kmemprof_event_count(ev));
 	return 0;
 }

@@ -103,10 +103,11 @@ static inline void kmp_check_protos(void)
 	check_trace_callback_type_mm_page_free(kmp_probe_page_free);
 }
 
-const char *kmp_event_name(enum kmp_event ev)
+const char *kmemprof_event_name(enum kmp_event ev)
 {
 	return ev < KMP_EV_NR ? kmp_tps[ev].name : "?";
 }
+EXPORT_SYMBOL_GPL(kmemprof_event_name);
 
 u64 kmemprof_event_count(enum kmp_event ev)
 {

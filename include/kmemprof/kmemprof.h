@@ -22,7 +22,7 @@ enum kmp_event {
 /* probes.c */
 int kmp_probes_init(void);
 void kmp_probes_exit(void);
-const char *kmp_event_name(enum kmp_event ev);
+const char *kmemprof_event_name(enum kmp_event ev);
 
 /* Exported for the KUnit suites. */
 u64 kmemprof_event_count(enum kmp_event ev);

@@ -38,7 +38,7 @@ static void expect_moved(struct kunit *test, const u64 *before,
 
 	KUNIT_EXPECT_GE_MSG(test, now - before[ev], n,
 			    "%s moved by %llu, expected at least %llu",
-			    kmp_event_name(ev), now - before[ev], n);
+			    kmemprof_event_name(ev), now - before[ev], n);
 }
 
 static int probe_test_init(struct kunit *test)
@@ -129,7 +129,7 @@ static void probe_detach_stops_counting(struct kunit *test)
 	for (ev = 0; ev < KMP_EV_NR; ev++)
 		KUNIT_EXPECT_EQ_MSG(test, after[ev], before[ev],
 				    "%s counted while detached",
-				    kmp_event_name(ev));
+				    kmemprof_event_name(ev));
 
 	/* And attaching again resumes counting. */
 	KUNIT_ASSERT_EQ(test, kmemprof_set_enabled(true), 0);

@@ -11,7 +11,7 @@
 set -euo pipefail
 
 KVER=${1:?usage: build.sh KVER DEST [make args]}
-DEST=${2:?}
+DEST=$(realpath -m "${2:?}")
 shift 2
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 
