@@ -1,34 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kmemprof: attaching to the kmem tracepoints.
+ * kmemprof: attaching to the kmem and percpu tracepoints.
  *
  * Every event is found by name with for_each_kernel_tracepoint(): only the
- * four slab events are exported as symbols, the page events never are. Each
- * probe's prototype comes from compat.h and is checked against the kernel's
- * own declaration with check_trace_callback_type_<event>(), so a mismatch is
- * a compile error, not a corrupted stack.
+ * four slab events are exported as symbols, the page and percpu events
+ * never are. Each probe's prototype comes from compat.h and is checked
+ * against the kernel's own declaration with check_trace_callback_type_*(),
+ * so a mismatch is a compile error, not a corrupted stack.
  *
  * Notes on locking:
  *
- * - kmp_enable_lock (mutex) serialises registering and unregistering the
- *   probes; kmp_enabled only changes under it.
- * - The probes take no lock at all. They run in any context the allocator
- *   runs in (task, softirq, hardirq, IRQs off) and only do this_cpu_*()
- *   operations, which are safe there and, on 7.x where tracepoints no
- *   longer disable preemption, safe with preemption enabled too.
+ * - kmp_probes_set() is called with kmp_control_lock held (control.c); the
+ *   registered state of each tracepoint only changes there.
+ * - The probes run in any context the allocators run in (task, softirq,
+ *   hardirq, interrupts off and, from 7.x, NMI and preemptible task
+ *   context). They only use this_cpu_*() operations and the tables'
+ *   interrupt-safe locks, never allocate and never sleep.
  *
- * Unregistering is followed by tracepoint_synchronize_unregister(), so once
- * kmemprof_set_enabled(false) returns no probe is still running; module exit
- * relies on it.
+ * Detaching is followed by tracepoint_synchronize_unregister(), so once
+ * kmp_probes_set() returns no detached probe is still running.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/kernel.h>
+#include <linux/mm.h>
 #include <linux/module.h>
-#include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/tracepoint.h>
 #include <trace/events/kmem.h>
+#include <trace/events/percpu.h>
 
 #include <kmemprof/compat.h>
 #include <kmemprof/kmemprof.h>
@@ -47,50 +47,96 @@ static void kmp_count(enum kmp_event ev)
 static void kmp_probe_kmalloc(KMP_KMALLOC_PROTO)
 {
 	kmp_count(KMP_EV_KMALLOC);
+	if (!ZERO_OR_NULL_PTR(ptr))
+		kmp_account_alloc(KMP_KIND_SLAB, call_site, (unsigned long)ptr,
+				  bytes_alloc, bytes_req, 0);
 }
 
 static void kmp_probe_kmem_cache_alloc(KMP_CACHE_ALLOC_PROTO)
 {
+	size_t size = KMP_CACHE_ALLOC_SIZE();
+
 	kmp_count(KMP_EV_KMEM_CACHE_ALLOC);
+	if (!ZERO_OR_NULL_PTR(ptr))
+		kmp_account_alloc(KMP_KIND_SLAB, call_site, (unsigned long)ptr,
+				  size, size, 0);
 }
 
 static void kmp_probe_kfree(KMP_KFREE_PROTO)
 {
 	kmp_count(KMP_EV_KFREE);
+	if (!ZERO_OR_NULL_PTR(ptr))
+		kmp_account_free(KMP_KIND_SLAB, (unsigned long)ptr, 0);
 }
 
 static void kmp_probe_kmem_cache_free(KMP_CACHE_FREE_PROTO)
 {
 	kmp_count(KMP_EV_KMEM_CACHE_FREE);
+	if (!ZERO_OR_NULL_PTR(ptr))
+		kmp_account_free(KMP_KIND_SLAB, (unsigned long)ptr, 0);
 }
 
 static void kmp_probe_page_alloc(KMP_PAGE_ALLOC_PROTO)
 {
+	size_t bytes = PAGE_SIZE << order;
+
 	kmp_count(KMP_EV_PAGE_ALLOC);
+	if (page && !in_nmi())
+		kmp_account_alloc(KMP_KIND_PAGE, kmp_page_site(),
+				  page_to_pfn(page), bytes, bytes, order);
+	else if (page)
+		kmp_stat_inc(KMP_ST_SKIP_NMI);
 }
 
 static void kmp_probe_page_free(KMP_PAGE_FREE_PROTO)
 {
 	kmp_count(KMP_EV_PAGE_FREE);
+	kmp_account_free(KMP_KIND_PAGE, page_to_pfn(page), order);
+}
+
+static void kmp_probe_percpu_alloc(KMP_PERCPU_ALLOC_PROTO)
+{
+	kmp_count(KMP_EV_PERCPU_ALLOC);
+	if (ptr && !in_nmi())
+		kmp_account_alloc(KMP_KIND_PERCPU,
+				  kmp_percpu_site(KMP_PERCPU_CALL_SITE()),
+				  (__force unsigned long)ptr, KMP_PERCPU_BYTES(),
+				  size * num_possible_cpus(), 0);
+}
+
+static void kmp_probe_percpu_free(KMP_PERCPU_FREE_PROTO)
+{
+	kmp_count(KMP_EV_PERCPU_FREE);
+	if (ptr)
+		kmp_account_free(KMP_KIND_PERCPU, (__force unsigned long)ptr, 0);
 }
 
 struct kmp_tp {
 	const char *name;
 	void *probe;
+	enum kmp_kind kind;
 	struct tracepoint *tp;
+	bool attached;
 };
+
+#define KMP_TP(ev, n, fn, k) [ev] = { .name = n, .probe = fn, .kind = k }
 
 static struct kmp_tp kmp_tps[KMP_EV_NR] = {
-	[KMP_EV_KMALLOC]	  = { "kmalloc",	  kmp_probe_kmalloc },
-	[KMP_EV_KMEM_CACHE_ALLOC] = { "kmem_cache_alloc", kmp_probe_kmem_cache_alloc },
-	[KMP_EV_KFREE]		  = { "kfree",		  kmp_probe_kfree },
-	[KMP_EV_KMEM_CACHE_FREE]  = { "kmem_cache_free",  kmp_probe_kmem_cache_free },
-	[KMP_EV_PAGE_ALLOC]	  = { "mm_page_alloc",	  kmp_probe_page_alloc },
-	[KMP_EV_PAGE_FREE]	  = { "mm_page_free",	  kmp_probe_page_free },
+	KMP_TP(KMP_EV_KMALLOC, "kmalloc", kmp_probe_kmalloc, KMP_KIND_SLAB),
+	KMP_TP(KMP_EV_KMEM_CACHE_ALLOC, "kmem_cache_alloc",
+	       kmp_probe_kmem_cache_alloc, KMP_KIND_SLAB),
+	KMP_TP(KMP_EV_KFREE, "kfree", kmp_probe_kfree, KMP_KIND_SLAB),
+	KMP_TP(KMP_EV_KMEM_CACHE_FREE, "kmem_cache_free",
+	       kmp_probe_kmem_cache_free, KMP_KIND_SLAB),
+	KMP_TP(KMP_EV_PAGE_ALLOC, "mm_page_alloc", kmp_probe_page_alloc,
+	       KMP_KIND_PAGE),
+	KMP_TP(KMP_EV_PAGE_FREE, "mm_page_free", kmp_probe_page_free,
+	       KMP_KIND_PAGE),
+	KMP_TP(KMP_EV_PERCPU_ALLOC, "percpu_alloc_percpu",
+	       kmp_probe_percpu_alloc, KMP_KIND_PERCPU),
+	KMP_TP(KMP_EV_PERCPU_FREE, "percpu_free_percpu", kmp_probe_percpu_free,
+	       KMP_KIND_PERCPU),
 };
-
-static DEFINE_MUTEX(kmp_enable_lock);
-static bool kmp_enabled;
 
 /* Compile-time only: each probe must match the kernel's TP_PROTO. */
 static inline void kmp_check_protos(void)
@@ -101,6 +147,8 @@ static inline void kmp_check_protos(void)
 	check_trace_callback_type_kmem_cache_free(kmp_probe_kmem_cache_free);
 	check_trace_callback_type_mm_page_alloc(kmp_probe_page_alloc);
 	check_trace_callback_type_mm_page_free(kmp_probe_page_free);
+	check_trace_callback_type_percpu_alloc_percpu(kmp_probe_percpu_alloc);
+	check_trace_callback_type_percpu_free_percpu(kmp_probe_percpu_free);
 }
 
 const char *kmemprof_event_name(enum kmp_event ev)
@@ -122,49 +170,69 @@ u64 kmemprof_event_count(enum kmp_event ev)
 }
 EXPORT_SYMBOL_GPL(kmemprof_event_count);
 
-static void kmp_unregister(int n)
+void kmp_events_reset(void)
 {
-	while (n-- > 0)
-		WARN_ON_ONCE(tracepoint_probe_unregister(kmp_tps[n].tp,
-							 kmp_tps[n].probe,
-							 NULL));
-	tracepoint_synchronize_unregister();
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		memset(per_cpu_ptr(&kmp_events, cpu), 0,
+		       sizeof(struct kmp_cpu_events));
 }
 
-int kmemprof_set_enabled(bool on)
+static bool kmp_tp_wanted(int i, bool enabled, unsigned int kinds)
 {
-	int i, ret = 0;
+	return enabled && (kinds & BIT(kmp_tps[i].kind));
+}
 
-	mutex_lock(&kmp_enable_lock);
-	if (on == kmp_enabled)
-		goto out;
-	if (!on) {
-		kmp_unregister(KMP_EV_NR);
-		kmp_enabled = false;
-		goto out;
-	}
+static void kmp_tp_detach(int i)
+{
+	WARN_ON_ONCE(tracepoint_probe_unregister(kmp_tps[i].tp,
+						 kmp_tps[i].probe, NULL));
+	kmp_tps[i].attached = false;
+}
+
+/*
+ * Attach the probes of @kinds when @enabled, detach all others. On error
+ * the state is as it was. Caller holds kmp_control_lock.
+ */
+int kmp_probes_set(bool enabled, unsigned int kinds)
+{
+	bool fresh[KMP_EV_NR] = { }, detached = false;
+	int i, ret;
+
 	for (i = 0; i < KMP_EV_NR; i++) {
+		if (!kmp_tp_wanted(i, enabled, kinds) || kmp_tps[i].attached)
+			continue;
 		ret = tracepoint_probe_register(kmp_tps[i].tp,
 						kmp_tps[i].probe, NULL);
 		if (ret) {
 			pr_err("cannot attach to %s: %d\n", kmp_tps[i].name,
 			       ret);
-			kmp_unregister(i);
-			goto out;
+			goto undo;
+		}
+		kmp_tps[i].attached = true;
+		fresh[i] = true;
+	}
+	for (i = 0; i < KMP_EV_NR; i++) {
+		if (kmp_tps[i].attached && !kmp_tp_wanted(i, enabled, kinds)) {
+			kmp_tp_detach(i);
+			detached = true;
 		}
 	}
-	kmp_enabled = true;
-out:
-	mutex_unlock(&kmp_enable_lock);
+	if (detached)
+		tracepoint_synchronize_unregister();
+	return 0;
+undo:
+	while (i--) {
+		if (fresh[i]) {
+			kmp_tp_detach(i);
+			detached = true;
+		}
+	}
+	if (detached)
+		tracepoint_synchronize_unregister();
 	return ret;
 }
-EXPORT_SYMBOL_GPL(kmemprof_set_enabled);
-
-bool kmemprof_is_enabled(void)
-{
-	return READ_ONCE(kmp_enabled);
-}
-EXPORT_SYMBOL_GPL(kmemprof_is_enabled);
 
 static void kmp_find_tp(struct tracepoint *tp, void *priv)
 {
@@ -193,5 +261,5 @@ int kmp_probes_init(void)
 
 void kmp_probes_exit(void)
 {
-	kmemprof_set_enabled(false);
+	kmp_probes_set(false, 0);
 }

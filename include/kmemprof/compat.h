@@ -80,4 +80,41 @@
 #define KMP_PAGE_FREE_PROTO						\
 	void *data, struct page *page, unsigned int order
 
+/*
+ * percpu_alloc_percpu: 6.1 added the call site, the full size and the gfp
+ * flags. Before that the call site comes from unwinding (0 asks for it) and
+ * the size is the per-CPU size times the possible CPUs.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 0)
+#define KMP_PERCPU_ALLOC_PROTO						\
+	void *data, unsigned long call_site, bool reserved,		\
+	bool is_atomic, size_t size, size_t align, void *base_addr,	\
+	int off, void __percpu *ptr, size_t bytes_alloc, gfp_t gfp_flags
+#define KMP_PERCPU_CALL_SITE()	(call_site)
+#define KMP_PERCPU_BYTES()	(bytes_alloc)
+#else
+#define KMP_PERCPU_ALLOC_PROTO						\
+	void *data, bool reserved, bool is_atomic, size_t size,		\
+	size_t align, void *base_addr, int off, void __percpu *ptr
+#define KMP_PERCPU_CALL_SITE()	(0UL)
+#define KMP_PERCPU_BYTES()	(size * num_possible_cpus())
+#endif
+#define KMP_PERCPU_FREE_PROTO						\
+	void *data, void *base_addr, int off, void __percpu *ptr
+
+/*
+ * sysctl: handlers take a const table from 6.11; from 6.6 register_sysctl()
+ * sizes the table itself and from 6.12 an empty terminator is an error.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+#define KMP_CTL_TABLE		const struct ctl_table
+#else
+#define KMP_CTL_TABLE		struct ctl_table
+#endif
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+#define KMP_CTL_TERMINATOR
+#else
+#define KMP_CTL_TERMINATOR	{ }
+#endif
+
 #endif /* _KMEMPROF_COMPAT_H */

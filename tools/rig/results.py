@@ -55,7 +55,7 @@ def parse_ktap(text):
             continue
         m = RESULT.match(body)
         if not m:
-            if body.startswith('#') and not body.startswith('# Subtest'):
+            if not body.startswith(('KTAP version', '# Subtest', '# module')):
                 diag.append(body)
             continue
         node = Node((m.group(3) or '').strip(), indent)
@@ -121,7 +121,7 @@ def judge_ktap(text):
         else:
             f += 1
             why.append('not ok: %s %s' % ('/'.join(path),
-                                          ' | '.join(node.diag[-4:])))
+                                          ' | '.join(node.diag[-6:])))
     for m in missing(root):
         f += 1
         why.append('incomplete: ' + m)

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemprof: /proc/kmemprof, one line per tag in allocinfo's layout.
+ *
+ * The format is the contract in Documentation/kmemprof.rst; the header
+ * lives in include/kmemprof/format.h, and kmp_proc_line() is the one place
+ * a line is laid out.
+ *
+ * Notes on locking: the view takes no lock of the tables. Each line sums
+ * its tag's per-CPU counters once (kmp_tag_totals()), so it is consistent
+ * in itself; lines are printed with interrupts on, and a long read never
+ * holds up allocations.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/proc_fs.h>
+#include <linux/rcupdate.h>
+#include <linux/seq_file.h>
+
+#include <kmemprof/format.h>
+#include <kmemprof/kmemprof.h>
+
+struct kmp_proc_iter {
+	char text[KMP_SITE_TEXT_LEN];
+};
+
+static void kmp_proc_line(struct seq_file *m, u32 idx, char *text)
+{
+	struct kmp_tag *tag = kmp_tag_at(idx);
+	const char *site = text;
+	struct kmp_totals t;
+	bool gone;
+
+	kmp_tag_totals(idx, &t);
+	/* A going module's text stays until its RCU grace period ends. */
+	rcu_read_lock();
+	gone = test_bit(KMP_TAG_GONE, &tag->flags);
+	if (gone) {
+		smp_rmb();	/* pairs with kmp_module_notify() */
+		site = tag->gone_text ?: "? func:?";
+	} else {
+		kmp_site_text(text, tag->site);
+	}
+	rcu_read_unlock();
+	seq_printf(m, "%12llu %8llu %s kind:%s allocs:%llu frees:%llu bytes:%llu req:%llu%s%s\n",
+		   t.live_bytes, t.live_objs, site, kmp_kind_name(tag->kind),
+		   t.allocs, t.frees, t.bytes, t.req,
+		   test_bit(KMP_TAG_INACCURATE, &tag->flags) ? " accurate:no" : "",
+		   gone ? " module:unloaded" : "");
+}
+
+/* Position 0 is the header, position n the tag of index n - 1. */
+static void *kmp_proc_seek(loff_t pos)
+{
+	if (pos == 0)
+		return SEQ_START_TOKEN;
+	if (pos > kmp_tags_used())
+		return NULL;
+	return kmp_tag_at(pos - 1);
+}
+
+static void *kmp_proc_start(struct seq_file *m, loff_t *pos)
+{
+	return kmp_proc_seek(*pos);
+}
+
+static void *kmp_proc_next(struct seq_file *m, void *v, loff_t *pos)
+{
+	return kmp_proc_seek(++*pos);
+}
+
+static void kmp_proc_stop(struct seq_file *m, void *v)
+{
+}
+
+static int kmp_proc_show(struct seq_file *m, void *v)
+{
+	struct kmp_proc_iter *it = m->private;
+	u32 idx;
+
+	if (v == SEQ_START_TOKEN) {
+		seq_puts(m, KMP_PROC_HEADER KMP_PROC_COLUMNS);
+		return 0;
+	}
+	idx = kmp_tag_index(v);
+	if (kmp_tag_ready(idx))
+		kmp_proc_line(m, idx, it->text);
+	return 0;
+}
+
+static const struct seq_operations kmp_proc_ops = {
+	.start = kmp_proc_start,
+	.next = kmp_proc_next,
+	.stop = kmp_proc_stop,
+	.show = kmp_proc_show,
+};
+
+int kmp_procfs_init(void)
+{
+	if (!proc_create_seq_private(KMP_PROC_NAME, 0400, NULL, &kmp_proc_ops,
+				     sizeof(struct kmp_proc_iter), NULL))
+		return -ENOMEM;
+	return 0;
+}
+
+void kmp_procfs_exit(void)
+{
+	remove_proc_entry(KMP_PROC_NAME, NULL);
+}

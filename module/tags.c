@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemprof: alloc tags, one per (call site, kind).
+ *
+ * Notes on locking:
+ *
+ * - Tags come from a pool of max_tags entries allocated at load. A tag,
+ *   once handed out, keeps its index until the module is unloaded, so live
+ *   entries refer to their tag by index and tags are never freed while
+ *   probes may run.
+ * - kmp_tag_hash is an array of hlist_head. Lookups walk it with
+ *   hlist_for_each_entry_rcu() under rcu_read_lock() and take no lock.
+ *   Inserts and removals take the bucket's lock, one of kmp_tag_locks
+ *   chosen by the bucket number: a raw spinlock taken with interrupts off,
+ *   because probes insert from any context. Nothing nests inside it.
+ * - A tag leaves the hash only when the module its call site is in goes
+ *   away (KMP_TAG_GONE, under kmp_gone_lock); it stays in the pool with
+ *   its counters, and its later frees still pair.
+ * - A tag is visible to the views once KMP_TAG_READY is set, after its
+ *   fields are written (set_bit after smp_wmb, test_bit then smp_rmb).
+ * - Counters are per CPU, written with this_cpu_*() only. Readers sum
+ *   frees before allocations, with smp_rmb() between: an allocation is
+ *   counted before its object enters the live table, so a free that a
+ *   reader sees always has its allocation seen too, and live counts never
+ *   go below zero.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/hash.h>
+#include <linux/kallsyms.h>
+#include <linux/log2.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/rculist.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/vmalloc.h>
+
+#include <kmemprof/format.h>
+#include <kmemprof/kmemprof.h>
+
+/* Counters are allocated per block of tags: alloc_percpu() caps a size. */
+#define KMP_CTR_BLOCK		256
+#define KMP_TAG_LOCKS		64
+
+unsigned int kmp_max_tags = 16384;
+
+static struct kmp_tag *kmp_tag_pool;
+static struct kmp_counters __percpu **kmp_ctr_blocks;
+static unsigned int kmp_ctr_nblocks;
+static struct hlist_head *kmp_tag_hash;
+static unsigned int kmp_tag_bits;
+static raw_spinlock_t kmp_tag_locks[KMP_TAG_LOCKS];
+static atomic_t kmp_ntags = ATOMIC_INIT(0);
+static DEFINE_MUTEX(kmp_gone_lock);
+
+static const char * const kmp_kind_names[] = KMP_KIND_NAMES;
+
+const char *kmp_kind_name(enum kmp_kind kind)
+{
+	return kind < KMP_KIND_NR ? kmp_kind_names[kind] : "?";
+}
+
+static u32 kmp_tag_bucket(unsigned long site, enum kmp_kind kind)
+{
+	return hash_long(site + kind, kmp_tag_bits);
+}
+
+static raw_spinlock_t *kmp_tag_lock(u32 bucket)
+{
+	return &kmp_tag_locks[bucket % KMP_TAG_LOCKS];
+}
+
+struct kmp_tag *kmp_tag_at(u32 idx)
+{
+	return &kmp_tag_pool[idx];
+}
+
+u32 kmp_tag_index(const struct kmp_tag *tag)
+{
+	return tag - kmp_tag_pool;
+}
+
+u32 kmp_tags_used(void)
+{
+	return min_t(u32, atomic_read(&kmp_ntags), kmp_max_tags);
+}
+
+struct kmp_counters __percpu *kmp_tag_counters(u32 idx)
+{
+	return kmp_ctr_blocks[idx / KMP_CTR_BLOCK] + idx % KMP_CTR_BLOCK;
+}
+
+static struct kmp_tag *kmp_tag_find(struct hlist_head *head,
+				    unsigned long site, enum kmp_kind kind)
+{
+	struct kmp_tag *tag;
+
+	hlist_for_each_entry_rcu(tag, head, hnode)
+		if (tag->site == site && tag->kind == kind)
+			return tag;
+	return NULL;
+}
+
+/* Take the next pool entry, or fail when the pool is used up. */
+static int kmp_tag_reserve(void)
+{
+	int old = atomic_read(&kmp_ntags);
+
+	do {
+		if (old >= kmp_max_tags)
+			return -ENOSPC;
+	} while (!atomic_try_cmpxchg(&kmp_ntags, &old, old + 1));
+	return old;
+}
+
+/*
+ * The tag of (site, kind), created on first use. Runs in any context but
+ * NMI. Returns NULL, and counts a drop, when the pool is full.
+ */
+struct kmp_tag *kmp_tag_get(unsigned long site, enum kmp_kind kind)
+{
+	u32 bucket = kmp_tag_bucket(site, kind);
+	struct hlist_head *head = &kmp_tag_hash[bucket];
+	struct kmp_tag *tag;
+	unsigned long flags;
+	int idx;
+
+	rcu_read_lock();
+	tag = kmp_tag_find(head, site, kind);
+	rcu_read_unlock();
+	if (likely(tag))
+		return tag;
+
+	raw_spin_lock_irqsave(kmp_tag_lock(bucket), flags);
+	tag = kmp_tag_find(head, site, kind);
+	if (tag)
+		goto out;
+	idx = kmp_tag_reserve();
+	if (idx < 0) {
+		kmp_stat_inc(KMP_ST_DROP_TAGS);
+		goto out;
+	}
+	tag = &kmp_tag_pool[idx];
+	tag->site = site;
+	tag->kind = kind;
+	tag->gone_text = NULL;
+	hlist_add_head_rcu(&tag->hnode, head);
+	smp_wmb();	/* fields before READY; pairs with kmp_tag_ready() */
+	set_bit(KMP_TAG_READY, &tag->flags);
+out:
+	raw_spin_unlock_irqrestore(kmp_tag_lock(bucket), flags);
+	return tag;
+}
+
+/* Whether the views may read the tag at idx. */
+bool kmp_tag_ready(u32 idx)
+{
+	if (!test_bit(KMP_TAG_READY, &kmp_tag_pool[idx].flags))
+		return false;
+	smp_rmb();	/* pairs with kmp_tag_get() */
+	return true;
+}
+
+void kmp_tag_mark_inaccurate(u32 idx)
+{
+	struct kmp_tag *tag = &kmp_tag_pool[idx];
+
+	if (!test_bit(KMP_TAG_INACCURATE, &tag->flags))
+		set_bit(KMP_TAG_INACCURATE, &tag->flags);
+}
+
+void kmp_tag_totals(u32 idx, struct kmp_totals *t)
+{
+	struct kmp_counters __percpu *ctr = kmp_tag_counters(idx);
+	s64 live_objs, live_bytes;
+	int cpu;
+
+	memset(t, 0, sizeof(*t));
+	for_each_possible_cpu(cpu) {
+		const struct kmp_counters *c = per_cpu_ptr(ctr, cpu);
+
+		t->frees += READ_ONCE(c->frees);
+		t->freed += READ_ONCE(c->freed);
+	}
+	smp_rmb();	/* frees before allocs: see the notes on locking */
+	for_each_possible_cpu(cpu) {
+		const struct kmp_counters *c = per_cpu_ptr(ctr, cpu);
+
+		t->allocs += READ_ONCE(c->allocs);
+		t->bytes += READ_ONCE(c->bytes);
+		t->req += READ_ONCE(c->req);
+	}
+	live_objs = t->allocs - t->frees;
+	live_bytes = t->bytes - t->freed;
+	t->live_objs = live_objs > 0 ? live_objs : 0;
+	t->live_bytes = live_bytes > 0 ? live_bytes : 0;
+}
+
+/*
+ * Sum the totals of every tag of @kind whose call site is in [start, end).
+ * For the KUnit suites, which know their own functions' ranges.
+ */
+int kmemprof_sum_range(enum kmp_kind kind, unsigned long start,
+		       unsigned long end, struct kmp_totals *sum,
+		       bool *inaccurate)
+{
+	u32 idx, used = kmp_tags_used();
+	struct kmp_totals t;
+	int n = 0;
+
+	memset(sum, 0, sizeof(*sum));
+	if (inaccurate)
+		*inaccurate = false;
+	for (idx = 0; idx < used; idx++) {
+		struct kmp_tag *tag = &kmp_tag_pool[idx];
+
+		if (!kmp_tag_ready(idx) || tag->kind != kind ||
+		    tag->site < start || tag->site >= end ||
+		    test_bit(KMP_TAG_GONE, &tag->flags))
+			continue;
+		kmp_tag_totals(idx, &t);
+		sum->allocs += t.allocs;
+		sum->frees += t.frees;
+		sum->bytes += t.bytes;
+		sum->freed += t.freed;
+		sum->req += t.req;
+		sum->live_objs += t.live_objs;
+		sum->live_bytes += t.live_bytes;
+		if (inaccurate && test_bit(KMP_TAG_INACCURATE, &tag->flags))
+			*inaccurate = true;
+		n++;
+	}
+	return n;
+}
+EXPORT_SYMBOL_GPL(kmemprof_sum_range);
+
+/* Zero every counter and accuracy mark. Only with the probes detached. */
+void kmp_tags_reset(void)
+{
+	unsigned int b;
+	u32 idx;
+	int cpu;
+
+	for (b = 0; b < kmp_ctr_nblocks; b++)
+		for_each_possible_cpu(cpu)
+			memset(per_cpu_ptr(kmp_ctr_blocks[b], cpu), 0,
+			       sizeof(struct kmp_counters) * KMP_CTR_BLOCK);
+	for (idx = 0; idx < kmp_tags_used(); idx++)
+		clear_bit(KMP_TAG_INACCURATE, &kmp_tag_pool[idx].flags);
+}
+
+size_t kmp_tags_memory(void)
+{
+	return (size_t)kmp_max_tags * sizeof(struct kmp_tag) +
+	       (sizeof(struct hlist_head) << kmp_tag_bits) +
+	       (size_t)kmp_ctr_nblocks * KMP_CTR_BLOCK *
+	       sizeof(struct kmp_counters) * num_possible_cpus();
+}
+
+/*
+ * A module is going: its call sites' addresses will mean something else
+ * soon. Give each of its tags a name of its own, and take the tag out of
+ * the hash, so that a module loaded at the same address gets new tags.
+ */
+static int kmp_module_notify(struct notifier_block *nb, unsigned long action,
+			     void *data)
+{
+	static char buf[KMP_SITE_TEXT_LEN];	/* under kmp_gone_lock */
+	struct module *mod = data;
+	unsigned long flags;
+	u32 idx, used;
+
+	if (action != MODULE_STATE_GOING)
+		return NOTIFY_DONE;
+
+	mutex_lock(&kmp_gone_lock);
+	used = kmp_tags_used();
+	for (idx = 0; idx < used; idx++) {
+		struct kmp_tag *tag = &kmp_tag_pool[idx];
+		u32 bucket;
+
+		if (!kmp_tag_ready(idx) || test_bit(KMP_TAG_GONE, &tag->flags) ||
+		    !within_module(tag->site, mod))
+			continue;
+		kmp_site_text(buf, tag->site);
+		tag->gone_text = kstrdup(buf, GFP_KERNEL);
+		bucket = kmp_tag_bucket(tag->site, tag->kind);
+		raw_spin_lock_irqsave(kmp_tag_lock(bucket), flags);
+		hlist_del_rcu(&tag->hnode);
+		raw_spin_unlock_irqrestore(kmp_tag_lock(bucket), flags);
+		smp_wmb();	/* gone_text before GONE */
+		set_bit(KMP_TAG_GONE, &tag->flags);
+	}
+	mutex_unlock(&kmp_gone_lock);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block kmp_module_nb = {
+	.notifier_call = kmp_module_notify,
+};
+
+int kmp_tags_init(void)
+{
+	unsigned int i;
+	int ret = -ENOMEM;
+
+	kmp_tag_bits = ilog2(roundup_pow_of_two(kmp_max_tags));
+	kmp_tag_pool = vzalloc(array_size(kmp_max_tags, sizeof(*kmp_tag_pool)));
+	kmp_tag_hash = vzalloc(array_size(1U << kmp_tag_bits,
+					  sizeof(*kmp_tag_hash)));
+	kmp_ctr_nblocks = DIV_ROUND_UP(kmp_max_tags, KMP_CTR_BLOCK);
+	kmp_ctr_blocks = kcalloc(kmp_ctr_nblocks, sizeof(*kmp_ctr_blocks),
+				 GFP_KERNEL);
+	if (!kmp_tag_pool || !kmp_tag_hash || !kmp_ctr_blocks)
+		goto fail;
+	for (i = 0; i < kmp_ctr_nblocks; i++) {
+		kmp_ctr_blocks[i] = __alloc_percpu(sizeof(struct kmp_counters) *
+						   KMP_CTR_BLOCK,
+						   __alignof__(u64));
+		if (!kmp_ctr_blocks[i])
+			goto fail;
+	}
+	for (i = 0; i < KMP_TAG_LOCKS; i++)
+		raw_spin_lock_init(&kmp_tag_locks[i]);
+	ret = register_module_notifier(&kmp_module_nb);
+	if (ret)
+		goto fail;
+	return 0;
+fail:
+	kmp_tags_exit();
+	return ret;
+}
+
+/* Only after the probes are detached for good. */
+void kmp_tags_exit(void)
+{
+	unsigned int i;
+	u32 idx;
+
+	unregister_module_notifier(&kmp_module_nb);
+	if (kmp_tag_pool)
+		for (idx = 0; idx < kmp_tags_used(); idx++)
+			kfree(kmp_tag_pool[idx].gone_text);
+	if (kmp_ctr_blocks)
+		for (i = 0; i < kmp_ctr_nblocks; i++)
+			free_percpu(kmp_ctr_blocks[i]);
+	kfree(kmp_ctr_blocks);
+	vfree(kmp_tag_hash);
+	vfree(kmp_tag_pool);
+	kmp_ctr_blocks = NULL;
+	kmp_tag_hash = NULL;
+	kmp_tag_pool = NULL;
+	atomic_set(&kmp_ntags, 0);
+}
