@@ -39,7 +39,8 @@
 
 static const char * const kmp_page_fns[] = {
 	"__alloc_pages", "alloc_pages", "__get_free_pages", "get_zeroed_page",
-	"__folio_alloc", "folio_alloc", "alloc_page_interleave",
+	"get_free_pages", "__folio_alloc", "folio_alloc", "vma_alloc_folio",
+	"alloc_page_interleave",
 	"__alloc_frozen_pages", "alloc_frozen_pages",
 };
 

@@ -154,6 +154,5 @@ static struct kunit_suite probe_suite = {
 };
 
 kunit_test_suite(probe_suite);
-
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("KUnit tests for kmemprof's tracepoint probes");
+MODULE_DESCRIPTION("KUnit tests for kmemprof");

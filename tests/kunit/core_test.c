@@ -1,0 +1,562 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: kmemprof's accounting is exact.
+ *
+ * Each allocating helper below is its own noinline function, so its call
+ * site is known: the tags whose site falls inside the helper's address
+ * range are that helper's, and nothing else allocates from there. Counts
+ * are compared as deltas across the case, to the object.
+ */
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/cpumask.h>
+#include <linux/gfp.h>
+#include <linux/kallsyms.h>
+#include <linux/kthread.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/percpu.h>
+#include <linux/slab.h>
+
+#include <kmemprof/kmemprof.h>
+
+#define NOBJ		1000
+#define KMALLOC_SIZE	100
+#define CACHE_SIZE	200
+#define PAGE_ORDER	2
+
+struct core_ctx {
+	void **obj;
+	struct page **page;
+	void __percpu **pcpu;
+	struct kmem_cache *cache;
+};
+
+/* The [start, end) range of the function at @fn, from kallsyms. */
+static void fn_range(struct kunit *test, const void *fn, unsigned long *start,
+		     unsigned long *end)
+{
+	char buf[KSYM_SYMBOL_LEN];
+	unsigned long off, size;
+	const char *plus;
+
+	sprint_symbol(buf, (unsigned long)fn);
+	plus = strchr(buf, '+');
+	KUNIT_ASSERT_NOT_NULL(test, plus);
+	KUNIT_ASSERT_EQ(test, sscanf(plus, "+%lx/%lx", &off, &size), 2);
+	*start = (unsigned long)fn - off;
+	*end = *start + size;
+}
+
+/* Totals of the tags of @kind inside the function at @fn. */
+static struct kmp_totals site_totals(struct kunit *test, enum kmp_kind kind,
+				     const void *fn)
+{
+	unsigned long start, end;
+	struct kmp_totals t;
+
+	fn_range(test, fn, &start, &end);
+	kmemprof_sum_range(kind, start, end, &t, NULL);
+	return t;
+}
+
+static struct kmp_totals delta(struct kmp_totals a, struct kmp_totals b)
+{
+	return (struct kmp_totals) {
+		.allocs = a.allocs - b.allocs,
+		.frees = a.frees - b.frees,
+		.bytes = a.bytes - b.bytes,
+		.freed = a.freed - b.freed,
+		.req = a.req - b.req,
+		.live_bytes = a.live_bytes - b.live_bytes,
+		.live_objs = a.live_objs - b.live_objs,
+	};
+}
+
+/* The allocating helpers: each one is a call site of its own. */
+static noinline void alloc_kmalloc(struct core_ctx *c, int i)
+{
+	c->obj[i] = kmalloc(KMALLOC_SIZE, GFP_KERNEL);
+}
+
+static noinline void alloc_kmalloc_other(struct core_ctx *c, int i)
+{
+	c->obj[i] = kmalloc(KMALLOC_SIZE, GFP_KERNEL);
+}
+
+static noinline void alloc_cache(struct core_ctx *c, int i)
+{
+	c->obj[i] = kmem_cache_alloc(c->cache, GFP_KERNEL);
+}
+
+static noinline void alloc_page_block(struct core_ctx *c, int i)
+{
+	c->page[i] = alloc_pages(GFP_KERNEL, PAGE_ORDER);
+}
+
+static noinline void alloc_pcpu(struct core_ctx *c, int i)
+{
+	c->pcpu[i] = alloc_percpu(u64[2]);
+}
+
+static void free_kmalloc(struct core_ctx *c, int i)
+{
+	kfree(c->obj[i]);
+}
+
+static void free_cache(struct core_ctx *c, int i)
+{
+	kmem_cache_free(c->cache, c->obj[i]);
+}
+
+static void free_page_block(struct core_ctx *c, int i)
+{
+	__free_pages(c->page[i], PAGE_ORDER);
+}
+
+static void free_pcpu(struct core_ctx *c, int i)
+{
+	free_percpu(c->pcpu[i]);
+}
+
+static bool have_kmalloc(struct core_ctx *c, int i)
+{
+	return c->obj[i];
+}
+
+static bool have_page(struct core_ctx *c, int i)
+{
+	return c->page[i];
+}
+
+static bool have_pcpu(struct core_ctx *c, int i)
+{
+	return c->pcpu[i];
+}
+
+static u64 size_kmalloc(struct core_ctx *c)
+{
+	return ksize(c->obj[0]);
+}
+
+static u64 size_cache(struct core_ctx *c)
+{
+	return kmem_cache_size(c->cache);
+}
+
+static u64 size_page(struct core_ctx *c)
+{
+	return PAGE_SIZE << PAGE_ORDER;
+}
+
+static u64 size_pcpu(struct core_ctx *c)
+{
+	return sizeof(u64[2]) * num_possible_cpus();
+}
+
+struct exact_case {
+	const char *name;
+	enum kmp_kind kind;
+	void (*alloc)(struct core_ctx *c, int i);
+	void (*free)(struct core_ctx *c, int i);
+	bool (*have)(struct core_ctx *c, int i);
+	u64 (*bytes)(struct core_ctx *c);	/* counted per object */
+	u64 req;				/* requested per object */
+	bool bytes_at_least;	/* percpu: memcg may add to the size */
+};
+
+static const struct exact_case exact_cases[] = {
+	{ "kmalloc", KMP_KIND_SLAB, alloc_kmalloc, free_kmalloc, have_kmalloc,
+	  size_kmalloc, KMALLOC_SIZE },
+	{ "kmem_cache", KMP_KIND_SLAB, alloc_cache, free_cache, have_kmalloc,
+	  size_cache, 0 },
+	{ "pages_order2", KMP_KIND_PAGE, alloc_page_block, free_page_block,
+	  have_page, size_page, 0 },
+	{ "percpu", KMP_KIND_PERCPU, alloc_pcpu, free_pcpu, have_pcpu,
+	  size_pcpu, 0, true },
+};
+
+static void exact_case_desc(const struct exact_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(exact, exact_cases, exact_case_desc);
+
+static int core_test_init(struct kunit *test)
+{
+	struct core_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	c->obj = kunit_kcalloc(test, NOBJ, sizeof(*c->obj), GFP_KERNEL);
+	c->page = kunit_kcalloc(test, NOBJ, sizeof(*c->page), GFP_KERNEL);
+	c->pcpu = kunit_kcalloc(test, NOBJ, sizeof(*c->pcpu), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c->obj);
+	KUNIT_ASSERT_NOT_NULL(test, c->page);
+	KUNIT_ASSERT_NOT_NULL(test, c->pcpu);
+	c->cache = kmem_cache_create("kmemprof_core_test", CACHE_SIZE, 0, 0,
+				     NULL);
+	KUNIT_ASSERT_NOT_NULL(test, c->cache);
+	test->priv = c;
+	KUNIT_ASSERT_EQ(test, kmemprof_set_events(KMP_KIND_ALL), 0);
+	KUNIT_ASSERT_EQ(test, kmemprof_set_enabled(true), 0);
+	return 0;
+}
+
+static void core_test_exit(struct kunit *test)
+{
+	struct core_ctx *c = test->priv;
+
+	kmem_cache_destroy(c->cache);
+}
+
+/*
+ * N objects from one site: exactly N live and N x size bytes; after freeing
+ * half, exactly N/2; after freeing all, none, with N allocs and N frees.
+ */
+static void core_exact(struct kunit *test)
+{
+	const struct exact_case *p = test->param_value;
+	struct core_ctx *c = test->priv;
+	struct kmp_totals base, t;
+	u64 size, req;
+	int i;
+
+	base = site_totals(test, p->kind, p->alloc);
+	for (i = 0; i < NOBJ; i++) {
+		p->alloc(c, i);
+		KUNIT_ASSERT_TRUE(test, p->have(c, i));
+	}
+	size = p->bytes(c);
+	req = p->req ?: size;
+	t = delta(site_totals(test, p->kind, p->alloc), base);
+	KUNIT_EXPECT_EQ(test, t.allocs, NOBJ);
+	KUNIT_EXPECT_EQ(test, t.live_objs, NOBJ);
+	KUNIT_EXPECT_EQ(test, t.req, NOBJ * req);
+	if (p->bytes_at_least) {
+		KUNIT_EXPECT_GE(test, t.live_bytes, NOBJ * size);
+		KUNIT_EXPECT_EQ(test, t.live_bytes % NOBJ, 0);
+	} else {
+		KUNIT_EXPECT_EQ(test, t.live_bytes, NOBJ * size);
+	}
+	size = t.live_bytes / NOBJ;
+
+	for (i = 0; i < NOBJ / 2; i++)
+		p->free(c, i);
+	t = delta(site_totals(test, p->kind, p->alloc), base);
+	KUNIT_EXPECT_EQ(test, t.live_objs, NOBJ / 2);
+	KUNIT_EXPECT_EQ(test, t.live_bytes, NOBJ / 2 * size);
+	KUNIT_EXPECT_EQ(test, t.frees, NOBJ / 2);
+
+	for (; i < NOBJ; i++)
+		p->free(c, i);
+	t = delta(site_totals(test, p->kind, p->alloc), base);
+	KUNIT_EXPECT_EQ(test, t.live_objs, 0);
+	KUNIT_EXPECT_EQ(test, t.live_bytes, 0);
+	KUNIT_EXPECT_EQ(test, t.allocs, NOBJ);
+	KUNIT_EXPECT_EQ(test, t.frees, NOBJ);
+	KUNIT_EXPECT_EQ(test, t.freed, t.bytes);
+}
+
+/* Two call sites of the same size are two tags, each with its own count. */
+static void core_two_sites_two_tags(struct kunit *test)
+{
+	struct core_ctx *c = test->priv;
+	struct kmp_totals a0, b0, a, b;
+	unsigned long start, end;
+	struct kmp_totals t;
+	int i;
+
+	a0 = site_totals(test, KMP_KIND_SLAB, alloc_kmalloc);
+	b0 = site_totals(test, KMP_KIND_SLAB, alloc_kmalloc_other);
+	for (i = 0; i < 30; i++)
+		alloc_kmalloc(c, i);
+	for (i = 30; i < 100; i++)
+		alloc_kmalloc_other(c, i);
+	a = delta(site_totals(test, KMP_KIND_SLAB, alloc_kmalloc), a0);
+	b = delta(site_totals(test, KMP_KIND_SLAB, alloc_kmalloc_other), b0);
+	KUNIT_EXPECT_EQ(test, a.live_objs, 30);
+	KUNIT_EXPECT_EQ(test, b.live_objs, 70);
+	fn_range(test, alloc_kmalloc_other, &start, &end);
+	KUNIT_EXPECT_EQ(test, kmemprof_sum_range(KMP_KIND_SLAB, start, end,
+						 &t, NULL), 1);
+	for (i = 0; i < 100; i++)
+		kfree(c->obj[i]);
+}
+
+/* A free of an object allocated while detached is unpaired: no tag moves. */
+static void core_unpaired_free_changes_no_tag(struct kunit *test)
+{
+	struct core_ctx *c = test->priv;
+	struct kmp_totals before, after;
+	u64 unpaired;
+
+	KUNIT_ASSERT_EQ(test, kmemprof_set_enabled(false), 0);
+	alloc_kmalloc(c, 0);
+	KUNIT_ASSERT_NOT_NULL(test, c->obj[0]);
+	KUNIT_ASSERT_EQ(test, kmemprof_set_enabled(true), 0);
+	before = site_totals(test, KMP_KIND_SLAB, alloc_kmalloc);
+	unpaired = kmemprof_stat(KMP_ST_UNPAIRED_SLAB);
+	kfree(c->obj[0]);
+	after = site_totals(test, KMP_KIND_SLAB, alloc_kmalloc);
+	KUNIT_EXPECT_EQ(test, after.frees, before.frees);
+	KUNIT_EXPECT_EQ(test, after.allocs, before.allocs);
+	KUNIT_EXPECT_EQ(test, after.live_objs, before.live_objs);
+	KUNIT_EXPECT_GT(test, kmemprof_stat(KMP_ST_UNPAIRED_SLAB), unpaired);
+}
+
+static noinline void *alloc_large(size_t size)
+{
+	return kmalloc(size, GFP_KERNEL);
+}
+
+/* 6.10+ traces a large kmalloc of non-constant size twice: count it once. */
+static void core_large_kmalloc_counted_once(struct kunit *test)
+{
+	size_t size = 3 * PAGE_SIZE + 100;
+	struct kmp_totals base, t;
+	void *p;
+
+	OPTIMIZER_HIDE_VAR(size);
+	base = site_totals(test, KMP_KIND_SLAB, alloc_large);
+	p = alloc_large(size);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	t = delta(site_totals(test, KMP_KIND_SLAB, alloc_large), base);
+	KUNIT_EXPECT_EQ(test, t.allocs, 1);
+	KUNIT_EXPECT_EQ(test, t.live_objs, 1);
+	KUNIT_EXPECT_EQ(test, t.live_bytes, PAGE_SIZE << get_order(size));
+	KUNIT_EXPECT_EQ(test, t.req, size);
+	kfree(p);
+	t = delta(site_totals(test, KMP_KIND_SLAB, alloc_large), base);
+	KUNIT_EXPECT_EQ(test, t.frees, 1);
+	KUNIT_EXPECT_EQ(test, t.live_objs, 0);
+}
+
+/* krealloc() within ksize() emits nothing; the object stays paired. */
+static void core_krealloc_in_place(struct kunit *test)
+{
+	struct core_ctx *c = test->priv;
+	struct kmp_totals base, t;
+	void *q;
+
+	base = site_totals(test, KMP_KIND_SLAB, alloc_kmalloc);
+	alloc_kmalloc(c, 0);
+	KUNIT_ASSERT_NOT_NULL(test, c->obj[0]);
+	KUNIT_ASSERT_GE(test, ksize(c->obj[0]), KMALLOC_SIZE + 10);
+	q = krealloc(c->obj[0], KMALLOC_SIZE + 10, GFP_KERNEL);
+	KUNIT_ASSERT_PTR_EQ(test, q, c->obj[0]);
+	t = delta(site_totals(test, KMP_KIND_SLAB, alloc_kmalloc), base);
+	KUNIT_EXPECT_EQ(test, t.allocs, 1);
+	KUNIT_EXPECT_EQ(test, t.live_objs, 1);
+	kfree(q);
+	t = delta(site_totals(test, KMP_KIND_SLAB, alloc_kmalloc), base);
+	KUNIT_EXPECT_EQ(test, t.frees, 1);
+	KUNIT_EXPECT_EQ(test, t.live_objs, 0);
+}
+
+static noinline void alloc_order0(struct core_ctx *c, int i)
+{
+	c->page[i] = alloc_page(GFP_KERNEL);
+}
+
+/* release_pages() emits mm_page_free_batched on top of mm_page_free. */
+static void core_batched_page_free_counted_once(struct kunit *test)
+{
+	struct core_ctx *c = test->priv;
+	struct kmp_totals base, t;
+	int i, n = 64;
+
+	base = site_totals(test, KMP_KIND_PAGE, alloc_order0);
+	for (i = 0; i < n; i++) {
+		alloc_order0(c, i);
+		KUNIT_ASSERT_NOT_NULL(test, c->page[i]);
+	}
+	release_pages(c->page, n);
+	t = delta(site_totals(test, KMP_KIND_PAGE, alloc_order0), base);
+	KUNIT_EXPECT_EQ(test, t.allocs, n);
+	KUNIT_EXPECT_EQ(test, t.frees, n);
+	KUNIT_EXPECT_EQ(test, t.live_objs, 0);
+	KUNIT_EXPECT_EQ(test, t.freed, n * PAGE_SIZE);
+}
+
+/* With events=slab, page allocations are not traced at all. */
+static void core_events_knob_filters_kinds(struct kunit *test)
+{
+	struct core_ctx *c = test->priv;
+	struct kmp_totals p0, s0, p, s;
+
+	p0 = site_totals(test, KMP_KIND_PAGE, alloc_order0);
+	s0 = site_totals(test, KMP_KIND_SLAB, alloc_kmalloc);
+	KUNIT_ASSERT_EQ(test, kmemprof_set_events(BIT(KMP_KIND_SLAB)), 0);
+	alloc_order0(c, 0);
+	alloc_kmalloc(c, 0);
+	KUNIT_ASSERT_EQ(test, kmemprof_set_events(KMP_KIND_ALL), 0);
+	p = delta(site_totals(test, KMP_KIND_PAGE, alloc_order0), p0);
+	s = delta(site_totals(test, KMP_KIND_SLAB, alloc_kmalloc), s0);
+	KUNIT_EXPECT_EQ(test, p.allocs, 0);
+	KUNIT_EXPECT_EQ(test, s.allocs, 1);
+	if (c->page[0])
+		__free_page(c->page[0]);
+	kfree(c->obj[0]);
+}
+
+#define XFER_N		2000
+#define XFER_SIZE	48
+
+struct xfer {
+	void **obj;
+	atomic_t produced;
+	struct completion done;
+	int cpu;
+};
+
+static noinline void *xfer_alloc(void)
+{
+	return kmalloc(XFER_SIZE, GFP_KERNEL);
+}
+
+static int xfer_producer(void *data)
+{
+	struct xfer *x = data;
+	int j;
+
+	for (j = 0; j < XFER_N; j++) {
+		x->obj[j] = xfer_alloc();
+		atomic_set_release(&x->produced, j + 1);
+	}
+	complete(&x->done);
+	return 0;
+}
+
+static int xfer_consumer(void *data)
+{
+	struct xfer *x = data;
+	int j;
+
+	for (j = 0; j < XFER_N; j++) {
+		while (atomic_read_acquire(&x->produced) <= j)
+			cond_resched();
+		kfree(x->obj[j]);
+	}
+	complete(&x->done);
+	return 0;
+}
+
+static struct task_struct *xfer_start(int (*fn)(void *), struct xfer *x,
+				      int cpu)
+{
+	struct task_struct *t = kthread_create(fn, x, "kmp_xfer/%d", cpu);
+
+	if (!IS_ERR(t)) {
+		kthread_bind(t, cpu);
+		wake_up_process(t);
+	}
+	return t;
+}
+
+/*
+ * One kthread per CPU allocates while a kthread on the next CPU frees what
+ * it allocated, all at once: every free crosses CPUs, and the counts stay
+ * exact.
+ */
+static void core_cross_cpu_frees_exact(struct kunit *test)
+{
+	int ncpu = num_online_cpus(), i, cpu, next;
+	struct kmp_totals base, t;
+	struct xfer *prod;
+
+	if (ncpu < 2)
+		kunit_skip(test, "needs two CPUs");
+	prod = kunit_kcalloc(test, ncpu, sizeof(*prod), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, prod);
+	base = site_totals(test, KMP_KIND_SLAB, xfer_alloc);
+
+	i = 0;
+	for_each_online_cpu(cpu) {
+		prod[i].obj = kunit_kcalloc(test, XFER_N, sizeof(void *),
+					    GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, prod[i].obj);
+		init_completion(&prod[i].done);
+		prod[i].cpu = cpu;
+		i++;
+	}
+	for (i = 0; i < ncpu; i++) {
+		next = prod[(i + 1) % ncpu].cpu;
+		KUNIT_ASSERT_FALSE(test, IS_ERR(xfer_start(xfer_consumer,
+							   &prod[i], next)));
+		KUNIT_ASSERT_FALSE(test, IS_ERR(xfer_start(xfer_producer,
+							   &prod[i],
+							   prod[i].cpu)));
+	}
+	/* Each xfer completes twice: once when produced, once when freed. */
+	for (i = 0; i < ncpu; i++) {
+		wait_for_completion(&prod[i].done);
+		wait_for_completion(&prod[i].done);
+	}
+	t = delta(site_totals(test, KMP_KIND_SLAB, xfer_alloc), base);
+	KUNIT_EXPECT_EQ(test, t.allocs, (u64)ncpu * XFER_N);
+	KUNIT_EXPECT_EQ(test, t.frees, (u64)ncpu * XFER_N);
+	KUNIT_EXPECT_EQ(test, t.live_objs, 0);
+	KUNIT_EXPECT_EQ(test, t.live_bytes, 0);
+}
+
+struct events_case {
+	const char *in;
+	int ret;
+	unsigned int kinds;
+};
+
+static const struct events_case events_cases[] = {
+	{ "slab,page,percpu", 0, KMP_KIND_ALL },
+	{ "percpu,slab", 0, BIT(KMP_KIND_SLAB) | BIT(KMP_KIND_PERCPU) },
+	{ "page\n", 0, BIT(KMP_KIND_PAGE) },
+	{ "none", 0, 0 },
+	{ "", -EINVAL },
+	{ "slab,slab", -EINVAL },
+	{ "slab,", -EINVAL },
+	{ ",page", -EINVAL },
+	{ "SLAB", -EINVAL },
+	{ "slab page", -EINVAL },
+	{ "slab,page,percpu,vmalloc", -EINVAL },
+	{ "none,slab", -EINVAL },
+	{ "a-very-long-string-that-does-not-fit-the-knob", -EINVAL },
+};
+
+static void events_case_desc(const struct events_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "\"%s\"", c->in);
+}
+
+KUNIT_ARRAY_PARAM(events, events_cases, events_case_desc);
+
+static void core_events_parse(struct kunit *test)
+{
+	const struct events_case *p = test->param_value;
+	unsigned int kinds = 0;
+
+	KUNIT_EXPECT_EQ(test, kmemprof_parse_events(p->in, &kinds), p->ret);
+	if (!p->ret)
+		KUNIT_EXPECT_EQ(test, kinds, p->kinds);
+}
+
+static struct kunit_case core_cases[] = {
+	KUNIT_CASE_PARAM(core_exact, exact_gen_params),
+	KUNIT_CASE(core_two_sites_two_tags),
+	KUNIT_CASE(core_unpaired_free_changes_no_tag),
+	KUNIT_CASE(core_large_kmalloc_counted_once),
+	KUNIT_CASE(core_krealloc_in_place),
+	KUNIT_CASE(core_batched_page_free_counted_once),
+	KUNIT_CASE(core_events_knob_filters_kinds),
+	KUNIT_CASE(core_cross_cpu_frees_exact),
+	KUNIT_CASE_PARAM(core_events_parse, events_gen_params),
+	{}
+};
+
+static struct kunit_suite core_suite = {
+	.name = "kmemprof_core",
+	.init = core_test_init,
+	.exit = core_test_exit,
+	.test_cases = core_cases,
+};
+
+kunit_test_suite(core_suite);
