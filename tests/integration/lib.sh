@@ -30,3 +30,27 @@ workload() {
 	done
 	rm -rf /tmp/load
 }
+
+KMP_SYSCTL=/proc/sys/kmemprof
+
+# The /proc/kmemprof line of a call site's function, e.g. "hog_alloc",
+# leaving out tags of modules that have gone.
+proc_line() {
+	grep " func:$1 " /proc/kmemprof | grep -v ' module:unloaded$'
+}
+
+# field N of a /proc/kmemprof line, or the value of key:value KEY.
+line_key() {
+	echo "$1" | tr ' ' '\n' | sed -n "s/^$2://p"
+}
+
+# write_knob FILE VALUE: write as one write(2); returns its success.
+write_knob() {
+	printf '%s' "$2" > "$1" 2>/dev/null
+}
+
+# reload ARGS...: replace the loaded kmemprof with one loaded with ARGS.
+reload() {
+	rmmod kmemprof 2>/dev/null
+	insmod /modules/kmemprof.ko "$@"
+}

@@ -23,7 +23,11 @@ KDIR=$("$TOP/tools/rig/kernel.sh" "$KVER")
 rm -rf "$OUT"
 mkdir -p "$OUT/root"/{bin,dev,proc,sys,tmp,modules,tests} "$OUT/share"
 root=$OUT/root
-cp "$CACHE/busybox/busybox" "$root/bin/busybox"
+cp "$CACHE/guest/busybox" "$root/bin/busybox"
+mkdir -p "$root/lib" "$root/usr/bin"
+cp "$CACHE/guest/numfmt" "$root/usr/bin/numfmt"
+cp /usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1 /usr/aarch64-linux-gnu/lib/libc.so.6 "$root/lib/"
+aarch64-linux-gnu-gcc -static -O2 -o "$root/bin/runas" "$TOP/tests/qemu/runas.c"
 install -m 0755 "$TOP/tests/qemu/init" "$root/init"
 find "$MODDIR" -name '*.ko' -exec cp {} "$root/modules/" \;
 cp "$TOP"/tests/integration/*.sh "$root/tests/"

@@ -21,4 +21,4 @@ rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='*.cmd' \
 	--exclude='*.mod*' --exclude='modules.order' --exclude='Module.symvers' \
 	"$TOP/Kbuild" "$TOP/module" "$TOP/include" "$TOP/tests" "$DEST/"
 make -s -C "$KDIR" M="$DEST" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- \
-	W=1 KMEMPROF_WERROR=1 "$@" modules
+	W=1 KMEMPROF_WERROR=1 KMEMPROF_TESTS=m "$@" modules

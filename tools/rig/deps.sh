@@ -27,25 +27,30 @@ if [ -n "$missing" ]; then
 		--no-install-recommends $missing >/dev/null
 fi
 
-# busybox for the guest: busybox-static:arm64, fetched through a private
-# apt configuration so nothing under /etc changes.
-BB=$CACHE/busybox/busybox
-if [ ! -x "$BB" ]; then
-	apt_dir=$CACHE/apt-arm64
-	mkdir -p "$apt_dir/lists/partial" "$apt_dir/archives/partial" \
-		"$CACHE/busybox"
+# Guest programs from Debian's arm64 packages, fetched through a private
+# apt configuration so nothing under /etc changes: busybox, and coreutils'
+# numfmt (dynamic; the guest gets libc from libc6-arm64-cross).
+G=$CACHE/guest
+arm64_get() { # arm64_get PACKAGE PATH-IN-PACKAGE DEST
+	local apt_dir=$CACHE/apt-arm64 deb
+	[ -x "$3" ] && return 0
+	mkdir -p "$apt_dir/lists/partial" "$apt_dir/archives/partial" "$G"
 	cat > "$apt_dir/apt.conf" <<CONF
 APT::Architectures { "amd64"; "arm64"; };
+APT::Sandbox::User "root";
 Dir::State::Lists "$apt_dir/lists";
 Dir::Cache "$apt_dir";
 Dir::State::status "/var/lib/dpkg/status";
 CONF
-	export APT_CONFIG=$apt_dir/apt.conf
-	apt-get update -qq
-	(cd "$CACHE/busybox" && apt-get download -qq busybox-static:arm64)
-	deb=$(ls "$CACHE"/busybox/busybox-static_*_arm64.deb | head -n 1)
-	dpkg-deb --fsys-tarfile "$deb" | tar -xOf - ./bin/busybox > "$BB.tmp"
-	chmod +x "$BB.tmp"
-	mv "$BB.tmp" "$BB"
-	echo "deps: busybox from $(basename "$deb")"
-fi
+	[ -n "$(ls "$apt_dir/lists" 2>/dev/null | grep -v partial)" ] ||
+		APT_CONFIG=$apt_dir/apt.conf apt-get update -qq
+	rm -f "$G/$1"_*.deb
+	(cd "$G" && APT_CONFIG=$apt_dir/apt.conf apt-get download -qq "$1:arm64")
+	deb=$(ls "$G/$1"_*_arm64.deb | head -n 1)
+	dpkg-deb --fsys-tarfile "$deb" | tar -xOf - "$2" > "$3.tmp"
+	chmod +x "$3.tmp"
+	mv "$3.tmp" "$3"
+	echo "deps: $(basename "$3") from $(basename "$deb")"
+}
+arm64_get busybox-static ./bin/busybox "$G/busybox"
+arm64_get coreutils ./usr/bin/numfmt "$G/numfmt"

@@ -1,0 +1,45 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# /proc/kmemprof: exact header, every line in allocinfo's layout, and a
+# known large allocation on top of sort -g, with exact bytes and objects.
+. /tests/lib.sh
+
+P=/proc/kmemprof
+[ -r $P ] || fail "no $P"
+expect_eq mode "$(stat -c %a $P)" 400
+expect_eq "header" "$(sed -n 1p $P)" "kmemprof - version: 1.0"
+sed -n 2p $P | grep -q '^# <live bytes> <live objects> <site> ' ||
+	fail "column line: $(sed -n 2p $P)"
+
+LINE='^[ 0-9]{11}[0-9] [ 0-9]{7}[0-9] [^ ]+\+0x[0-9a-f]+/0x[0-9a-f]+( \[[^] ]+\])? func:[^ ]+ kind:(slab|page|percpu) allocs:[0-9]+ frees:[0-9]+ bytes:[0-9]+ req:[0-9]+( accurate:no)?( module:unloaded)?$'
+bad=$(sed 1,2d $P | grep -Ev "$LINE" | head -n 3)
+[ -z "$bad" ] || fail "lines not in the format: $bad"
+n=$(sed 1,2d $P | wc -l)
+[ "$n" -gt 10 ] || fail "only $n tag lines"
+
+# 1024 blocks of order 4 from one site: 64 MiB, on top of sort -g.
+insmod /modules/kmemprof_hog.ko pages=1024 order=4 || fail "insmod hog"
+top=$(sort -g $P | tail -n 1)
+echo "top: $top"
+case "$top" in
+*" hog_alloc+0x"*" [kmemprof_hog] func:hog_alloc kind:page "*) ;;
+*) fail "hog_alloc is not on top: $top" ;;
+esac
+set -- $top
+expect_eq "live bytes" "$1" $((1024 * 16 * 4096))
+expect_eq "live objects" "$2" 1024
+expect_eq allocs "$(line_key "$top" allocs)" 1024
+expect_eq "sort -g | tail | numfmt --to=iec" \
+	"$(sort -g $P | tail -n 1 | numfmt --to=iec | cut -c1-12)" "         64M"
+
+# The module goes: its tag keeps a name of its own, and its frees pair.
+rmmod kmemprof_hog || fail "rmmod hog"
+gone=$(grep ' func:hog_alloc ' $P)
+echo "gone: $gone"
+case "$gone" in
+*"[kmemprof_hog] func:hog_alloc kind:page"*" module:unloaded") ;;
+*) fail "unloaded module's tag: $gone" ;;
+esac
+set -- $gone
+expect_eq "live bytes after unload" "$1" 0
+expect_eq "frees after unload" "$(line_key "$gone" frees)" 1024

@@ -1,0 +1,15 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# A non-root user can neither read the profile nor touch the knobs.
+. /tests/lib.sh
+
+out=$(runas 65534 cat /proc/kmemprof 2>&1) && fail "nobody read /proc/kmemprof"
+case "$out" in *"Permission denied"*) ;; *) fail "reading: $out" ;; esac
+for k in enabled events reset; do
+	out=$(runas 65534 sh -c "echo 0 > $KMP_SYSCTL/$k" 2>&1) &&
+		fail "nobody wrote $k"
+	case "$out" in *"Permission denied"*) ;; *) fail "$k: $out" ;; esac
+done
+out=$(runas 65534 cat $KMP_SYSCTL/enabled 2>&1) && fail "nobody read enabled"
+expect_eq "enabled" "$(cat $KMP_SYSCTL/enabled)" 1
+expect_eq "events" "$(cat $KMP_SYSCTL/events)" "slab,page,percpu"

@@ -1,0 +1,27 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Pools that fill up count their drops, mark what they touch and never
+# crash; bad module parameters are refused.
+. /tests/lib.sh
+
+for arg in max_tags=1 max_live=2 events=foo "events=slab,,page"; do
+	rmmod kmemprof 2>/dev/null
+	insmod /modules/kmemprof.ko "$arg" 2>/dev/null && fail "insmod took $arg"
+done
+
+reload max_tags=16 || fail "insmod max_tags=16"
+workload 20
+expect_eq "tags.used" "$(stat_value tags.used)" 16
+[ "$(stat_value drop.tags)" -gt 0 ] || fail "no tag drops counted"
+expect_eq "tag lines" "$(sed 1,2d /proc/kmemprof | wc -l)" 16
+
+reload max_live=64 || fail "insmod max_live=64"
+rmmod kmemprof_hog 2>/dev/null
+insmod /modules/kmemprof_hog.ko pages=256 order=0 || fail "insmod hog"
+[ "$(stat_value drop.live)" -gt 0 ] || fail "no live drops counted"
+[ "$(stat_value live.used)" -le 64 ] || fail "live.used over max_live"
+proc_line hog_alloc | grep -q ' accurate:no' || fail "hog tag not marked: $(proc_line hog_alloc)"
+rmmod kmemprof_hog
+workload 20
+
+reload || fail "insmod with defaults"

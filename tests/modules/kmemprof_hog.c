@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A test load for the guest's shell tests: at load it takes @pages page
+ * blocks of @order from one known call site, hog_alloc(), and gives them
+ * back at unload. The tests then look for that site in /proc/kmemprof.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/gfp.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+
+static unsigned int pages = 1024;
+module_param(pages, uint, 0444);
+MODULE_PARM_DESC(pages, "Page blocks to hold (default: 1024)");
+
+static unsigned int order = 4;
+module_param(order, uint, 0444);
+MODULE_PARM_DESC(order, "Order of each block (default: 4)");
+
+static struct page **hog;
+
+static noinline struct page *hog_alloc(void)
+{
+	return alloc_pages(GFP_KERNEL, order);
+}
+
+static void hog_release(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < pages; i++)
+		if (hog[i])
+			__free_pages(hog[i], order);
+	kfree(hog);
+}
+
+static int __init hog_init(void)
+{
+	unsigned int i;
+
+	if (order > 10)
+		return -EINVAL;
+	hog = kcalloc(pages, sizeof(*hog), GFP_KERNEL);
+	if (!hog)
+		return -ENOMEM;
+	for (i = 0; i < pages; i++) {
+		hog[i] = hog_alloc();
+		if (!hog[i]) {
+			hog_release();
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static void __exit hog_exit(void)
+{
+	hog_release();
+}
+
+module_init(hog_init);
+module_exit(hog_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("A known allocation load for kmemprof's guest tests");
