@@ -119,23 +119,23 @@ struct kmp_tp {
 	bool attached;
 };
 
-#define KMP_TP(ev, n, fn, k) [ev] = { .name = n, .probe = fn, .kind = k }
-
 static struct kmp_tp kmp_tps[KMP_EV_NR] = {
-	KMP_TP(KMP_EV_KMALLOC, "kmalloc", kmp_probe_kmalloc, KMP_KIND_SLAB),
-	KMP_TP(KMP_EV_KMEM_CACHE_ALLOC, "kmem_cache_alloc",
-	       kmp_probe_kmem_cache_alloc, KMP_KIND_SLAB),
-	KMP_TP(KMP_EV_KFREE, "kfree", kmp_probe_kfree, KMP_KIND_SLAB),
-	KMP_TP(KMP_EV_KMEM_CACHE_FREE, "kmem_cache_free",
-	       kmp_probe_kmem_cache_free, KMP_KIND_SLAB),
-	KMP_TP(KMP_EV_PAGE_ALLOC, "mm_page_alloc", kmp_probe_page_alloc,
-	       KMP_KIND_PAGE),
-	KMP_TP(KMP_EV_PAGE_FREE, "mm_page_free", kmp_probe_page_free,
-	       KMP_KIND_PAGE),
-	KMP_TP(KMP_EV_PERCPU_ALLOC, "percpu_alloc_percpu",
-	       kmp_probe_percpu_alloc, KMP_KIND_PERCPU),
-	KMP_TP(KMP_EV_PERCPU_FREE, "percpu_free_percpu", kmp_probe_percpu_free,
-	       KMP_KIND_PERCPU),
+	[KMP_EV_KMALLOC] = {
+		"kmalloc", kmp_probe_kmalloc, KMP_KIND_SLAB },
+	[KMP_EV_KMEM_CACHE_ALLOC] = {
+		"kmem_cache_alloc", kmp_probe_kmem_cache_alloc, KMP_KIND_SLAB },
+	[KMP_EV_KFREE] = {
+		"kfree", kmp_probe_kfree, KMP_KIND_SLAB },
+	[KMP_EV_KMEM_CACHE_FREE] = {
+		"kmem_cache_free", kmp_probe_kmem_cache_free, KMP_KIND_SLAB },
+	[KMP_EV_PAGE_ALLOC] = {
+		"mm_page_alloc", kmp_probe_page_alloc, KMP_KIND_PAGE },
+	[KMP_EV_PAGE_FREE] = {
+		"mm_page_free", kmp_probe_page_free, KMP_KIND_PAGE },
+	[KMP_EV_PERCPU_ALLOC] = {
+		"percpu_alloc_percpu", kmp_probe_percpu_alloc, KMP_KIND_PERCPU },
+	[KMP_EV_PERCPU_FREE] = {
+		"percpu_free_percpu", kmp_probe_percpu_free, KMP_KIND_PERCPU },
 };
 
 /* Compile-time only: each probe must match the kernel's TP_PROTO. */

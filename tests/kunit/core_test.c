@@ -39,11 +39,13 @@ static void fn_range(struct kunit *test, const void *fn, unsigned long *start,
 	char buf[KSYM_SYMBOL_LEN];
 	unsigned long off, size;
 	const char *plus;
+	int n;
 
 	sprint_symbol(buf, (unsigned long)fn);
 	plus = strchr(buf, '+');
 	KUNIT_ASSERT_NOT_NULL(test, plus);
-	KUNIT_ASSERT_EQ(test, sscanf(plus, "+%lx/%lx", &off, &size), 2);
+	n = sscanf(plus, "+%lx/%lx", &off, &size);
+	KUNIT_ASSERT_EQ(test, n, 2);
 	*start = (unsigned long)fn - off;
 	*end = *start + size;
 }
