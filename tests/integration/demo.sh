@@ -4,13 +4,19 @@
 . /tests/lib.sh
 
 insmod /modules/kmemprof.ko || exit 1
-echo "=== kmemprof loaded; stats before the load ==="
-cat "$KMP_DEBUGFS/stats"
-echo "=== running a load: 200 rounds of file churn ==="
+ev() { echo "kmalloc $(stat_value events.kmalloc), page allocs $(stat_value events.mm_page_alloc), tags $(stat_value tags.used), live objects $(stat_value live.used)"; }
+echo "=== kmemprof loaded: $(ev)"
+echo "=== load: 200 rounds of file churn, and a module holding 1024 x 16 KiB"
 workload 200
-echo "=== stats after the load ==="
+insmod /modules/kmemprof_hog.ko pages=1024 order=2
+echo "=== after the load: $(ev)"
+echo
+echo "=== sort -g /proc/kmemprof | tail -n 12 | numfmt --to=iec"
+sort -g /proc/kmemprof | tail -n 12 | numfmt --to=iec
+echo
+echo "=== the busiest sites by allocations since load"
+sed 1,2d /proc/kmemprof | awk '{ for (i = 3; i <= NF; i++) if ($i ~ /^allocs:/) { split($i, a, ":"); print a[2], $0 } }' |
+	sort -rn | head -n 5 | cut -d' ' -f2-
+echo
+echo "=== /sys/kernel/debug/kmemprof/stats"
 cat "$KMP_DEBUGFS/stats"
-if [ -r /proc/kmemprof ]; then
-	echo "=== top 15 allocation sites by live bytes (sort -g /proc/kmemprof | tail -15) ==="
-	sort -g /proc/kmemprof | tail -15
-fi
