@@ -260,19 +260,26 @@ size_t kmp_tags_memory(void)
 }
 
 /*
- * A module is going: its call sites' addresses will mean something else
- * soon. Give each of its tags a name of its own, and take the tag out of
- * the hash, so that a module loaded at the same address gets new tags.
+ * A module is going, or its init text is: those call sites' addresses will
+ * mean something else soon. Give each such tag a name of its own, and take
+ * it out of the hash, so that code loaded at the same address later gets
+ * new tags. The module's text is still there while this runs.
  */
 static int kmp_module_notify(struct notifier_block *nb, unsigned long action,
 			     void *data)
 {
 	static char buf[KMP_SITE_TEXT_LEN];	/* under kmp_gone_lock */
+	bool (*within)(unsigned long addr, const struct module *mod);
 	struct module *mod = data;
 	unsigned long flags;
 	u32 idx, used;
 
-	if (action != MODULE_STATE_GOING)
+	/* Going: all of it. Live: its init text is about to be freed. */
+	if (action == MODULE_STATE_GOING)
+		within = within_module;
+	else if (action == MODULE_STATE_LIVE)
+		within = within_module_init;
+	else
 		return NOTIFY_DONE;
 
 	mutex_lock(&kmp_gone_lock);
@@ -282,7 +289,7 @@ static int kmp_module_notify(struct notifier_block *nb, unsigned long action,
 		u32 bucket;
 
 		if (!kmp_tag_ready(idx) || test_bit(KMP_TAG_GONE, &tag->flags) ||
-		    !within_module(tag->site, mod))
+		    !within(tag->site, mod))
 			continue;
 		kmp_site_text(buf, tag->site);
 		tag->gone_text = kstrdup(buf, GFP_KERNEL);

@@ -32,6 +32,17 @@ expect_eq allocs "$(line_key "$top" allocs)" 1024
 expect_eq "sort -g | tail | numfmt --to=iec" \
 	"$(sort -g $P | tail -n 1 | numfmt --to=iec | cut -c1-12)" "         64M"
 
+# hog_init() is __init: its text is freed once the module is live, so its
+# tag keeps the name it had, and its object stays live.
+init=$(grep ' func:hog_init kind:slab allocs:1 frees:0 bytes:4096 req:3000 ' $P)
+echo "init: $init"
+case "$init" in
+*"[kmemprof_hog] func:hog_init kind:slab"*" module:unloaded") ;;
+*) fail "init-text tag: $init" ;;
+esac
+set -- $init
+expect_eq "init object live" "$2" 1
+
 # The module goes: its tag keeps a name of its own, and its frees pair.
 rmmod kmemprof_hog || fail "rmmod hog"
 gone=$(grep ' func:hog_alloc ' $P)
@@ -43,3 +54,5 @@ esac
 set -- $gone
 expect_eq "live bytes after unload" "$1" 0
 expect_eq "frees after unload" "$(line_key "$gone" frees)" 1024
+set -- $(grep ' func:hog_init .* req:3000 ' $P)
+expect_eq "init object freed at unload" "$2" 0

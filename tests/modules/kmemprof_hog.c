@@ -2,7 +2,9 @@
 /*
  * A test load for the guest's shell tests: at load it takes @pages page
  * blocks of @order from one known call site, hog_alloc(), and gives them
- * back at unload. The tests then look for that site in /proc/kmemprof.
+ * back at unload. It also keeps one kmalloc() made from its __init code,
+ * whose text is freed once the module is live. The tests then look for
+ * those sites in /proc/kmemprof.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -19,6 +21,7 @@ module_param(order, uint, 0444);
 MODULE_PARM_DESC(order, "Order of each block (default: 4)");
 
 static struct page **hog;
+static void *hog_init_obj;
 
 static noinline struct page *hog_alloc(void)
 {
@@ -33,6 +36,7 @@ static void hog_release(void)
 		if (hog[i])
 			__free_pages(hog[i], order);
 	kfree(hog);
+	kfree(hog_init_obj);
 }
 
 static int __init hog_init(void)
@@ -42,8 +46,12 @@ static int __init hog_init(void)
 	if (order > 10)
 		return -EINVAL;
 	hog = kcalloc(pages, sizeof(*hog), GFP_KERNEL);
-	if (!hog)
+	hog_init_obj = kmalloc(3000, GFP_KERNEL);
+	if (!hog || !hog_init_obj) {
+		kfree(hog);
+		kfree(hog_init_obj);
 		return -ENOMEM;
+	}
 	for (i = 0; i < pages; i++) {
 		hog[i] = hog_alloc();
 		if (!hog[i]) {
