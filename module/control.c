@@ -84,6 +84,7 @@ int kmemprof_reset(void)
 		kmp_probes_set(false, 0);
 	kmp_live_clear();
 	kmp_tags_reset();
+	kmp_hist_reset();
 	kmp_stats_reset();
 	kmp_events_reset();
 	if (kmp_enabled) {

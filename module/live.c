@@ -2,7 +2,8 @@
 /*
  * kmemprof: the live-object table, which pairs each free with its
  * allocation: slab objects and percpu areas by address, page blocks by PFN.
- * The kind is part of the key, so the key spaces never mix.
+ * The kind is in the key's low bits (kmp_key_*()), so key spaces never mix.
+ * The table only keeps objects; account.c does all the counting.
  *
  * The table is a chained hash over a pool of max_live entries of 32 bytes,
  * linked by u32 index, allocated at load. Free entries sit in small per-CPU
@@ -28,6 +29,7 @@
 #include <linux/hash.h>
 #include <linux/log2.h>
 #include <linux/percpu.h>
+#include <linux/sched.h>
 #include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -35,7 +37,6 @@
 
 #include <kmemprof/kmemprof.h>
 
-#define KMP_NIL			U32_MAX
 #define KMP_LIVE_LOCKS		1024
 #define KMP_LIVE_BATCH_MAX	32
 /* Two trace_kmalloc() calls for one large kmalloc come this close. */
@@ -43,15 +44,20 @@
 
 unsigned int kmp_max_live = 1U << 19;
 
+/*
+ * One entry: 32 bytes. The allocating CPU rides in the top bits of the
+ * time, which is kept in units of 16 ns: 52 bits of those last 2 years.
+ */
+#define KMP_TIME_SHIFT		4
+#define KMP_CPU_SHIFT		52
+
 struct kmp_live {
-	unsigned long key;	/* address, or PFN for pages */
-	u64 time;		/* local_clock() at allocation */
+	unsigned long key;	/* kmp_key_*() */
+	u64 time_cpu;		/* (time >> 4) | cpu << 52 */
 	u32 next;		/* next in bucket or free list */
 	u32 tag;		/* index of the allocating tag */
 	u32 size;		/* bytes counted at allocation */
-	u16 cpu;		/* allocating CPU */
-	u8 kind;
-	u8 order;		/* page order, for pages */
+	u32 req;		/* bytes requested */
 };
 
 struct kmp_live_cache {
@@ -74,9 +80,9 @@ static struct {
 
 static_assert(sizeof(struct kmp_live) <= 32);
 
-static u32 kmp_live_bucket(enum kmp_kind kind, unsigned long key)
+static u32 kmp_live_bucket(unsigned long key)
 {
-	return hash_long(key ^ ((unsigned long)kind << 1), kmp_live_bits);
+	return hash_long(key, kmp_live_bits);
 }
 
 static raw_spinlock_t *kmp_live_lock(u32 bucket)
@@ -143,124 +149,116 @@ static void kmp_live_put(u32 i)
 		kmp_live_spill(c, kmp_live_batch);
 }
 
-static void kmp_live_fill(struct kmp_live *e, u32 tag, size_t bytes,
-			  unsigned int order)
+static void kmp_live_set(struct kmp_live *e, const struct kmp_obj *obj)
 {
-	e->tag = tag;
-	e->size = min_t(size_t, bytes, U32_MAX);
-	e->order = order;
-	e->cpu = raw_smp_processor_id();
-	e->time = local_clock();
+	e->tag = obj->tag;
+	e->size = obj->size;
+	e->req = obj->req;
+	e->time_cpu = (obj->time >> KMP_TIME_SHIFT) |
+		      (u64)obj->cpu << KMP_CPU_SHIFT;
+}
+
+static void kmp_live_get_obj(const struct kmp_live *e, struct kmp_obj *obj)
+{
+	obj->tag = e->tag;
+	obj->size = e->size;
+	obj->req = e->req;
+	obj->time = (e->time_cpu & (BIT_ULL(KMP_CPU_SHIFT) - 1)) <<
+		    KMP_TIME_SHIFT;
+	obj->cpu = e->time_cpu >> KMP_CPU_SHIFT;
+}
+
+static struct kmp_live *kmp_live_find(u32 bucket, unsigned long key,
+				      u32 **linkp)
+{
+	struct kmp_live *e;
+	u32 *link;
+
+	for (link = &kmp_live_heads[bucket]; *link != KMP_NIL;
+	     link = &e->next) {
+		e = &kmp_live_pool[*link];
+		if (e->key == key) {
+			if (linkp)
+				*linkp = link;
+			return e;
+		}
+	}
+	return NULL;
 }
 
 /*
- * Record a new object. kmp_account_alloc() has counted it on @tag already.
- *
- * If the key is in the table, its old object was freed without an event
- * (kfree_bulk, kfree_rcu batches and other untraced paths), or this is the
- * second event 6.10+ emits for one large kmalloc. The latter moves the
- * object to the new tag and takes back the first count; the former counts
- * the old object freed and marks its tag, whose free was never seen.
+ * Record a new object. If its key is live already, the old object was
+ * freed without an event (kfree_bulk(), kfree_rcu() batches and other
+ * untraced paths): STALE, with the old object in @old. Or this is the
+ * second event 6.10+ emits for one large kmalloc, from the real caller:
+ * DUP, which takes the object over.
  */
-void kmp_live_insert(enum kmp_kind kind, unsigned long key, u32 tag,
-		     size_t bytes, size_t req, unsigned int order)
+enum kmp_insert kmp_live_insert(unsigned long key, const struct kmp_obj *obj,
+				struct kmp_obj *old)
 {
-	u32 bucket = kmp_live_bucket(kind, key);
-	struct kmp_counters __percpu *ctr;
+	u32 bucket = kmp_live_bucket(key);
+	enum kmp_insert ret = KMP_INS_NEW;
 	unsigned long flags;
 	struct kmp_live *e;
 	u32 i;
 
 	raw_spin_lock_irqsave(kmp_live_lock(bucket), flags);
-	for (i = kmp_live_heads[bucket]; i != KMP_NIL; i = e->next) {
-		e = &kmp_live_pool[i];
-		if (e->key == key && e->kind == kind)
-			break;
-	}
-	if (i != KMP_NIL) {
-		ctr = kmp_tag_counters(e->tag);
-		if (kind == KMP_KIND_SLAB && e->size == bytes &&
-		    bytes > KMALLOC_MAX_CACHE_SIZE &&
-		    local_clock() - e->time < KMP_LARGE_DUP_NS) {
-			this_cpu_dec(ctr->allocs);
-			this_cpu_sub(ctr->bytes, bytes);
-			this_cpu_sub(ctr->req, req);
-			kmp_stat_inc(KMP_ST_LARGE_DUP);
-		} else {
-			this_cpu_inc(ctr->frees);
-			this_cpu_add(ctr->freed, e->size);
-			kmp_tag_mark_inaccurate(e->tag);
-			kmp_stat_inc(KMP_ST_STALE);
-		}
-		kmp_live_fill(e, tag, bytes, order);
+	e = kmp_live_find(bucket, key, NULL);
+	if (e) {
+		kmp_live_get_obj(e, old);
+		if (kmp_key_kind(key) == KMP_KIND_SLAB &&
+		    old->size == obj->size &&
+		    obj->size > KMALLOC_MAX_CACHE_SIZE &&
+		    obj->time - old->time < KMP_LARGE_DUP_NS)
+			ret = KMP_INS_DUP;
+		else
+			ret = KMP_INS_STALE;
+		kmp_live_set(e, obj);
 		goto out;
 	}
 	i = kmp_live_get();
 	if (i == KMP_NIL) {
-		kmp_stat_inc(KMP_ST_DROP_LIVE);
-		kmp_tag_mark_inaccurate(tag);
+		ret = KMP_INS_FULL;
 		goto out;
 	}
 	e = &kmp_live_pool[i];
 	e->key = key;
-	e->kind = kind;
-	kmp_live_fill(e, tag, bytes, order);
+	kmp_live_set(e, obj);
 	e->next = kmp_live_heads[bucket];
 	kmp_live_heads[bucket] = i;
 out:
 	raw_spin_unlock_irqrestore(kmp_live_lock(bucket), flags);
+	return ret;
 }
 
-/*
- * Pair a free with its allocation and count it on the allocating tag.
- * Returns false when no entry matched: the caller counts it unpaired.
- */
-bool kmp_live_remove(enum kmp_kind kind, unsigned long key,
-		     unsigned int order)
+/* Take the object of @key out of the table, or return false. */
+bool kmp_live_remove(unsigned long key, struct kmp_obj *obj)
 {
-	u32 bucket = kmp_live_bucket(kind, key);
-	struct kmp_counters __percpu *ctr;
-	u32 i, *link, tag, size;
+	u32 bucket = kmp_live_bucket(key);
 	unsigned long flags;
 	struct kmp_live *e;
-	bool split;
+	u32 i, *link;
 
 	raw_spin_lock_irqsave(kmp_live_lock(bucket), flags);
-	for (link = &kmp_live_heads[bucket]; *link != KMP_NIL;
-	     link = &e->next) {
-		e = &kmp_live_pool[*link];
-		if (e->key == key && e->kind == kind)
-			break;
+	e = kmp_live_find(bucket, key, &link);
+	if (e) {
+		kmp_live_get_obj(e, obj);
+		i = *link;
+		*link = e->next;
+		kmp_live_put(i);
 	}
-	i = *link;
-	if (i == KMP_NIL) {
-		raw_spin_unlock_irqrestore(kmp_live_lock(bucket), flags);
-		return false;
-	}
-	*link = e->next;
-	tag = e->tag;
-	size = e->size;
-	split = kind == KMP_KIND_PAGE && e->order != order;
-	kmp_live_put(i);
 	raw_spin_unlock_irqrestore(kmp_live_lock(bucket), flags);
-
-	ctr = kmp_tag_counters(tag);
-	this_cpu_inc(ctr->frees);
-	this_cpu_add(ctr->freed, size);
-	if (unlikely(split)) {
-		/* split_page() and friends: the rest frees unpaired. */
-		kmp_stat_inc(KMP_ST_PAGE_SPLIT);
-		kmp_tag_mark_inaccurate(tag);
-	}
-	return true;
+	return e;
 }
 
 /*
- * Pairing is about to be lost for @kinds (their probes are detached): mark
- * every tag that has live objects of those kinds.
+ * Call @fn on every live object, one bucket at a time under its lock, with
+ * interrupts off: @fn must be short and must not sleep.
  */
-void kmp_live_mark_tags(unsigned int kinds)
+void kmp_live_walk(void (*fn)(unsigned long key, const struct kmp_obj *obj,
+			      void *priv), void *priv)
 {
+	struct kmp_obj obj;
 	unsigned long flags;
 	u32 b, i;
 
@@ -269,11 +267,29 @@ void kmp_live_mark_tags(unsigned int kinds)
 			continue;
 		raw_spin_lock_irqsave(kmp_live_lock(b), flags);
 		for (i = kmp_live_heads[b]; i != KMP_NIL;
-		     i = kmp_live_pool[i].next)
-			if (kinds & BIT(kmp_live_pool[i].kind))
-				kmp_tag_mark_inaccurate(kmp_live_pool[i].tag);
+		     i = kmp_live_pool[i].next) {
+			kmp_live_get_obj(&kmp_live_pool[i], &obj);
+			fn(kmp_live_pool[i].key, &obj, priv);
+		}
 		raw_spin_unlock_irqrestore(kmp_live_lock(b), flags);
+		cond_resched();
 	}
+}
+
+static void kmp_mark_one(unsigned long key, const struct kmp_obj *obj,
+			 void *priv)
+{
+	if (*(unsigned int *)priv & BIT(kmp_key_kind(key)))
+		kmp_tag_mark_inaccurate(obj->tag);
+}
+
+/*
+ * Pairing is about to be lost for @kinds (their probes are detached): mark
+ * every tag that has live objects of those kinds.
+ */
+void kmp_live_mark_tags(unsigned int kinds)
+{
+	kmp_live_walk(kmp_mark_one, &kinds);
 }
 
 /* Empty the table. Only with every probe detached. */

@@ -30,6 +30,10 @@ module_param_named(max_live, kmp_max_live, uint, 0444);
 MODULE_PARM_DESC(max_live,
 		 "Size of the live-object table, 32 bytes an entry (default: 524288)");
 
+module_param_named(max_hist, kmp_max_hist, uint, 0444);
+MODULE_PARM_DESC(max_hist,
+		 "Tags that get size and lifetime histograms (default: 2048)");
+
 static int __init kmemprof_init(void)
 {
 	unsigned int kinds;
@@ -40,6 +44,8 @@ static int __init kmemprof_init(void)
 		pr_err("max_tags must be in [16, 2^24] and max_live in [16, 2^28]\n");
 		return -EINVAL;
 	}
+	/* No more histograms than tags to have them. */
+	kmp_max_hist = min(kmp_max_hist, kmp_max_tags);
 	if (kmemprof_parse_events(events, &kinds)) {
 		pr_err("events=%s: expected slab,page,percpu or none\n", events);
 		return -EINVAL;
@@ -47,9 +53,12 @@ static int __init kmemprof_init(void)
 	ret = kmp_probes_init();
 	if (ret)
 		return ret;
-	ret = kmp_tags_init();
+	ret = kmp_hist_init();
 	if (ret)
 		return ret;
+	ret = kmp_tags_init();
+	if (ret)
+		goto err_hist;
 	ret = kmp_live_init();
 	if (ret)
 		goto err_tags;
@@ -67,7 +76,7 @@ static int __init kmemprof_init(void)
 		goto err_debugfs;
 	pr_info("loaded: %u tags, %u live entries, %zu KiB; %s\n",
 		kmp_max_tags, kmp_max_live,
-		(kmp_tags_memory() + kmp_live_memory()) >> 10,
+		(kmp_tags_memory() + kmp_live_memory() + kmp_hist_memory()) >> 10,
 		enabled ? "enabled" : "disabled");
 	return 0;
 
@@ -80,6 +89,8 @@ err_live:
 	kmp_live_exit();
 err_tags:
 	kmp_tags_exit();
+err_hist:
+	kmp_hist_exit();
 	return ret;
 }
 
@@ -91,6 +102,7 @@ static void __exit kmemprof_exit(void)
 	kmp_procfs_exit();
 	kmp_live_exit();
 	kmp_tags_exit();
+	kmp_hist_exit();
 	pr_info("unloaded\n");
 }
 

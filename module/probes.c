@@ -48,8 +48,9 @@ static void kmp_probe_kmalloc(KMP_KMALLOC_PROTO)
 {
 	kmp_count(KMP_EV_KMALLOC);
 	if (!ZERO_OR_NULL_PTR(ptr))
-		kmp_account_alloc(KMP_KIND_SLAB, call_site, (unsigned long)ptr,
-				  bytes_alloc, bytes_req, 0);
+		kmp_account_alloc(KMP_KIND_SLAB, call_site,
+				  kmp_key_addr(KMP_KIND_SLAB, (unsigned long)ptr),
+				  bytes_alloc, bytes_req);
 }
 
 static void kmp_probe_kmem_cache_alloc(KMP_CACHE_ALLOC_PROTO)
@@ -58,22 +59,25 @@ static void kmp_probe_kmem_cache_alloc(KMP_CACHE_ALLOC_PROTO)
 
 	kmp_count(KMP_EV_KMEM_CACHE_ALLOC);
 	if (!ZERO_OR_NULL_PTR(ptr))
-		kmp_account_alloc(KMP_KIND_SLAB, call_site, (unsigned long)ptr,
-				  size, size, 0);
+		kmp_account_alloc(KMP_KIND_SLAB, call_site,
+				  kmp_key_addr(KMP_KIND_SLAB, (unsigned long)ptr),
+				  size, size);
 }
 
 static void kmp_probe_kfree(KMP_KFREE_PROTO)
 {
 	kmp_count(KMP_EV_KFREE);
 	if (!ZERO_OR_NULL_PTR(ptr))
-		kmp_account_free(KMP_KIND_SLAB, (unsigned long)ptr, 0);
+		kmp_account_free(kmp_key_addr(KMP_KIND_SLAB,
+					      (unsigned long)ptr), 0);
 }
 
 static void kmp_probe_kmem_cache_free(KMP_CACHE_FREE_PROTO)
 {
 	kmp_count(KMP_EV_KMEM_CACHE_FREE);
 	if (!ZERO_OR_NULL_PTR(ptr))
-		kmp_account_free(KMP_KIND_SLAB, (unsigned long)ptr, 0);
+		kmp_account_free(kmp_key_addr(KMP_KIND_SLAB,
+					      (unsigned long)ptr), 0);
 }
 
 static void kmp_probe_page_alloc(KMP_PAGE_ALLOC_PROTO)
@@ -83,7 +87,7 @@ static void kmp_probe_page_alloc(KMP_PAGE_ALLOC_PROTO)
 	kmp_count(KMP_EV_PAGE_ALLOC);
 	if (page && !in_nmi())
 		kmp_account_alloc(KMP_KIND_PAGE, kmp_page_site(),
-				  page_to_pfn(page), bytes, bytes, order);
+				  kmp_key_pfn(page_to_pfn(page)), bytes, bytes);
 	else if (page)
 		kmp_stat_inc(KMP_ST_SKIP_NMI);
 }
@@ -91,7 +95,7 @@ static void kmp_probe_page_alloc(KMP_PAGE_ALLOC_PROTO)
 static void kmp_probe_page_free(KMP_PAGE_FREE_PROTO)
 {
 	kmp_count(KMP_EV_PAGE_FREE);
-	kmp_account_free(KMP_KIND_PAGE, page_to_pfn(page), order);
+	kmp_account_free(kmp_key_pfn(page_to_pfn(page)), PAGE_SIZE << order);
 }
 
 static void kmp_probe_percpu_alloc(KMP_PERCPU_ALLOC_PROTO)
@@ -100,15 +104,17 @@ static void kmp_probe_percpu_alloc(KMP_PERCPU_ALLOC_PROTO)
 	if (ptr && !in_nmi())
 		kmp_account_alloc(KMP_KIND_PERCPU,
 				  kmp_percpu_site(KMP_PERCPU_CALL_SITE()),
-				  (__force unsigned long)ptr, KMP_PERCPU_BYTES(),
-				  size * num_possible_cpus(), 0);
+				  kmp_key_addr(KMP_KIND_PERCPU,
+					       (__force unsigned long)ptr),
+				  KMP_PERCPU_BYTES(), size * num_possible_cpus());
 }
 
 static void kmp_probe_percpu_free(KMP_PERCPU_FREE_PROTO)
 {
 	kmp_count(KMP_EV_PERCPU_FREE);
 	if (ptr)
-		kmp_account_free(KMP_KIND_PERCPU, (__force unsigned long)ptr, 0);
+		kmp_account_free(kmp_key_addr(KMP_KIND_PERCPU,
+					      (__force unsigned long)ptr), 0);
 }
 
 struct kmp_tp {

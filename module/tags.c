@@ -146,6 +146,7 @@ struct kmp_tag *kmp_tag_get(unsigned long site, enum kmp_kind kind)
 	tag->site = site;
 	tag->kind = kind;
 	tag->gone_text = NULL;
+	tag->hist = kmp_hist_reserve();
 	hlist_add_head_rcu(&tag->hnode, head);
 	smp_wmb();	/* fields before READY; pairs with kmp_tag_ready() */
 	set_bit(KMP_TAG_READY, &tag->flags);
@@ -174,7 +175,7 @@ void kmp_tag_mark_inaccurate(u32 idx)
 void kmp_tag_totals(u32 idx, struct kmp_totals *t)
 {
 	struct kmp_counters __percpu *ctr = kmp_tag_counters(idx);
-	s64 live_objs, live_bytes;
+	s64 live_objs, live_bytes, live_req;
 	int cpu;
 
 	memset(t, 0, sizeof(*t));
@@ -183,6 +184,7 @@ void kmp_tag_totals(u32 idx, struct kmp_totals *t)
 
 		t->frees += READ_ONCE(c->frees);
 		t->freed += READ_ONCE(c->freed);
+		t->reqfreed += READ_ONCE(c->reqfreed);
 	}
 	smp_rmb();	/* frees before allocs: see the notes on locking */
 	for_each_possible_cpu(cpu) {
@@ -194,8 +196,10 @@ void kmp_tag_totals(u32 idx, struct kmp_totals *t)
 	}
 	live_objs = t->allocs - t->frees;
 	live_bytes = t->bytes - t->freed;
+	live_req = t->req - t->reqfreed;
 	t->live_objs = live_objs > 0 ? live_objs : 0;
 	t->live_bytes = live_bytes > 0 ? live_bytes : 0;
+	t->live_req = live_req > 0 ? live_req : 0;
 }
 
 /*
@@ -226,8 +230,10 @@ int kmemprof_sum_range(enum kmp_kind kind, unsigned long start,
 		sum->bytes += t.bytes;
 		sum->freed += t.freed;
 		sum->req += t.req;
+		sum->reqfreed += t.reqfreed;
 		sum->live_objs += t.live_objs;
 		sum->live_bytes += t.live_bytes;
+		sum->live_req += t.live_req;
 		if (inaccurate && test_bit(KMP_TAG_INACCURATE, &tag->flags))
 			*inaccurate = true;
 		n++;

@@ -44,6 +44,7 @@ struct kmp_counters {
 	u64 bytes;	/* bytes allocated, cumulative */
 	u64 freed;	/* bytes freed, cumulative */
 	u64 req;	/* bytes requested, cumulative */
+	u64 reqfreed;	/* requested bytes of freed objects */
 };
 
 /* A tag's totals over all CPUs, as the views and tests see them. */
@@ -53,8 +54,10 @@ struct kmp_totals {
 	u64 bytes;
 	u64 freed;
 	u64 req;
+	u64 reqfreed;
 	u64 live_bytes;
 	u64 live_objs;
+	u64 live_req;
 };
 
 /* Tag flags (bit numbers in kmp_tag.flags). */
@@ -69,8 +72,11 @@ struct kmp_tag {
 	unsigned long site;		/* call site address */
 	unsigned long flags;
 	u8 kind;
+	u32 hist;			/* histogram slot, or KMP_NIL */
 	const char *gone_text;		/* "sym+off/len [mod] func:sym" */
 };
+
+#define KMP_NIL		U32_MAX
 
 /* Self-statistics, per CPU; see Documentation/kmemprof.rst. */
 enum kmp_stat {
@@ -83,15 +89,50 @@ enum kmp_stat {
 	KMP_ST_LARGE_DUP,	/* repeated kmalloc events for one object */
 	KMP_ST_PAGE_SPLIT,	/* page frees of another order than allocated */
 	KMP_ST_SKIP_NMI,	/* events skipped in NMI context */
+	KMP_ST_DROP_HIST,	/* tags without histograms: pool full */
 	KMP_ST_NR,
+};
+
+/*
+ * An object as the live table keeps it. The table stores it in 32 bytes
+ * with its key; see live.c.
+ */
+struct kmp_obj {
+	u64 time;	/* kmp_now() at allocation */
+	u32 tag;
+	u32 size;	/* bytes counted */
+	u32 req;	/* bytes requested */
+	u16 cpu;	/* allocating CPU */
+};
+
+/* Live-table keys: the low two bits say the kind, so kinds never mix. */
+static inline unsigned long kmp_key_addr(enum kmp_kind kind, unsigned long a)
+{
+	return a | kind;	/* slab and percpu pointers are 4-aligned */
+}
+
+static inline unsigned long kmp_key_pfn(unsigned long pfn)
+{
+	return pfn << 2 | KMP_KIND_PAGE;
+}
+
+static inline enum kmp_kind kmp_key_kind(unsigned long key)
+{
+	return key & 3;
+}
+
+/* What kmp_live_insert() found. */
+enum kmp_insert {
+	KMP_INS_NEW,	/* a new entry */
+	KMP_INS_FULL,	/* no room: not tracked */
+	KMP_INS_STALE,	/* the key was live: its free was never seen */
+	KMP_INS_DUP,	/* a second event for the same large kmalloc */
 };
 
 /* account.c: what the probes call. */
 void kmp_account_alloc(enum kmp_kind kind, unsigned long site,
-		       unsigned long key, size_t bytes, size_t req,
-		       unsigned int order);
-void kmp_account_free(enum kmp_kind kind, unsigned long key,
-		      unsigned int order);
+		       unsigned long key, size_t bytes, size_t req);
+void kmp_account_free(unsigned long key, size_t bytes);
 void kmp_stat_inc(enum kmp_stat st);
 u64 kmp_stat_read(enum kmp_stat st);
 const char *kmp_stat_name(enum kmp_stat st);
@@ -117,15 +158,57 @@ size_t kmp_tags_memory(void);
 extern unsigned int kmp_max_live;
 int kmp_live_init(void);
 void kmp_live_exit(void);
-/* Returns the old entry's fate; see live.c. */
-void kmp_live_insert(enum kmp_kind kind, unsigned long key, u32 tag,
-		     size_t bytes, size_t req, unsigned int order);
-bool kmp_live_remove(enum kmp_kind kind, unsigned long key,
-		     unsigned int order);
+enum kmp_insert kmp_live_insert(unsigned long key, const struct kmp_obj *obj,
+				struct kmp_obj *old);
+bool kmp_live_remove(unsigned long key, struct kmp_obj *obj);
+void kmp_live_walk(void (*fn)(unsigned long key, const struct kmp_obj *obj,
+			      void *priv), void *priv);
 void kmp_live_mark_tags(unsigned int kinds);
 void kmp_live_clear(void);
 u32 kmp_live_used(void);
 size_t kmp_live_memory(void);
+
+/* hist.c: size and lifetime histograms, per tag and global. */
+#define KMP_SIZE_BUCKETS	20	/* <=8, <=16, ... <=2M, >2M; pages: order */
+#define KMP_LIFE_BUCKETS	36	/* <1us, <2us, ... >=2^34 us */
+
+struct kmp_hist_totals {
+	u64 size[KMP_SIZE_BUCKETS];
+	u64 req[KMP_SIZE_BUCKETS];
+	u64 life[KMP_LIFE_BUCKETS];
+	u64 xcpu;	/* paired frees on another CPU than the allocation */
+	u64 xcluster;	/* ... on another cluster */
+};
+
+extern unsigned int kmp_max_hist;
+int kmp_hist_init(void);
+void kmp_hist_exit(void);
+u32 kmp_hist_reserve(void);
+void kmp_hist_alloc(const struct kmp_tag *tag, size_t bytes, size_t req,
+		    int d);
+void kmp_hist_free(const struct kmp_tag *tag, const struct kmp_obj *obj,
+		   u64 now);
+bool kmp_hist_tag(const struct kmp_tag *tag, struct kmp_hist_totals *t);
+void kmp_hist_global(enum kmp_kind kind, struct kmp_hist_totals *t);
+void kmp_hist_reset(void);
+size_t kmp_hist_memory(void);
+u32 kmp_hist_used(void);
+unsigned int kmp_size_bucket(enum kmp_kind kind, size_t bytes);
+unsigned int kmp_life_bucket(u64 ns);
+int kmp_cpu_cluster(int cpu);
+
+/* Per-CPU breakdown, by the CPU the event ran on. */
+struct kmp_cpu_totals {
+	u64 allocs;
+	u64 frees;
+	u64 remote;	/* paired frees of objects allocated on another CPU */
+	u64 xcluster;	/* ... on another cluster */
+};
+
+void kmp_cpu_totals(int cpu, struct kmp_cpu_totals *t);
+
+/* The clock of lifetimes and ages: local_clock(), or a test's. */
+u64 kmp_now(void);
 
 /* callsite.c */
 unsigned long kmp_page_site(void);
@@ -163,5 +246,8 @@ int kmemprof_parse_events(const char *s, unsigned int *kinds);
 int kmemprof_sum_range(enum kmp_kind kind, unsigned long start,
 		       unsigned long end, struct kmp_totals *t,
 		       bool *inaccurate);
+int kmemprof_hist_range(enum kmp_kind kind, unsigned long start,
+			unsigned long end, struct kmp_hist_totals *t);
+void kmemprof_set_clock(u64 (*clock)(void));
 
 #endif /* _KMEMPROF_KMEMPROF_H */
