@@ -1,16 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kmemprof: the debugfs views under /sys/kernel/debug/kmemprof/.
+ * kmemprof: the debugfs views under /sys/kernel/debug/kmemprof/, all root
+ * only. Their formats are the contract in Documentation/kmemprof.rst:
  *
- * stats: one "key value" pair per line, in a fixed order; see
- * Documentation/kmemprof.rst. Views only read the tables; they hold no
- * lock of theirs.
+ *   stats   self-statistics, "key value" per line
+ *   hist    size, requested-size and lifetime histograms per tag and kind,
+ *           cross-CPU and cross-cluster frees, live fragmentation
+ *   ages    the live objects of each tag, by age
+ *   leaks   tags with objects live longer than leak_age_ms, oldest first
+ *   cpus    allocations and frees per CPU, with its cluster
+ *
+ * Notes on locking: views take no lock of their own. hist reads per-CPU
+ * counters; ages and leaks walk the live table through kmp_live_walk(),
+ * one bucket lock at a time, into a buffer allocated for the read.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/debugfs.h>
+#include <linux/mm.h>
 #include <linux/seq_file.h>
+#include <linux/sort.h>
+#include <linux/vmalloc.h>
 
+#include <kmemprof/format.h>
 #include <kmemprof/kmemprof.h>
 
 static struct dentry *kmp_debugfs_dir;
@@ -39,15 +51,349 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "live.used %u\n", kmp_live_used());
 	seq_printf(m, "live.max %u\n", kmp_max_live);
 	seq_printf(m, "live.bytes %zu\n", kmp_live_memory());
+	seq_printf(m, "hist.used %u\n", kmp_hist_used());
+	seq_printf(m, "hist.max %u\n", kmp_max_hist);
+	seq_printf(m, "hist.bytes %zu\n", kmp_hist_memory());
+	seq_printf(m, "probe.samples %llu\n", kmp_probe_samples());
+	seq_printf(m, "probe.ns_per_event %llu\n", kmp_probe_ns());
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(stats);
+
+static void kmp_put_buckets(struct seq_file *m, const char *key,
+			    const u64 *v, unsigned int n)
+{
+	unsigned int i;
+
+	seq_printf(m, " %s:", key);
+	for (i = 0; i < n; i++)
+		seq_printf(m, i ? ",%llu" : "%llu", v[i]);
+}
+
+/* frag: 1 - requested/allocated of the live bytes, in percent. */
+static void kmp_put_frag(struct seq_file *m, u64 live_bytes, u64 live_req)
+{
+	u64 waste = live_bytes > live_req ? live_bytes - live_req : 0;
+	u64 permille = live_bytes ? div64_u64(waste * 1000, live_bytes) : 0;
+
+	seq_printf(m, " frag:%llu.%llu waste:%llu", permille / 10,
+		   permille % 10, waste);
+}
+
+static void kmp_put_hist(struct seq_file *m, const struct kmp_hist_totals *h)
+{
+	kmp_put_buckets(m, "size", h->size, KMP_SIZE_BUCKETS);
+	kmp_put_buckets(m, "req", h->req, KMP_SIZE_BUCKETS);
+	kmp_put_buckets(m, "life", h->life, KMP_LIFE_BUCKETS);
+	seq_printf(m, " xcpu:%llu xcluster:%llu", h->xcpu, h->xcluster);
+}
+
+struct kmp_view_iter {
+	char text[KMP_SITE_TEXT_LEN];
+};
+
+/*
+ * hist: positions 0..KMP_KIND_NR are the header and one "all" line per
+ * kind; then one position per tag.
+ */
+static void *hist_seek(loff_t pos)
+{
+	if (pos <= KMP_KIND_NR)
+		return (void *)(uintptr_t)(pos + 1);
+	if (pos - KMP_KIND_NR > kmp_tags_used())
+		return NULL;
+	return kmp_tag_at(pos - KMP_KIND_NR - 1);
+}
+
+static void *hist_start(struct seq_file *m, loff_t *pos)
+{
+	return hist_seek(*pos);
+}
+
+static void *hist_next(struct seq_file *m, void *v, loff_t *pos)
+{
+	return hist_seek(++*pos);
+}
+
+static void hist_stop(struct seq_file *m, void *v)
+{
+}
+
+static void hist_all(struct seq_file *m, enum kmp_kind kind)
+{
+	u64 live_bytes = 0, live_req = 0;
+	struct kmp_hist_totals h;
+	struct kmp_totals t;
+	u32 idx;
+
+	for (idx = 0; idx < kmp_tags_used(); idx++) {
+		if (!kmp_tag_ready(idx) || kmp_tag_at(idx)->kind != kind)
+			continue;
+		kmp_tag_totals(idx, &t);
+		live_bytes += t.live_bytes;
+		live_req += t.live_req;
+	}
+	kmp_hist_global(kind, &h);
+	seq_printf(m, "all kind:%s", kmp_kind_name(kind));
+	kmp_put_hist(m, &h);
+	kmp_put_frag(m, live_bytes, live_req);
+	seq_putc(m, '\n');
+}
+
+static int hist_show(struct seq_file *m, void *v)
+{
+	struct kmp_view_iter *it = m->private;
+	struct kmp_hist_totals h;
+	struct kmp_totals t;
+	struct kmp_tag *tag;
+	const char *site;
+	bool gone;
+	u32 idx;
+
+	if ((uintptr_t)v == 1) {
+		seq_puts(m, KMP_HIST_HEADER KMP_HIST_COLUMNS);
+		return 0;
+	}
+	if ((uintptr_t)v <= KMP_KIND_NR + 1) {
+		hist_all(m, (uintptr_t)v - 2);
+		return 0;
+	}
+	tag = v;
+	idx = kmp_tag_index(tag);
+	if (!kmp_tag_ready(idx) || !kmp_hist_tag(tag, &h))
+		return 0;
+	kmp_tag_totals(idx, &t);
+	site = kmp_tag_site(tag, it->text, &gone);
+	seq_printf(m, "%s kind:%s", site, kmp_kind_name(tag->kind));
+	kmp_put_hist(m, &h);
+	kmp_put_frag(m, t.live_bytes, t.live_req);
+	seq_putc(m, '\n');
+	return 0;
+}
+
+static const struct seq_operations hist_sops = {
+	.start = hist_start,
+	.next = hist_next,
+	.stop = hist_stop,
+	.show = hist_show,
+};
+
+static int hist_open(struct inode *inode, struct file *file)
+{
+	return seq_open_private(file, &hist_sops,
+				sizeof(struct kmp_view_iter));
+}
+
+static const struct file_operations hist_fops = {
+	.owner = THIS_MODULE,
+	.open = hist_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = seq_release_private,
+};
+
+/* ages and leaks: one walk of the live table into per-tag accumulators. */
+#define KMP_LEAK_SAMPLES	5
+
+struct kmp_leak_sample {
+	unsigned long key;
+	u64 time;
+	u32 size;
+	u16 cpu;
+};
+
+struct kmp_acc {
+	u64 objs;
+	u64 bytes;
+	u32 age[KMP_LIFE_BUCKETS];
+	struct kmp_leak_sample oldest[KMP_LEAK_SAMPLES];
+	unsigned int nsamples;
+};
+
+struct kmp_walk {
+	struct kmp_acc *acc;
+	u32 ntags;
+	u64 now;
+	u64 min_age;	/* leaks only */
+	bool leaks;
+};
+
+static void kmp_walk_one(unsigned long key, const struct kmp_obj *obj,
+			 void *priv)
+{
+	struct kmp_walk *w = priv;
+	u64 age = w->now > obj->time ? w->now - obj->time : 0;
+	struct kmp_acc *a;
+	unsigned int i;
+
+	if (obj->tag >= w->ntags || (w->leaks && age < w->min_age))
+		return;
+	a = &w->acc[obj->tag];
+	a->objs++;
+	a->bytes += obj->size;
+	if (!w->leaks) {
+		a->age[kmp_life_bucket(age)]++;
+		return;
+	}
+	/* Keep the oldest few, oldest first. */
+	for (i = a->nsamples; i > 0 && a->oldest[i - 1].time > obj->time; i--)
+		if (i < KMP_LEAK_SAMPLES)
+			a->oldest[i] = a->oldest[i - 1];
+	if (i < KMP_LEAK_SAMPLES) {
+		a->oldest[i] = (struct kmp_leak_sample) {
+			.key = key, .time = obj->time,
+			.size = obj->size, .cpu = obj->cpu,
+		};
+		a->nsamples = min(a->nsamples + 1, KMP_LEAK_SAMPLES);
+	}
+}
+
+static struct kmp_acc *kmp_walk_live(bool leaks, u32 *ntags)
+{
+	struct kmp_walk w = {
+		.ntags = kmp_tags_used(),
+		.leaks = leaks,
+		.min_age = (u64)READ_ONCE(kmp_leak_age_ms) * NSEC_PER_MSEC,
+	};
+
+	w.acc = vzalloc(array_size(w.ntags ?: 1, sizeof(*w.acc)));
+	if (!w.acc)
+		return NULL;
+	w.now = kmp_now();
+	kmp_live_walk(kmp_walk_one, &w);
+	*ntags = w.ntags;
+	return w.acc;
+}
+
+static int ages_show(struct seq_file *m, void *v)
+{
+	char *text = kmalloc(KMP_SITE_TEXT_LEN, GFP_KERNEL);
+	struct kmp_acc *acc;
+	u64 age[KMP_LIFE_BUCKETS];
+	unsigned int b;
+	u32 idx, n;
+	bool gone;
+
+	acc = kmp_walk_live(false, &n);
+	if (!acc || !text) {
+		vfree(acc);
+		kfree(text);
+		return -ENOMEM;
+	}
+	seq_puts(m, KMP_AGES_HEADER KMP_AGES_COLUMNS);
+	for (idx = 0; idx < n; idx++) {
+		if (!acc[idx].objs || !kmp_tag_ready(idx))
+			continue;
+		seq_printf(m, "%llu %llu %s kind:%s", acc[idx].bytes,
+			   acc[idx].objs,
+			   kmp_tag_site(kmp_tag_at(idx), text, &gone),
+			   kmp_kind_name(kmp_tag_at(idx)->kind));
+		for (b = 0; b < KMP_LIFE_BUCKETS; b++)
+			age[b] = acc[idx].age[b];
+		kmp_put_buckets(m, "age", age, KMP_LIFE_BUCKETS);
+		seq_putc(m, '\n');
+	}
+	vfree(acc);
+	kfree(text);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(ages);
+
+static int kmp_cmp_bytes(const void *a, const void *b, const void *priv)
+{
+	const struct kmp_acc *acc = priv;
+	u64 x = acc[*(const u32 *)a].bytes, y = acc[*(const u32 *)b].bytes;
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static void leaks_sample(struct seq_file *m, const struct kmp_leak_sample *s,
+			 u64 now)
+{
+	u64 age_ms = div_u64(now > s->time ? now - s->time : 0, NSEC_PER_MSEC);
+
+	if (kmp_key_kind(s->key) == KMP_KIND_PAGE)
+		seq_printf(m, "  %pK", pfn_to_page(s->key >> 2));
+	else
+		seq_printf(m, "  %pK", (void *)(s->key & ~3UL));
+	seq_printf(m, " size:%u age_ms:%llu cpu:%u\n", s->size, age_ms,
+		   s->cpu);
+}
+
+static int leaks_show(struct seq_file *m, void *v)
+{
+	char *text = kmalloc(KMP_SITE_TEXT_LEN, GFP_KERNEL);
+	u64 now, objs = 0, bytes = 0;
+	u32 idx, n, nsites = 0, i;
+	struct kmp_acc *acc;
+	u32 *order = NULL;
+	unsigned int s;
+	bool gone;
+
+	acc = kmp_walk_live(true, &n);
+	if (acc)
+		order = kvmalloc_array(n ?: 1, sizeof(*order), GFP_KERNEL);
+	if (!acc || !order || !text) {
+		kvfree(order);
+		vfree(acc);
+		kfree(text);
+		return -ENOMEM;
+	}
+	now = kmp_now();
+	for (idx = 0; idx < n; idx++) {
+		if (!acc[idx].objs || !kmp_tag_ready(idx))
+			continue;
+		order[nsites++] = idx;
+		objs += acc[idx].objs;
+		bytes += acc[idx].bytes;
+	}
+	sort_r(order, nsites, sizeof(*order), kmp_cmp_bytes, NULL, acc);
+
+	seq_puts(m, KMP_LEAKS_HEADER);
+	seq_printf(m, "# live longer than %u ms: %llu objects, %llu bytes, %u sites\n",
+		   READ_ONCE(kmp_leak_age_ms), objs, bytes, nsites);
+	for (i = 0; i < nsites; i++) {
+		struct kmp_acc *a = &acc[order[i]];
+
+		seq_printf(m, "%llu %llu %s kind:%s\n", a->bytes, a->objs,
+			   kmp_tag_site(kmp_tag_at(order[i]), text, &gone),
+			   kmp_kind_name(kmp_tag_at(order[i])->kind));
+		for (s = 0; s < a->nsamples; s++)
+			leaks_sample(m, &a->oldest[s], now);
+	}
+	kvfree(order);
+	vfree(acc);
+	kfree(text);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(leaks);
+
+static int cpus_show(struct seq_file *m, void *v)
+{
+	struct kmp_cpu_totals t;
+	int cpu;
+
+	seq_puts(m, KMP_CPUS_HEADER KMP_CPUS_COLUMNS);
+	for_each_possible_cpu(cpu) {
+		kmp_cpu_totals(cpu, &t);
+		seq_printf(m, "%d %d %llu %llu %llu %llu\n", cpu,
+			   kmp_cpu_cluster(cpu), t.allocs, t.frees, t.remote,
+			   t.xcluster);
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(cpus);
 
 int kmp_debugfs_init(void)
 {
 	kmp_debugfs_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	debugfs_create_file("stats", 0400, kmp_debugfs_dir, NULL,
 			    &stats_fops);
+	debugfs_create_file("hist", 0400, kmp_debugfs_dir, NULL, &hist_fops);
+	debugfs_create_file("ages", 0400, kmp_debugfs_dir, NULL, &ages_fops);
+	debugfs_create_file("leaks", 0400, kmp_debugfs_dir, NULL,
+			    &leaks_fops);
+	debugfs_create_file("cpus", 0400, kmp_debugfs_dir, NULL, &cpus_fops);
 	return 0;
 }
 

@@ -23,6 +23,8 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/kernel.h>
+#include <linux/math64.h>
+#include <linux/sched/clock.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
@@ -33,88 +35,118 @@
 #include <kmemprof/compat.h>
 #include <kmemprof/kmemprof.h>
 
+/* One event in KMP_TIME_EVERY has its probe timed with local_clock(). */
+#define KMP_TIME_EVERY	1024
+
 struct kmp_cpu_events {
 	u64 count[KMP_EV_NR];
+	u64 timed;	/* probes timed */
+	u64 ns;		/* their time in all */
 };
 
 static DEFINE_PER_CPU(struct kmp_cpu_events, kmp_events);
 
-static void kmp_count(enum kmp_event ev)
+/* Count the event; returns the start time if this probe is to be timed. */
+static __always_inline u64 kmp_enter(enum kmp_event ev)
 {
-	this_cpu_inc(kmp_events.count[ev]);
+	u64 n = this_cpu_inc_return(kmp_events.count[ev]);
+
+	return unlikely(!(n % KMP_TIME_EVERY)) ? local_clock() : 0;
+}
+
+static __always_inline void kmp_leave(u64 t0)
+{
+	if (unlikely(t0)) {
+		this_cpu_add(kmp_events.ns, local_clock() - t0);
+		this_cpu_inc(kmp_events.timed);
+	}
 }
 
 static void kmp_probe_kmalloc(KMP_KMALLOC_PROTO)
 {
-	kmp_count(KMP_EV_KMALLOC);
+	u64 t0 = kmp_enter(KMP_EV_KMALLOC);
+
 	if (!ZERO_OR_NULL_PTR(ptr))
 		kmp_account_alloc(KMP_KIND_SLAB, call_site,
 				  kmp_key_addr(KMP_KIND_SLAB, (unsigned long)ptr),
 				  bytes_alloc, bytes_req);
+	kmp_leave(t0);
 }
 
 static void kmp_probe_kmem_cache_alloc(KMP_CACHE_ALLOC_PROTO)
 {
 	size_t size = KMP_CACHE_ALLOC_SIZE();
+	u64 t0 = kmp_enter(KMP_EV_KMEM_CACHE_ALLOC);
 
-	kmp_count(KMP_EV_KMEM_CACHE_ALLOC);
 	if (!ZERO_OR_NULL_PTR(ptr))
 		kmp_account_alloc(KMP_KIND_SLAB, call_site,
 				  kmp_key_addr(KMP_KIND_SLAB, (unsigned long)ptr),
 				  size, size);
+	kmp_leave(t0);
 }
 
 static void kmp_probe_kfree(KMP_KFREE_PROTO)
 {
-	kmp_count(KMP_EV_KFREE);
+	u64 t0 = kmp_enter(KMP_EV_KFREE);
+
 	if (!ZERO_OR_NULL_PTR(ptr))
 		kmp_account_free(kmp_key_addr(KMP_KIND_SLAB,
 					      (unsigned long)ptr), 0);
+	kmp_leave(t0);
 }
 
 static void kmp_probe_kmem_cache_free(KMP_CACHE_FREE_PROTO)
 {
-	kmp_count(KMP_EV_KMEM_CACHE_FREE);
+	u64 t0 = kmp_enter(KMP_EV_KMEM_CACHE_FREE);
+
 	if (!ZERO_OR_NULL_PTR(ptr))
 		kmp_account_free(kmp_key_addr(KMP_KIND_SLAB,
 					      (unsigned long)ptr), 0);
+	kmp_leave(t0);
 }
 
 static void kmp_probe_page_alloc(KMP_PAGE_ALLOC_PROTO)
 {
 	size_t bytes = PAGE_SIZE << order;
+	u64 t0 = kmp_enter(KMP_EV_PAGE_ALLOC);
 
-	kmp_count(KMP_EV_PAGE_ALLOC);
 	if (page && !in_nmi())
 		kmp_account_alloc(KMP_KIND_PAGE, kmp_page_site(),
 				  kmp_key_pfn(page_to_pfn(page)), bytes, bytes);
 	else if (page)
 		kmp_stat_inc(KMP_ST_SKIP_NMI);
+	kmp_leave(t0);
 }
 
 static void kmp_probe_page_free(KMP_PAGE_FREE_PROTO)
 {
-	kmp_count(KMP_EV_PAGE_FREE);
+	u64 t0 = kmp_enter(KMP_EV_PAGE_FREE);
+
 	kmp_account_free(kmp_key_pfn(page_to_pfn(page)), PAGE_SIZE << order);
+	kmp_leave(t0);
 }
 
 static void kmp_probe_percpu_alloc(KMP_PERCPU_ALLOC_PROTO)
 {
-	kmp_count(KMP_EV_PERCPU_ALLOC);
+	u64 t0 = kmp_enter(KMP_EV_PERCPU_ALLOC);
+
 	if (ptr && !in_nmi())
 		kmp_account_alloc(KMP_KIND_PERCPU,
 				  kmp_percpu_site(KMP_PERCPU_CALL_SITE()),
 				  kmp_key_addr(KMP_KIND_PERCPU,
 					       (__force unsigned long)ptr),
 				  KMP_PERCPU_BYTES(), size * num_possible_cpus());
+	kmp_leave(t0);
 }
 
 static void kmp_probe_percpu_free(KMP_PERCPU_FREE_PROTO)
 {
-	kmp_count(KMP_EV_PERCPU_FREE);
+	u64 t0 = kmp_enter(KMP_EV_PERCPU_FREE);
+
 	if (ptr)
 		kmp_account_free(kmp_key_addr(KMP_KIND_PERCPU,
 					      (__force unsigned long)ptr), 0);
+	kmp_leave(t0);
 }
 
 struct kmp_tp {
@@ -175,6 +207,27 @@ u64 kmemprof_event_count(enum kmp_event ev)
 	return sum;
 }
 EXPORT_SYMBOL_GPL(kmemprof_event_count);
+
+u64 kmp_probe_samples(void)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu_ptr(&kmp_events, cpu)->timed);
+	return sum;
+}
+
+/* Mean time in a probe, in ns, over the probes timed. */
+u64 kmp_probe_ns(void)
+{
+	u64 ns = 0, n = kmp_probe_samples();
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		ns += READ_ONCE(per_cpu_ptr(&kmp_events, cpu)->ns);
+	return n ? div64_u64(ns, n) : 0;
+}
 
 void kmp_events_reset(void)
 {

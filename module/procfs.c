@@ -14,7 +14,6 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/proc_fs.h>
-#include <linux/rcupdate.h>
 #include <linux/seq_file.h>
 
 #include <kmemprof/format.h>
@@ -27,21 +26,12 @@ struct kmp_proc_iter {
 static void kmp_proc_line(struct seq_file *m, u32 idx, char *text)
 {
 	struct kmp_tag *tag = kmp_tag_at(idx);
-	const char *site = text;
 	struct kmp_totals t;
+	const char *site;
 	bool gone;
 
 	kmp_tag_totals(idx, &t);
-	/* A going module's text stays until its RCU grace period ends. */
-	rcu_read_lock();
-	gone = test_bit(KMP_TAG_GONE, &tag->flags);
-	if (gone) {
-		smp_rmb();	/* pairs with kmp_module_notify() */
-		site = tag->gone_text ?: "? func:?";
-	} else {
-		kmp_site_text(text, tag->site);
-	}
-	rcu_read_unlock();
+	site = kmp_tag_site(tag, text, &gone);
 	seq_printf(m, "%12llu %8llu %s kind:%s allocs:%llu frees:%llu bytes:%llu req:%llu%s%s\n",
 		   t.live_bytes, t.live_objs, site, kmp_kind_name(tag->kind),
 		   t.allocs, t.frees, t.bytes, t.req,

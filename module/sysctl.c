@@ -5,6 +5,7 @@
  *   enabled  0|1                 attach or detach every probe
  *   events   slab,page,percpu    which kinds are traced ("none" for none)
  *   reset    write 1             zero every counter and the live table
+ *   leak_age_ms  0..2^31-1       age from which live objects are leak suspects
  *
  * Writes need CAP_SYS_ADMIN. A write is parsed whole, from offset 0: bad
  * input of any kind (empty, negative, too large, hex, trailing garbage,
@@ -99,6 +100,25 @@ static int kmp_reset_handler(KMP_CTL_TABLE *table, int write, void *buffer,
 	return ret;
 }
 
+unsigned int kmp_leak_age_ms = 10000;
+
+static int kmp_leak_age_handler(KMP_CTL_TABLE *table, int write, void *buffer,
+				size_t *lenp, loff_t *ppos)
+{
+	unsigned int val;
+	int ret;
+
+	if (!write)
+		return kmp_read_int(table, buffer, lenp, ppos,
+				    READ_ONCE(kmp_leak_age_ms));
+	ret = kmp_knob_uint(buffer, *lenp, ppos, INT_MAX, &val);
+	if (!ret) {
+		WRITE_ONCE(kmp_leak_age_ms, val);
+		*ppos += *lenp;
+	}
+	return ret;
+}
+
 /* "slab,page,percpu", any subset in any order, or "none". */
 static int kmp_parse_kinds(char *s, unsigned int *kinds)
 {
@@ -174,6 +194,11 @@ static struct ctl_table kmp_sysctls[] = {
 		.procname	= "reset",
 		.mode		= 0600,
 		.proc_handler	= kmp_reset_handler,
+	},
+	{
+		.procname	= "leak_age_ms",
+		.mode		= 0600,
+		.proc_handler	= kmp_leak_age_handler,
 	},
 	KMP_CTL_TERMINATOR
 };

@@ -203,6 +203,28 @@ void kmp_tag_totals(u32 idx, struct kmp_totals *t)
 }
 
 /*
+ * The text of a tag's call site, "sym+0xoff/0xlen [mod] func:sym": made in
+ * @buf (KMP_SITE_TEXT_LEN bytes), or the one kept when its code went away,
+ * in which case *gone is set.
+ */
+const char *kmp_tag_site(const struct kmp_tag *tag, char *buf, bool *gone)
+{
+	const char *site = buf;
+
+	/* A going module's text stays until an RCU grace period ends. */
+	rcu_read_lock();
+	*gone = test_bit(KMP_TAG_GONE, &tag->flags);
+	if (*gone) {
+		smp_rmb();	/* pairs with kmp_module_notify() */
+		site = tag->gone_text ?: "? func:?";
+	} else {
+		kmp_site_text(buf, tag->site);
+	}
+	rcu_read_unlock();
+	return site;
+}
+
+/*
  * Sum the totals of every tag of @kind whose call site is in [start, end).
  * For the KUnit suites, which know their own functions' ranges.
  */

@@ -14,6 +14,20 @@
 	" kind:<kind> allocs:<n> frees:<n> bytes:<n> req:<n>"		\
 	" [accurate:no] [module:unloaded]\n"
 
+/* debugfs views: /sys/kernel/debug/kmemprof/ */
+#define KMP_HIST_HEADER		"kmemprof hist - version: 1.0\n"
+#define KMP_HIST_COLUMNS						\
+	"# <site> [<module>] func:<function> kind:<kind>"		\
+	" size:<20 counts> req:<20 counts> life:<36 counts>"		\
+	" xcpu:<n> xcluster:<n> frag:<percent> waste:<bytes>\n"
+#define KMP_AGES_HEADER		"kmemprof ages - version: 1.0\n"
+#define KMP_AGES_COLUMNS						\
+	"# <live bytes> <live objects> <site> [<module>] func:<function>" \
+	" kind:<kind> age:<36 counts>\n"
+#define KMP_LEAKS_HEADER	"kmemprof leaks - version: 1.0\n"
+#define KMP_CPUS_HEADER		"kmemprof cpus - version: 1.0\n"
+#define KMP_CPUS_COLUMNS	"# cpu cluster allocs frees remote xcluster\n"
+
 /* Names of the kinds, in enum kmp_kind order, as printed after "kind:". */
 #define KMP_KIND_NAMES		{ "slab", "page", "percpu" }
 

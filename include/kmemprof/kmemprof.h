@@ -149,6 +149,7 @@ u32 kmp_tags_used(void);
 bool kmp_tag_ready(u32 idx);
 struct kmp_counters __percpu *kmp_tag_counters(u32 idx);
 void kmp_tag_totals(u32 idx, struct kmp_totals *t);
+const char *kmp_tag_site(const struct kmp_tag *tag, char *buf, bool *gone);
 void kmp_tag_mark_inaccurate(u32 idx);
 void kmp_tags_reset(void);
 const char *kmp_kind_name(enum kmp_kind kind);
@@ -222,6 +223,8 @@ int kmp_probes_init(void);
 void kmp_probes_exit(void);
 int kmp_probes_set(bool enabled, unsigned int kinds);
 void kmp_events_reset(void);
+u64 kmp_probe_samples(void);
+u64 kmp_probe_ns(void);
 
 /* control.c: the state the knobs change, under one mutex. */
 int kmemprof_set_enabled(bool on);
@@ -229,6 +232,7 @@ bool kmemprof_is_enabled(void);
 int kmemprof_set_events(unsigned int kinds);
 unsigned int kmemprof_events(void);
 int kmemprof_reset(void);
+extern unsigned int kmp_leak_age_ms;
 
 /* procfs.c, sysctl.c, debugfs.c */
 int kmp_procfs_init(void);

@@ -16,7 +16,8 @@ MODDIR=${3:?}
 OUT=${4:?}
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 CACHE=${KMEMPROF_CACHE:-$HOME/.cache/kmemprof}
-SMP=${KMEMPROF_SMP:-4}
+# Two clusters of two cores, so cross-cluster frees can be tested.
+SMP=${KMEMPROF_SMP:-4,sockets=1,clusters=2,cores=2,threads=1}
 TIMEOUT=${KMEMPROF_TIMEOUT:-600}
 
 KDIR=$("$TOP/tools/rig/kernel.sh" "$KVER")
