@@ -38,7 +38,7 @@
 #include <kmemprof/kmemprof.h>
 
 #define KMP_HIST_BLOCK	64
-#define KMP_FOLD	(1U << 30)
+#define KMP_FOLD	BIT(30)
 #define KMP_LIFE_SHIFT	10
 
 struct kmp_hist {
@@ -65,19 +65,19 @@ static DEFINE_PER_CPU(struct kmp_hist_totals [KMP_KIND_NR], kmp_hist_all);
 static DEFINE_PER_CPU(struct kmp_cpu_totals, kmp_cpu_all);
 
 /* Cluster of each possible CPU, found at load; see kmp_clusters_init(). */
-static int kmp_cluster[NR_CPUS];
+static DEFINE_PER_CPU_READ_MOSTLY(int, kmp_cluster);
 
-static u64 (*kmp_clock)(void);
+static kmp_clock_t *kmp_clock;
 
 u64 kmp_now(void)
 {
-	u64 (*clock)(void) = READ_ONCE(kmp_clock);
+	kmp_clock_t *clock = READ_ONCE(kmp_clock);
 
 	return unlikely(clock) ? clock() : local_clock();
 }
 
 /* For the KUnit suites: lifetimes by a clock of their own; NULL resets. */
-void kmemprof_set_clock(u64 (*clock)(void))
+void kmemprof_set_clock(kmp_clock_t *clock)
 {
 	WRITE_ONCE(kmp_clock, clock);
 }
@@ -105,7 +105,7 @@ unsigned int kmp_life_bucket(u64 ns)
 
 int kmp_cpu_cluster(int cpu)
 {
-	return cpu >= 0 && cpu < NR_CPUS ? kmp_cluster[cpu] : -1;
+	return cpu >= 0 && cpu < nr_cpu_ids ? per_cpu(kmp_cluster, cpu) : -1;
 }
 
 static struct kmp_hist __percpu *kmp_hist_slot(u32 slot)
@@ -277,13 +277,15 @@ static long kmp_cluster_key(int cpu, bool by_capacity, bool by_cluster)
 	return topology_physical_package_id(cpu);
 }
 
-static void kmp_clusters_init(void)
+static int kmp_clusters_init(void)
 {
-	static long keys[NR_CPUS];	/* at load only */
+	long *keys = kcalloc(nr_cpu_ids, sizeof(*keys), GFP_KERNEL);
 	unsigned long cap0 = arch_scale_cpu_capacity(0);
 	bool by_capacity = false, by_cluster = false;
 	int cpu, c, n = 0;
 
+	if (!keys)
+		return -ENOMEM;
 	for_each_possible_cpu(cpu) {
 		if (arch_scale_cpu_capacity(cpu) != cap0)
 			by_capacity = true;
@@ -298,15 +300,18 @@ static void kmp_clusters_init(void)
 			;
 		if (c == n)
 			keys[n++] = key;
-		kmp_cluster[cpu] = c;
+		per_cpu(kmp_cluster, cpu) = c;
 	}
+	kfree(keys);
+	return 0;
 }
 
 int kmp_hist_init(void)
 {
 	unsigned int i;
 
-	kmp_clusters_init();
+	if (kmp_clusters_init())
+		return -ENOMEM;
 	kmp_hist_nblocks = DIV_ROUND_UP(kmp_max_hist, KMP_HIST_BLOCK);
 	kmp_hist_blocks = kcalloc(kmp_hist_nblocks, sizeof(*kmp_hist_blocks),
 				  GFP_KERNEL);

@@ -209,6 +209,7 @@ struct kmp_cpu_totals {
 void kmp_cpu_totals(int cpu, struct kmp_cpu_totals *t);
 
 /* The clock of lifetimes and ages: local_clock(), or a test's. */
+typedef u64 kmp_clock_t(void);
 u64 kmp_now(void);
 
 /* callsite.c */
@@ -252,6 +253,6 @@ int kmemprof_sum_range(enum kmp_kind kind, unsigned long start,
 		       bool *inaccurate);
 int kmemprof_hist_range(enum kmp_kind kind, unsigned long start,
 			unsigned long end, struct kmp_hist_totals *t);
-void kmemprof_set_clock(u64 (*clock)(void));
+void kmemprof_set_clock(kmp_clock_t *clock);
 
 #endif /* _KMEMPROF_KMEMPROF_H */
