@@ -108,6 +108,13 @@ int kmp_cpu_cluster(int cpu)
 	return cpu >= 0 && cpu < nr_cpu_ids ? per_cpu(kmp_cluster, cpu) : -1;
 }
 
+/* For the KUnit suites. */
+int kmemprof_cpu_cluster(int cpu)
+{
+	return kmp_cpu_cluster(cpu);
+}
+EXPORT_SYMBOL_GPL(kmemprof_cpu_cluster);
+
 static struct kmp_hist __percpu *kmp_hist_slot(u32 slot)
 {
 	return kmp_hist_blocks[slot / KMP_HIST_BLOCK] + slot % KMP_HIST_BLOCK;

@@ -264,6 +264,33 @@ int kmemprof_sum_range(enum kmp_kind kind, unsigned long start,
 }
 EXPORT_SYMBOL_GPL(kmemprof_sum_range);
 
+/* Sum the histograms of the tags of @kind in [start, end). */
+int kmemprof_hist_range(enum kmp_kind kind, unsigned long start,
+			unsigned long end, struct kmp_hist_totals *sum)
+{
+	u32 idx, used = kmp_tags_used(), f;
+	struct kmp_hist_totals t;
+	u64 *out = (u64 *)sum;
+	const u64 *in = (u64 *)&t;
+	int n = 0;
+
+	memset(sum, 0, sizeof(*sum));
+	for (idx = 0; idx < used; idx++) {
+		struct kmp_tag *tag = &kmp_tag_pool[idx];
+
+		if (!kmp_tag_ready(idx) || tag->kind != kind ||
+		    tag->site < start || tag->site >= end ||
+		    test_bit(KMP_TAG_GONE, &tag->flags) ||
+		    !kmp_hist_tag(tag, &t))
+			continue;
+		for (f = 0; f < sizeof(t) / sizeof(u64); f++)
+			out[f] += in[f];
+		n++;
+	}
+	return n;
+}
+EXPORT_SYMBOL_GPL(kmemprof_hist_range);
+
 /* Zero every counter and accuracy mark. Only with the probes detached. */
 void kmp_tags_reset(void)
 {

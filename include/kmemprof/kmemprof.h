@@ -254,5 +254,6 @@ int kmemprof_sum_range(enum kmp_kind kind, unsigned long start,
 int kmemprof_hist_range(enum kmp_kind kind, unsigned long start,
 			unsigned long end, struct kmp_hist_totals *t);
 void kmemprof_set_clock(kmp_clock_t *clock);
+int kmemprof_cpu_cluster(int cpu);
 
 #endif /* _KMEMPROF_KMEMPROF_H */

@@ -46,7 +46,7 @@ expect_eq "leaked objects" "$2" 256
 samples=$(grep -A5 'func:hog_alloc ' $D/leaks | sed 1d | grep -c '^  ')
 expect_eq "samples shown" "$samples" 5
 grep -A1 'func:hog_alloc ' $D/leaks | sed -n 2p |
-	grep -Eq '^  [0-9a-fx]+ size:4096 age_ms:[0-9]+ cpu:[0-3]$' ||
+	grep -Eq '^  ([0-9a-fx]+|\(____ptrval____\)) size:4096 age_ms:[0-9]+ cpu:[0-3]$' ||
 	fail "sample: $(grep -A1 'func:hog_alloc ' $D/leaks | sed -n 2p)"
 for v in -1 abc 2147483648 0x10; do
 	write_knob $KMP_SYSCTL/leak_age_ms "$v" && fail "leak_age_ms took $v"

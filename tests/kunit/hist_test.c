@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: histograms count each object in its exact bucket: sizes and
+ * requested sizes, lifetimes (by a test clock), and frees that cross CPUs
+ * and clusters.
+ */
+#include <kunit/test.h>
+#include <linux/atomic.h>
+#include <linux/gfp.h>
+#include <linux/kallsyms.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+
+#include <kmemprof/kmemprof.h>
+
+#define NOBJ	16
+
+/* The bucket layout, written out again from the documentation. */
+static unsigned int expect_size_bucket(size_t bytes)
+{
+	if (bytes <= 8)
+		return 0;
+	return min_t(unsigned int, order_base_2(bytes) - 3, 19);
+}
+
+static noinline void fn_range(struct kunit *test, const void *fn, unsigned long *start,
+		     unsigned long *end)
+{
+	char buf[KSYM_SYMBOL_LEN];
+	unsigned long off, size;
+	const char *plus;
+	int n;
+
+	sprint_symbol(buf, (unsigned long)fn);
+	plus = strchr(buf, '+');
+	KUNIT_ASSERT_NOT_NULL(test, plus);
+	n = sscanf(plus, "+%lx/%lx", &off, &size);
+	KUNIT_ASSERT_EQ(test, n, 2);
+	*start = (unsigned long)fn - off;
+	*end = *start + size;
+}
+
+static void hist_of(struct kunit *test, enum kmp_kind kind, const void *fn,
+		    struct kmp_hist_totals *h)
+{
+	unsigned long start, end;
+
+	fn_range(test, fn, &start, &end);
+	kmemprof_hist_range(kind, start, end, h);
+}
+
+/* Histograms before and after, too big for the stack. */
+struct hist_pair {
+	struct kmp_hist_totals before, after;
+};
+
+static struct hist_pair *hist_pair(struct kunit *test)
+{
+	struct hist_pair *hp = kunit_kzalloc(test, sizeof(*hp), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, hp);
+	return hp;
+}
+
+static noinline void *hist_kmalloc(size_t size)
+{
+	return kmalloc(size, GFP_KERNEL);
+}
+
+static noinline struct page *hist_pages(unsigned int order)
+{
+	return alloc_pages(GFP_KERNEL, order);
+}
+
+static int hist_test_init(struct kunit *test)
+{
+	KUNIT_ASSERT_EQ(test, kmemprof_set_events(KMP_KIND_ALL), 0);
+	KUNIT_ASSERT_EQ(test, kmemprof_set_enabled(true), 0);
+	return 0;
+}
+
+static void hist_test_exit(struct kunit *test)
+{
+	kmemprof_set_clock(NULL);
+}
+
+/* Each object lands in the bucket of its size and of its request. */
+static void hist_size_buckets(struct kunit *test)
+{
+	static const size_t sizes[] = { 1, 8, 9, 33, 100, 129, 1000, 4096,
+					5000, 3 * PAGE_SIZE + 1 };
+	u64 want_size[KMP_SIZE_BUCKETS] = { }, want_req[KMP_SIZE_BUCKETS] = { };
+	struct hist_pair *hp = hist_pair(test);
+	void *p[ARRAY_SIZE(sizes)];
+	unsigned int i, b;
+
+	hist_of(test, KMP_KIND_SLAB, hist_kmalloc, &hp->before);
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		p[i] = hist_kmalloc(sizes[i]);
+		KUNIT_ASSERT_NOT_NULL(test, p[i]);
+		want_size[expect_size_bucket(ksize(p[i]))]++;
+		want_req[expect_size_bucket(sizes[i])]++;
+	}
+	hist_of(test, KMP_KIND_SLAB, hist_kmalloc, &hp->after);
+	for (i = 0; i < ARRAY_SIZE(sizes); i++)
+		kfree(p[i]);
+	for (b = 0; b < KMP_SIZE_BUCKETS; b++) {
+		KUNIT_EXPECT_EQ_MSG(test, hp->after.size[b] - hp->before.size[b],
+				    want_size[b], "size bucket %u", b);
+		KUNIT_EXPECT_EQ_MSG(test, hp->after.req[b] - hp->before.req[b],
+				    want_req[b], "req bucket %u", b);
+	}
+}
+
+/* Page tags bucket by order. */
+static void hist_page_orders(struct kunit *test)
+{
+	static const unsigned int orders[] = { 0, 0, 1, 3, 3, 3 };
+	struct hist_pair *hp = hist_pair(test);
+	struct page *p[ARRAY_SIZE(orders)];
+	unsigned int i;
+
+	hist_of(test, KMP_KIND_PAGE, hist_pages, &hp->before);
+	for (i = 0; i < ARRAY_SIZE(orders); i++) {
+		p[i] = hist_pages(orders[i]);
+		KUNIT_ASSERT_NOT_NULL(test, p[i]);
+	}
+	hist_of(test, KMP_KIND_PAGE, hist_pages, &hp->after);
+	for (i = 0; i < ARRAY_SIZE(orders); i++)
+		__free_pages(p[i], orders[i]);
+	KUNIT_EXPECT_EQ(test, hp->after.size[0] - hp->before.size[0], 2);
+	KUNIT_EXPECT_EQ(test, hp->after.size[1] - hp->before.size[1], 1);
+	KUNIT_EXPECT_EQ(test, hp->after.size[2] - hp->before.size[2], 0);
+	KUNIT_EXPECT_EQ(test, hp->after.size[3] - hp->before.size[3], 3);
+}
+
+static atomic64_t fake_now = ATOMIC64_INIT(1000000000ULL);
+
+static u64 fake_clock(void)
+{
+	return atomic64_read(&fake_now);
+}
+
+struct life_case {
+	const char *name;
+	u64 held_ns;
+	unsigned int bucket;
+};
+
+static const struct life_case life_cases[] = {
+	{ "under_1us", 500, 0 },
+	{ "5us", 5000, 3 },		/* 4 units of 1024 ns: [4, 8) */
+	{ "1ms", 1000000, 10 },		/* 976 units: [512, 1024) */
+	{ "1s", 1000000000, 20 },	/* 976562 units: [2^19, 2^20) */
+	{ "2h", 7200ULL * 1000000000, 33 },
+	{ "100h", 360000ULL * 1000000000, 35 },	/* the last bucket */
+};
+
+static void life_case_desc(const struct life_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(life, life_cases, life_case_desc);
+
+/* Objects held a known time (by the test clock) land in one bucket. */
+static void hist_lifetime_buckets(struct kunit *test)
+{
+	const struct life_case *c = test->param_value;
+	struct hist_pair *hp = hist_pair(test);
+	void *p[NOBJ];
+	unsigned int i, b;
+
+	hist_of(test, KMP_KIND_SLAB, hist_kmalloc, &hp->before);
+	kmemprof_set_clock(fake_clock);
+	for (i = 0; i < NOBJ; i++)
+		p[i] = hist_kmalloc(64);
+	atomic64_add(c->held_ns, &fake_now);
+	for (i = 0; i < NOBJ; i++)
+		kfree(p[i]);
+	kmemprof_set_clock(NULL);
+	hist_of(test, KMP_KIND_SLAB, hist_kmalloc, &hp->after);
+	for (b = 0; b < KMP_LIFE_BUCKETS; b++)
+		KUNIT_EXPECT_EQ_MSG(test, hp->after.life[b] - hp->before.life[b],
+				    b == c->bucket ? NOBJ : 0,
+				    "lifetime bucket %u", b);
+}
+
+struct xfer_ctx {
+	void *p[NOBJ];
+};
+
+static long xfer_alloc(void *arg)
+{
+	struct xfer_ctx *x = arg;
+	int i;
+
+	for (i = 0; i < NOBJ; i++)
+		x->p[i] = hist_kmalloc(128);
+	return 0;
+}
+
+static long xfer_free(void *arg)
+{
+	struct xfer_ctx *x = arg;
+	int i;
+
+	for (i = 0; i < NOBJ; i++)
+		kfree(x->p[i]);
+	return 0;
+}
+
+/* Allocate on @a, free on @b: check the cross-CPU and cluster counts. */
+static void xfer_between(struct kunit *test, int a, int b)
+{
+	struct hist_pair *hp = hist_pair(test);
+	struct xfer_ctx x = { };
+	bool xcluster = kmemprof_cpu_cluster(a) != kmemprof_cpu_cluster(b);
+
+	hist_of(test, KMP_KIND_SLAB, hist_kmalloc, &hp->before);
+	KUNIT_ASSERT_EQ(test, work_on_cpu(a, xfer_alloc, &x), 0);
+	KUNIT_ASSERT_EQ(test, work_on_cpu(b, xfer_free, &x), 0);
+	hist_of(test, KMP_KIND_SLAB, hist_kmalloc, &hp->after);
+	KUNIT_EXPECT_EQ_MSG(test, hp->after.xcpu - hp->before.xcpu,
+			    a != b ? NOBJ : 0, "CPU %d to %d", a, b);
+	KUNIT_EXPECT_EQ_MSG(test, hp->after.xcluster - hp->before.xcluster,
+			    xcluster ? NOBJ : 0, "CPU %d (cluster %d) to %d (%d)",
+			    a, kmemprof_cpu_cluster(a), b,
+			    kmemprof_cpu_cluster(b));
+}
+
+static void hist_cross_cpu_and_cluster(struct kunit *test)
+{
+	int last = cpumask_last(cpu_online_mask), cpu;
+
+	xfer_between(test, 0, 0);
+	if (last == 0)
+		kunit_skip(test, "needs two CPUs");
+	for_each_online_cpu(cpu)
+		xfer_between(test, 0, cpu);
+}
+
+/* The guest has two clusters of two: the cluster map must say so. */
+static void hist_cluster_map(struct kunit *test)
+{
+	int cpu, n = 0;
+
+	for_each_possible_cpu(cpu) {
+		KUNIT_EXPECT_GE(test, kmemprof_cpu_cluster(cpu), 0);
+		n = max(n, kmemprof_cpu_cluster(cpu) + 1);
+	}
+	if (num_possible_cpus() == 4)
+		KUNIT_EXPECT_EQ(test, n, 2);
+	KUNIT_EXPECT_EQ(test, kmemprof_cpu_cluster(0), 0);
+}
+
+static struct kunit_case hist_cases[] = {
+	KUNIT_CASE(hist_size_buckets),
+	KUNIT_CASE(hist_page_orders),
+	KUNIT_CASE_PARAM(hist_lifetime_buckets, life_gen_params),
+	KUNIT_CASE(hist_cross_cpu_and_cluster),
+	KUNIT_CASE(hist_cluster_map),
+	{}
+};
+
+static struct kunit_suite hist_suite = {
+	.name = "kmemprof_hist",
+	.init = hist_test_init,
+	.exit = hist_test_exit,
+	.test_cases = hist_cases,
+};
+
+kunit_test_suite(hist_suite);
