@@ -35,6 +35,8 @@ static const char * const kmp_stat_names[KMP_ST_NR] = {
 	[KMP_ST_PAGE_SPLIT]	= "page_split",
 	[KMP_ST_SKIP_NMI]	= "skip.nmi",
 	[KMP_ST_DROP_HIST]	= "drop.hist",
+	[KMP_ST_DROP_STACKS]	= "drop.stacks",
+	[KMP_ST_FILTERED]	= "filtered",
 };
 
 static_assert(KMP_ST_UNPAIRED_PAGE - KMP_ST_UNPAIRED_SLAB == KMP_KIND_PAGE);
@@ -75,6 +77,22 @@ void kmp_stats_reset(void)
 		memset(per_cpu_ptr(&kmp_stats, cpu), 0, sizeof(struct kmp_stats));
 }
 
+static DEFINE_PER_CPU(u32, kmp_track_ctr);
+static DEFINE_PER_CPU(u32, kmp_stack_ctr);
+
+/* True once in @n calls on this CPU (always, for n <= 1). */
+static bool kmp_one_in(u32 __percpu *ctr, unsigned int n)
+{
+	return n <= 1 || !(this_cpu_inc_return(*ctr) % n);
+}
+
+static bool kmp_size_ok(size_t bytes)
+{
+	unsigned int max = READ_ONCE(kmp_max_size);
+
+	return bytes >= READ_ONCE(kmp_min_size) && (!max || bytes <= max);
+}
+
 static void kmp_count_alloc(u32 idx, size_t bytes, size_t req, int d)
 {
 	struct kmp_counters __percpu *ctr = kmp_tag_counters(idx);
@@ -84,26 +102,68 @@ static void kmp_count_alloc(u32 idx, size_t bytes, size_t req, int d)
 	this_cpu_add(ctr->req, d * (s64)req);
 }
 
-static void kmp_count_free(u32 idx, const struct kmp_obj *obj)
+/* @scale: with sample_rate N, a paired free stands for N frees. */
+static void kmp_count_free(u32 idx, const struct kmp_obj *obj,
+			   unsigned int scale)
 {
 	struct kmp_counters __percpu *ctr = kmp_tag_counters(idx);
 
-	this_cpu_inc(ctr->frees);
-	this_cpu_add(ctr->freed, obj->size);
-	this_cpu_add(ctr->reqfreed, obj->req);
+	this_cpu_add(ctr->frees, scale);
+	this_cpu_add(ctr->freed, (u64)obj->size * scale);
+	this_cpu_add(ctr->reqfreed, (u64)obj->req * scale);
 }
 
-void kmp_account_alloc(enum kmp_kind kind, unsigned long site,
+/*
+ * Find the call site and, with key_depth or a sampled stack, its callers:
+ * one unwind serves all three.
+ */
+static unsigned long kmp_find_site(enum kmp_kind kind, unsigned long call_site,
+				   unsigned int kd, unsigned int sd,
+				   struct kmp_frames *f,
+				   unsigned long *callers)
+{
+	unsigned long site;
+	unsigned int i;
+
+	if (!kd && !sd && !kmp_site_needs_unwind(kind, call_site)) {
+		f->site = -1;
+		return call_site;
+	}
+	site = kmp_unwind(f, kind, call_site, max(kd + 1, sd));
+	for (i = 0; f->site >= 0 && i < kd && f->site + 1 + i < f->n; i++)
+		callers[i] = f->e[f->site + 1 + i];
+	return site;
+}
+
+void kmp_account_alloc(enum kmp_kind kind, unsigned long call_site,
 		       unsigned long key, size_t bytes, size_t req)
 {
+	unsigned int kd = min_t(unsigned int, READ_ONCE(kmp_key_depth),
+				KMP_KEY_DEPTH_MAX);
+	unsigned int rate = READ_ONCE(kmp_sample_rate), sd;
+	unsigned long callers[KMP_KEY_DEPTH_MAX] = { }, site;
 	struct kmp_obj obj, old;
+	struct kmp_frames f;
 	struct kmp_tag *tag;
+	bool track;
 
 	if (unlikely(in_nmi())) {
 		kmp_stat_inc(KMP_ST_SKIP_NMI);
 		return;
 	}
-	tag = kmp_tag_get(site, kind);
+	if (kind == KMP_KIND_SLAB && unlikely(!kmp_size_ok(bytes))) {
+		kmp_stat_inc(KMP_ST_FILTERED);
+		return;
+	}
+	track = kmp_one_in(&kmp_track_ctr, rate);
+	sd = min_t(unsigned int, READ_ONCE(kmp_stack_depth),
+		   KMP_STACK_DEPTH_MAX);
+	if (!track || (sd && !kmp_one_in(&kmp_stack_ctr,
+					 READ_ONCE(kmp_stack_sample))))
+		sd = 0;
+
+	site = kmp_find_site(kind, call_site, kd, sd, &f, callers);
+	tag = kmp_tag_get(site, kind, callers, kd);
 	if (unlikely(!tag))
 		return;
 	obj.tag = kmp_tag_index(tag);
@@ -113,6 +173,14 @@ void kmp_account_alloc(enum kmp_kind kind, unsigned long site,
 	obj.time = kmp_now();
 	kmp_count_alloc(obj.tag, obj.size, obj.req, 1);
 	kmp_hist_alloc(tag, obj.size, obj.req, 1);
+	if (sd && f.site >= 0)
+		kmp_stack_record(obj.tag, &f.e[f.site],
+				 min_t(unsigned int, sd, f.n - f.site),
+				 obj.size);
+	if (rate > 1 && !test_bit(KMP_TAG_SAMPLED, &tag->flags))
+		set_bit(KMP_TAG_SAMPLED, &tag->flags);
+	if (!track)
+		return;
 
 	switch (kmp_live_insert(key, &obj, &old)) {
 	case KMP_INS_NEW:
@@ -128,7 +196,7 @@ void kmp_account_alloc(enum kmp_kind kind, unsigned long site,
 		kmp_stat_inc(KMP_ST_LARGE_DUP);
 		break;
 	case KMP_INS_STALE:
-		kmp_count_free(old.tag, &old);
+		kmp_count_free(old.tag, &old, 1);
 		kmp_tag_mark_inaccurate(old.tag);
 		kmp_stat_inc(KMP_ST_STALE);
 		break;
@@ -152,7 +220,7 @@ void kmp_account_free(unsigned long key, size_t bytes)
 		kmp_stat_inc(KMP_ST_UNPAIRED_SLAB + kind);
 		return;
 	}
-	kmp_count_free(obj.tag, &obj);
+	kmp_count_free(obj.tag, &obj, max(READ_ONCE(kmp_sample_rate), 1U));
 	kmp_hist_free(kmp_tag_at(obj.tag), &obj, kmp_now());
 	if (unlikely(bytes && bytes != obj.size)) {
 		/* split_page() and friends: the rest frees unpaired. */

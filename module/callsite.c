@@ -5,7 +5,8 @@
  * mm_page_alloc carries no call site at all, and percpu_alloc_percpu on
  * kernels before 6.10 names the exported wrapper, not its caller. For
  * those, the probe unwinds a few frames with stack_trace_save() and takes
- * the first frame past the allocator's own entry points.
+ * the first frame past the allocator's own entry points. The same unwind
+ * gives the callers of stack-keyed tags and the sampled stacks.
  *
  * Whether a frame belongs to an allocator is decided by its symbol name
  * (the prefixes below, which also match the _noprof forms of 6.10+) and
@@ -30,7 +31,6 @@
 
 #include <kmemprof/kmemprof.h>
 
-#define KMP_SITE_DEPTH		12
 #define KMP_FRAME_CACHE_BITS	12
 
 #define KMP_FRAME_PAGE		BIT(0)
@@ -93,40 +93,75 @@ static unsigned long kmp_frame_kind(unsigned long addr)
 	return verdict;
 }
 
-/*
- * The first frame past the allocator frames of @kind, or failing that the
- * first frame outside kmemprof.
- */
-static unsigned long kmp_unwind_site(unsigned long kind)
+/* Whether the event's own call site will not do (see the top of file). */
+bool kmp_site_needs_unwind(enum kmp_kind kind, unsigned long call_site)
 {
-	unsigned long entries[KMP_SITE_DEPTH], fallback = 0;
-	unsigned int i, n;
+	if (kind == KMP_KIND_PAGE)
+		return true;
+	if (kind == KMP_KIND_PERCPU)
+		return !call_site ||
+		       (kmp_frame_kind(call_site) & KMP_FRAME_PERCPU);
+	return false;
+}
+
+/*
+ * Unwind into @f, with room for @after frames past the call site, and
+ * find the call site in it: the event's own @call_site where it will do,
+ * else the first frame past the allocator's entry points, else the first
+ * frame outside kmemprof. f->site is its index in f->e, or -1 if the
+ * event's call site is not on the stack (a tail call).
+ */
+unsigned long kmp_unwind(struct kmp_frames *f, enum kmp_kind kind,
+			 unsigned long call_site, unsigned int after)
+{
+	unsigned long want = kind == KMP_KIND_PAGE ? KMP_FRAME_PAGE :
+						     KMP_FRAME_PERCPU;
+	unsigned int i, max = min_t(unsigned int, KMP_SITE_SEARCH + after,
+				    KMP_MAX_FRAMES);
+	int fallback = -1;
 	bool seen = false;
 
-	n = stack_trace_save(entries, ARRAY_SIZE(entries), 0);
-	for (i = 0; i < n; i++) {
-		if (kmp_frame_kind(entries[i]) & kind) {
+	f->n = stack_trace_save(f->e, max, 0);
+	f->site = -1;
+	if (!kmp_site_needs_unwind(kind, call_site)) {
+		for (i = 0; i < f->n; i++) {
+			if (f->e[i] == call_site) {
+				f->site = i;
+				break;
+			}
+		}
+		return call_site;
+	}
+	for (i = 0; i < f->n; i++) {
+		if (kmp_frame_kind(f->e[i]) & want) {
 			seen = true;
 			continue;
 		}
-		if (seen)
-			return entries[i];
-		if (!fallback && !within_module(entries[i], THIS_MODULE))
-			fallback = entries[i];
+		if (seen) {
+			f->site = i;
+			return f->e[i];
+		}
+		if (fallback < 0 && !within_module(f->e[i], THIS_MODULE))
+			fallback = i;
 	}
-	return fallback;
+	f->site = fallback;
+	return fallback >= 0 ? f->e[fallback] : 0;
 }
 
-unsigned long kmp_page_site(void)
+/*
+ * A caller frame as one token: "symbol+0xoff/0xlen" or, in a module,
+ * "symbol+0xoff/0xlen[module]". Into @buf of KSYM_SYMBOL_LEN bytes.
+ */
+int kmp_frame_text(char *buf, unsigned long addr)
 {
-	return kmp_unwind_site(KMP_FRAME_PAGE);
-}
+	int n = sprint_symbol(buf, addr);
+	char *sp = strchr(buf, ' ');
 
-unsigned long kmp_percpu_site(unsigned long call_site)
-{
-	if (call_site && !(kmp_frame_kind(call_site) & KMP_FRAME_PERCPU))
-		return call_site;
-	return kmp_unwind_site(KMP_FRAME_PERCPU);
+	if (sp) {
+		memmove(sp, sp + 1, n - (sp - buf));
+		n--;
+	}
+	return n;
 }
 
 /*

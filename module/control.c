@@ -72,6 +72,24 @@ unsigned int kmemprof_events(void)
 EXPORT_SYMBOL_GPL(kmemprof_events);
 
 /*
+ * A paired free counts for sample_rate frees; objects tracked under the
+ * old rate would be counted under the new one, so their tags are marked.
+ */
+int kmemprof_set_sample_rate(unsigned int rate)
+{
+	if (!rate)
+		return -EINVAL;
+	mutex_lock(&kmp_control_lock);
+	if (rate != kmp_sample_rate) {
+		WRITE_ONCE(kmp_sample_rate, rate);
+		kmp_live_mark_tags(KMP_KIND_ALL);
+	}
+	mutex_unlock(&kmp_control_lock);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(kmemprof_set_sample_rate);
+
+/*
  * Zero every counter and empty the live table. The probes are detached
  * for the moment it takes, so no event sees the tables half reset.
  */
@@ -85,6 +103,7 @@ int kmemprof_reset(void)
 	kmp_live_clear();
 	kmp_tags_reset();
 	kmp_hist_reset();
+	kmp_stacks_reset();
 	kmp_stats_reset();
 	kmp_events_reset();
 	if (kmp_enabled) {

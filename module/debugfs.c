@@ -9,6 +9,7 @@
  *   ages    the live objects of each tag, by age
  *   leaks   tags with objects live longer than leak_age_ms, oldest first
  *   cpus    allocations and frees per CPU, with its cluster
+ *   stacks  the top sampled stacks of each tag
  *
  * Notes on locking: views take no lock of their own. hist reads per-CPU
  * counters; ages and leaks walk the live table through kmp_live_walk(),
@@ -54,6 +55,9 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "hist.used %u\n", kmp_hist_used());
 	seq_printf(m, "hist.max %u\n", kmp_max_hist);
 	seq_printf(m, "hist.bytes %zu\n", kmp_hist_memory());
+	seq_printf(m, "stacks.used %u\n", kmp_stacks_used());
+	seq_printf(m, "stacks.max %u\n", kmp_max_stacks);
+	seq_printf(m, "stacks.bytes %zu\n", kmp_stacks_memory());
 	seq_printf(m, "probe.samples %llu\n", kmp_probe_samples());
 	seq_printf(m, "probe.ns_per_event %llu\n", kmp_probe_ns());
 	return 0;
@@ -89,7 +93,7 @@ static void kmp_put_hist(struct seq_file *m, const struct kmp_hist_totals *h)
 }
 
 struct kmp_view_iter {
-	char text[KMP_SITE_TEXT_LEN];
+	char text[KMP_TAG_TEXT_LEN];
 };
 
 /*
@@ -146,8 +150,6 @@ static int hist_show(struct seq_file *m, void *v)
 	struct kmp_hist_totals h;
 	struct kmp_totals t;
 	struct kmp_tag *tag;
-	const char *site;
-	bool gone;
 	u32 idx;
 
 	if ((uintptr_t)v == 1) {
@@ -163,8 +165,7 @@ static int hist_show(struct seq_file *m, void *v)
 	if (!kmp_tag_ready(idx) || !kmp_hist_tag(tag, &h))
 		return 0;
 	kmp_tag_totals(idx, &t);
-	site = kmp_tag_site(tag, it->text, &gone);
-	seq_printf(m, "%s kind:%s", site, kmp_kind_name(tag->kind));
+	kmp_seq_tag_name(m, tag, it->text);
 	kmp_put_hist(m, &h);
 	kmp_put_frag(m, t.live_bytes, t.live_req);
 	seq_putc(m, '\n');
@@ -267,12 +268,11 @@ static struct kmp_acc *kmp_walk_live(bool leaks, u32 *ntags)
 
 static int ages_show(struct seq_file *m, void *v)
 {
-	char *text = kmalloc(KMP_SITE_TEXT_LEN, GFP_KERNEL);
+	char *text = kmalloc(KMP_TAG_TEXT_LEN, GFP_KERNEL);
 	struct kmp_acc *acc;
 	u64 age[KMP_LIFE_BUCKETS];
 	unsigned int b;
 	u32 idx, n;
-	bool gone;
 
 	acc = kmp_walk_live(false, &n);
 	if (!acc || !text) {
@@ -284,10 +284,8 @@ static int ages_show(struct seq_file *m, void *v)
 	for (idx = 0; idx < n; idx++) {
 		if (!acc[idx].objs || !kmp_tag_ready(idx))
 			continue;
-		seq_printf(m, "%llu %llu %s kind:%s", acc[idx].bytes,
-			   acc[idx].objs,
-			   kmp_tag_site(kmp_tag_at(idx), text, &gone),
-			   kmp_kind_name(kmp_tag_at(idx)->kind));
+		seq_printf(m, "%llu %llu ", acc[idx].bytes, acc[idx].objs);
+		kmp_seq_tag_name(m, kmp_tag_at(idx), text);
 		for (b = 0; b < KMP_LIFE_BUCKETS; b++)
 			age[b] = acc[idx].age[b];
 		kmp_put_buckets(m, "age", age, KMP_LIFE_BUCKETS);
@@ -322,13 +320,12 @@ static void leaks_sample(struct seq_file *m, const struct kmp_leak_sample *s,
 
 static int leaks_show(struct seq_file *m, void *v)
 {
-	char *text = kmalloc(KMP_SITE_TEXT_LEN, GFP_KERNEL);
+	char *text = kmalloc(KMP_TAG_TEXT_LEN, GFP_KERNEL);
 	u64 now, objs = 0, bytes = 0;
 	u32 idx, n, nsites = 0, i;
 	struct kmp_acc *acc;
 	u32 *order = NULL;
 	unsigned int s;
-	bool gone;
 
 	acc = kmp_walk_live(true, &n);
 	if (acc)
@@ -355,9 +352,9 @@ static int leaks_show(struct seq_file *m, void *v)
 	for (i = 0; i < nsites; i++) {
 		struct kmp_acc *a = &acc[order[i]];
 
-		seq_printf(m, "%llu %llu %s kind:%s\n", a->bytes, a->objs,
-			   kmp_tag_site(kmp_tag_at(order[i]), text, &gone),
-			   kmp_kind_name(kmp_tag_at(order[i])->kind));
+		seq_printf(m, "%llu %llu ", a->bytes, a->objs);
+		kmp_seq_tag_name(m, kmp_tag_at(order[i]), text);
+		seq_putc(m, '\n');
 		for (s = 0; s < a->nsamples; s++)
 			leaks_sample(m, &a->oldest[s], now);
 	}
@@ -367,6 +364,113 @@ static int leaks_show(struct seq_file *m, void *v)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(leaks);
+
+/*
+ * stacks: for each tag with sampled stacks, by sampled bytes, its top
+ * KMP_TOP_STACKS stacks in the layout of perf-prof's kmemprof.
+ */
+#define KMP_TOP_STACKS	5
+
+struct kmp_stack_group {
+	u32 tag;
+	u32 first;	/* into the sorted record list */
+	u32 count;
+	u64 allocs;
+	u64 bytes;
+};
+
+static int kmp_cmp_stack(const void *a, const void *b)
+{
+	const struct kmp_stack *x = kmp_stack_at(*(const u32 *)a);
+	const struct kmp_stack *y = kmp_stack_at(*(const u32 *)b);
+	s64 bx = atomic64_read(&x->bytes), by = atomic64_read(&y->bytes);
+
+	if (x->tag != y->tag)
+		return x->tag < y->tag ? -1 : 1;
+	return bx < by ? 1 : bx > by ? -1 : 0;
+}
+
+static int kmp_cmp_group(const void *a, const void *b)
+{
+	const struct kmp_stack_group *x = a, *y = b;
+
+	return x->bytes < y->bytes ? 1 : x->bytes > y->bytes ? -1 : 0;
+}
+
+static void kmp_put_permille(struct seq_file *m, u64 part, u64 whole)
+{
+	u64 pm = whole ? div64_u64(part * 1000, whole) : 0;
+
+	seq_printf(m, "%llu.%llu%%", pm / 10, pm % 10);
+}
+
+static void stacks_group(struct seq_file *m, const struct kmp_stack_group *g,
+			 const u32 *recs, char *text)
+{
+	unsigned int i, f;
+
+	kmp_seq_tag_name(m, kmp_tag_at(g->tag), text);
+	seq_printf(m, " stacks:%u allocs:%llu bytes:%llu\n", g->count,
+		   g->allocs, g->bytes);
+	for (i = 0; i < g->count && i < KMP_TOP_STACKS; i++) {
+		const struct kmp_stack *st = kmp_stack_at(recs[g->first + i]);
+		u64 b = atomic64_read(&st->bytes), a = atomic64_read(&st->allocs);
+
+		seq_printf(m, "Allocate %llu (", b);
+		kmp_put_permille(m, b, g->bytes);
+		seq_printf(m, ") bytes on %llu (", a);
+		kmp_put_permille(m, a, g->allocs);
+		seq_puts(m, ") objects:\n");
+		for (f = 0; f < st->depth; f++)
+			seq_printf(m, "    %pS\n", (void *)st->frames[f]);
+	}
+}
+
+static int stacks_show(struct seq_file *m, void *v)
+{
+	u32 n = kmp_stacks_used(), nrec = 0, ngroups = 0, i;
+	struct kmp_stack_group *groups;
+	char *text;
+	u32 *recs;
+
+	recs = kvmalloc_array(n ?: 1, sizeof(*recs), GFP_KERNEL);
+	groups = kvmalloc_array(n ?: 1, sizeof(*groups), GFP_KERNEL);
+	text = kmalloc(KMP_TAG_TEXT_LEN, GFP_KERNEL);
+	if (!recs || !groups || !text)
+		goto out;
+	for (i = 0; i < n; i++)
+		if (kmp_stack_at(i))
+			recs[nrec++] = i;
+	sort(recs, nrec, sizeof(*recs), kmp_cmp_stack, NULL);
+	for (i = 0; i < nrec; i++) {
+		const struct kmp_stack *st = kmp_stack_at(recs[i]);
+		struct kmp_stack_group *g = &groups[ngroups - 1];
+
+		if (!ngroups || g->tag != st->tag) {
+			g = &groups[ngroups++];
+			*g = (struct kmp_stack_group) {
+				.tag = st->tag, .first = i,
+			};
+		}
+		g->count++;
+		g->allocs += atomic64_read(&st->allocs);
+		g->bytes += atomic64_read(&st->bytes);
+	}
+	sort(groups, ngroups, sizeof(*groups), kmp_cmp_group, NULL);
+
+	seq_puts(m, KMP_STACKS_HEADER);
+	seq_printf(m, "# stack_depth:%u stack_sample:%u stacks:%u tags:%u\n",
+		   READ_ONCE(kmp_stack_depth), READ_ONCE(kmp_stack_sample),
+		   nrec, ngroups);
+	for (i = 0; i < ngroups; i++)
+		stacks_group(m, &groups[i], recs, text);
+out:
+	kfree(text);
+	kvfree(groups);
+	kvfree(recs);
+	return recs && groups && text ? 0 : -ENOMEM;
+}
+DEFINE_SHOW_ATTRIBUTE(stacks);
 
 static int cpus_show(struct seq_file *m, void *v)
 {
@@ -394,6 +498,8 @@ int kmp_debugfs_init(void)
 	debugfs_create_file("leaks", 0400, kmp_debugfs_dir, NULL,
 			    &leaks_fops);
 	debugfs_create_file("cpus", 0400, kmp_debugfs_dir, NULL, &cpus_fops);
+	debugfs_create_file("stacks", 0400, kmp_debugfs_dir, NULL,
+			    &stacks_fops);
 	return 0;
 }
 

@@ -34,6 +34,10 @@ module_param_named(max_hist, kmp_max_hist, uint, 0444);
 MODULE_PARM_DESC(max_hist,
 		 "Tags that get size and lifetime histograms (default: 2048)");
 
+module_param_named(max_stacks, kmp_max_stacks, uint, 0444);
+MODULE_PARM_DESC(max_stacks,
+		 "Size of the stack store, 160 bytes a stack (default: 4096)");
+
 static int __init kmemprof_init(void)
 {
 	unsigned int kinds;
@@ -62,9 +66,12 @@ static int __init kmemprof_init(void)
 	ret = kmp_live_init();
 	if (ret)
 		goto err_tags;
-	ret = kmp_procfs_init();
+	ret = kmp_stacks_init();
 	if (ret)
 		goto err_live;
+	ret = kmp_procfs_init();
+	if (ret)
+		goto err_stacks;
 	ret = kmp_sysctl_init();
 	if (ret)
 		goto err_procfs;
@@ -76,7 +83,8 @@ static int __init kmemprof_init(void)
 		goto err_debugfs;
 	pr_info("loaded: %u tags, %u live entries, %zu KiB; %s\n",
 		kmp_max_tags, kmp_max_live,
-		(kmp_tags_memory() + kmp_live_memory() + kmp_hist_memory()) >> 10,
+		(kmp_tags_memory() + kmp_live_memory() + kmp_hist_memory() +
+		 kmp_stacks_memory()) >> 10,
 		enabled ? "enabled" : "disabled");
 	return 0;
 
@@ -85,6 +93,8 @@ err_debugfs:
 	kmp_sysctl_exit();
 err_procfs:
 	kmp_procfs_exit();
+err_stacks:
+	kmp_stacks_exit();
 err_live:
 	kmp_live_exit();
 err_tags:
@@ -100,6 +110,7 @@ static void __exit kmemprof_exit(void)
 	kmp_debugfs_exit();
 	kmp_sysctl_exit();
 	kmp_procfs_exit();
+	kmp_stacks_exit();
 	kmp_live_exit();
 	kmp_tags_exit();
 	kmp_hist_exit();

@@ -111,7 +111,7 @@ static void kmp_probe_page_alloc(KMP_PAGE_ALLOC_PROTO)
 	u64 t0 = kmp_enter(KMP_EV_PAGE_ALLOC);
 
 	if (page && !in_nmi())
-		kmp_account_alloc(KMP_KIND_PAGE, kmp_page_site(),
+		kmp_account_alloc(KMP_KIND_PAGE, 0,
 				  kmp_key_pfn(page_to_pfn(page)), bytes, bytes);
 	else if (page)
 		kmp_stat_inc(KMP_ST_SKIP_NMI);
@@ -132,7 +132,7 @@ static void kmp_probe_percpu_alloc(KMP_PERCPU_ALLOC_PROTO)
 
 	if (ptr && !in_nmi())
 		kmp_account_alloc(KMP_KIND_PERCPU,
-				  kmp_percpu_site(KMP_PERCPU_CALL_SITE()),
+				  KMP_PERCPU_CALL_SITE(),
 				  kmp_key_addr(KMP_KIND_PERCPU,
 					       (__force unsigned long)ptr),
 				  KMP_PERCPU_BYTES(), size * num_possible_cpus());

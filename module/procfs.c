@@ -21,9 +21,11 @@
 
 struct kmp_proc_iter {
 	char text[KMP_SITE_TEXT_LEN];
+	char callers[KMP_CALLERS_TEXT_LEN];
 };
 
-static void kmp_proc_line(struct seq_file *m, u32 idx, char *text)
+static void kmp_proc_line(struct seq_file *m, u32 idx,
+			  struct kmp_proc_iter *it)
 {
 	struct kmp_tag *tag = kmp_tag_at(idx);
 	struct kmp_totals t;
@@ -31,12 +33,16 @@ static void kmp_proc_line(struct seq_file *m, u32 idx, char *text)
 	bool gone;
 
 	kmp_tag_totals(idx, &t);
-	site = kmp_tag_site(tag, text, &gone);
-	seq_printf(m, "%12llu %8llu %s kind:%s allocs:%llu frees:%llu bytes:%llu req:%llu%s%s\n",
+	site = kmp_tag_site(tag, it->text, &gone);
+	seq_printf(m, "%12llu %8llu %s kind:%s allocs:%llu frees:%llu bytes:%llu req:%llu%s",
 		   t.live_bytes, t.live_objs, site, kmp_kind_name(tag->kind),
 		   t.allocs, t.frees, t.bytes, t.req,
-		   test_bit(KMP_TAG_INACCURATE, &tag->flags) ? " accurate:no" : "",
-		   gone ? " module:unloaded" : "");
+		   kmp_tag_callers(tag, it->callers));
+	if (test_bit(KMP_TAG_SAMPLED, &tag->flags))
+		seq_puts(m, " sampled:yes");
+	if (test_bit(KMP_TAG_INACCURATE, &tag->flags))
+		seq_puts(m, " accurate:no");
+	seq_puts(m, gone ? " module:unloaded\n" : "\n");
 }
 
 /* Position 0 is the header, position n the tag of index n - 1. */
@@ -74,7 +80,7 @@ static int kmp_proc_show(struct seq_file *m, void *v)
 	}
 	idx = kmp_tag_index(v);
 	if (kmp_tag_ready(idx))
-		kmp_proc_line(m, idx, it->text);
+		kmp_proc_line(m, idx, it);
 	return 0;
 }
 

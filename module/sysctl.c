@@ -6,6 +6,12 @@
  *   events   slab,page,percpu    which kinds are traced ("none" for none)
  *   reset    write 1             zero every counter and the live table
  *   leak_age_ms  0..2^31-1       age from which live objects are leak suspects
+ *   stack_depth  0..16           frames in a sampled stack (0: no stacks)
+ *   stack_sample 1..2^31-1       one allocation in N has its stack saved
+ *   key_depth    0..4            callers in a tag's key (0: call site only)
+ *   sample_rate  1..2^31-1       one allocation in N is tracked live
+ *   min_size, max_size           slab allocations outside are not traced
+ *                                (max_size 0: no upper bound)
  *
  * Writes need CAP_SYS_ADMIN. A write is parsed whole, from offset 0: bad
  * input of any kind (empty, negative, too large, hex, trailing garbage,
@@ -101,21 +107,58 @@ static int kmp_reset_handler(KMP_CTL_TABLE *table, int write, void *buffer,
 }
 
 unsigned int kmp_leak_age_ms = 10000;
+unsigned int kmp_stack_depth;
+unsigned int kmp_stack_sample = 1;
+unsigned int kmp_key_depth;
+unsigned int kmp_sample_rate = 1;
+unsigned int kmp_min_size;
+unsigned int kmp_max_size;
 
-static int kmp_leak_age_handler(KMP_CTL_TABLE *table, int write, void *buffer,
-				size_t *lenp, loff_t *ppos)
+static unsigned int kmp_zero;
+static unsigned int kmp_one = 1;
+static unsigned int kmp_int_max = INT_MAX;
+static unsigned int kmp_stack_max = KMP_STACK_DEPTH_MAX;
+static unsigned int kmp_key_max = KMP_KEY_DEPTH_MAX;
+
+/* Whether @val may go into @data: min_size never above a set max_size. */
+static bool kmp_uint_consistent(const unsigned int *data, unsigned int val)
 {
-	unsigned int val;
+	if (data == &kmp_min_size)
+		return !READ_ONCE(kmp_max_size) || val <= READ_ONCE(kmp_max_size);
+	if (data == &kmp_max_size)
+		return !val || val >= READ_ONCE(kmp_min_size);
+	return true;
+}
+
+static int kmp_uint_set(KMP_CTL_TABLE *table, unsigned int val)
+{
+	unsigned int *data = table->data;
+
+	if (val < *(unsigned int *)table->extra1 ||
+	    val > *(unsigned int *)table->extra2 ||
+	    !kmp_uint_consistent(data, val))
+		return -EINVAL;
+	if (data == &kmp_sample_rate)
+		return kmemprof_set_sample_rate(val);
+	WRITE_ONCE(*data, val);
+	return 0;
+}
+
+/* An unsigned knob in [*extra1, *extra2], read on the allocation path. */
+static int kmp_uint_handler(KMP_CTL_TABLE *table, int write, void *buffer,
+			    size_t *lenp, loff_t *ppos)
+{
+	unsigned int *data = table->data, val;
 	int ret;
 
 	if (!write)
-		return kmp_read_int(table, buffer, lenp, ppos,
-				    READ_ONCE(kmp_leak_age_ms));
-	ret = kmp_knob_uint(buffer, *lenp, ppos, INT_MAX, &val);
-	if (!ret) {
-		WRITE_ONCE(kmp_leak_age_ms, val);
+		return kmp_read_int(table, buffer, lenp, ppos, READ_ONCE(*data));
+	ret = kmp_knob_uint(buffer, *lenp, ppos,
+			    *(unsigned int *)table->extra2, &val);
+	if (!ret)
+		ret = kmp_uint_set(table, val);
+	if (!ret)
 		*ppos += *lenp;
-	}
 	return ret;
 }
 
@@ -195,11 +238,22 @@ static struct ctl_table kmp_sysctls[] = {
 		.mode		= 0600,
 		.proc_handler	= kmp_reset_handler,
 	},
-	{
-		.procname	= "leak_age_ms",
-		.mode		= 0600,
-		.proc_handler	= kmp_leak_age_handler,
-	},
+#define KMP_UINT_KNOB(name, var, min, max) {			\
+		.procname	= name,					\
+		.data		= &(var),				\
+		.maxlen		= sizeof(unsigned int),			\
+		.mode		= 0600,					\
+		.proc_handler	= kmp_uint_handler,			\
+		.extra1		= &(min),				\
+		.extra2		= &(max),				\
+	}
+	KMP_UINT_KNOB("leak_age_ms", kmp_leak_age_ms, kmp_zero, kmp_int_max),
+	KMP_UINT_KNOB("stack_depth", kmp_stack_depth, kmp_zero, kmp_stack_max),
+	KMP_UINT_KNOB("stack_sample", kmp_stack_sample, kmp_one, kmp_int_max),
+	KMP_UINT_KNOB("key_depth", kmp_key_depth, kmp_zero, kmp_key_max),
+	KMP_UINT_KNOB("sample_rate", kmp_sample_rate, kmp_one, kmp_int_max),
+	KMP_UINT_KNOB("min_size", kmp_min_size, kmp_zero, kmp_int_max),
+	KMP_UINT_KNOB("max_size", kmp_max_size, kmp_zero, kmp_int_max),
 	KMP_CTL_TERMINATOR
 };
 
@@ -215,6 +269,20 @@ void kmp_sysctl_exit(void)
 {
 	unregister_sysctl_table(kmp_sysctl_header);
 }
+
+/* For the KUnit suites: set an unsigned knob as a write to it would. */
+int kmemprof_set_knob(const char *name, unsigned int val)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(kmp_sysctls); i++)
+		if (kmp_sysctls[i].procname &&
+		    kmp_sysctls[i].proc_handler == kmp_uint_handler &&
+		    !strcmp(kmp_sysctls[i].procname, name))
+			return kmp_uint_set(&kmp_sysctls[i], val);
+	return -ENOENT;
+}
+EXPORT_SYMBOL_GPL(kmemprof_set_knob);
 
 /* For the KUnit suites: the parser behind the events knob. */
 int kmemprof_parse_events(const char *s, unsigned int *kinds)

@@ -33,6 +33,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/rculist.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/vmalloc.h>
@@ -62,9 +63,39 @@ const char *kmp_kind_name(enum kmp_kind kind)
 	return kind < KMP_KIND_NR ? kmp_kind_names[kind] : "?";
 }
 
-static u32 kmp_tag_bucket(unsigned long site, enum kmp_kind kind)
+/* A tag's key: call site, kind, and with key_depth its callers. */
+struct kmp_tag_key {
+	unsigned long site;
+	enum kmp_kind kind;
+	const unsigned long *callers;
+	unsigned int n;
+};
+
+static u32 kmp_tag_bucket(const struct kmp_tag_key *k)
 {
-	return hash_long(site + kind, kmp_tag_bits);
+	unsigned long h = k->site + k->kind;
+	unsigned int i;
+
+	for (i = 0; i < k->n; i++)
+		h = h * 31 + k->callers[i];
+	return hash_long(h, kmp_tag_bits);
+}
+
+static u32 kmp_tag_bucket_of(const struct kmp_tag *tag)
+{
+	struct kmp_tag_key k = {
+		tag->site, tag->kind, tag->callers, tag->ncallers
+	};
+
+	return kmp_tag_bucket(&k);
+}
+
+static bool kmp_tag_match(const struct kmp_tag *tag,
+			  const struct kmp_tag_key *k)
+{
+	return tag->site == k->site && tag->kind == k->kind &&
+	       tag->ncallers == k->n &&
+	       !memcmp(tag->callers, k->callers, k->n * sizeof(*k->callers));
 }
 
 static raw_spinlock_t *kmp_tag_lock(u32 bucket)
@@ -93,12 +124,12 @@ struct kmp_counters __percpu *kmp_tag_counters(u32 idx)
 }
 
 static struct kmp_tag *kmp_tag_find(struct hlist_head *head,
-				    unsigned long site, enum kmp_kind kind)
+				    const struct kmp_tag_key *k)
 {
 	struct kmp_tag *tag;
 
 	hlist_for_each_entry_rcu(tag, head, hnode)
-		if (tag->site == site && tag->kind == kind)
+		if (kmp_tag_match(tag, k))
 			return tag;
 	return NULL;
 }
@@ -116,25 +147,28 @@ static int kmp_tag_reserve(void)
 }
 
 /*
- * The tag of (site, kind), created on first use. Runs in any context but
- * NMI. Returns NULL, and counts a drop, when the pool is full.
+ * The tag of (site, kind, the first @n @callers), created on first use.
+ * Runs in any context but NMI. Returns NULL, and counts a drop, when the
+ * pool is full.
  */
-struct kmp_tag *kmp_tag_get(unsigned long site, enum kmp_kind kind)
+struct kmp_tag *kmp_tag_get(unsigned long site, enum kmp_kind kind,
+			    const unsigned long *callers, unsigned int n)
 {
-	u32 bucket = kmp_tag_bucket(site, kind);
+	struct kmp_tag_key k = { site, kind, callers, n };
+	u32 bucket = kmp_tag_bucket(&k);
 	struct hlist_head *head = &kmp_tag_hash[bucket];
 	struct kmp_tag *tag;
 	unsigned long flags;
 	int idx;
 
 	rcu_read_lock();
-	tag = kmp_tag_find(head, site, kind);
+	tag = kmp_tag_find(head, &k);
 	rcu_read_unlock();
 	if (likely(tag))
 		return tag;
 
 	raw_spin_lock_irqsave(kmp_tag_lock(bucket), flags);
-	tag = kmp_tag_find(head, site, kind);
+	tag = kmp_tag_find(head, &k);
 	if (tag)
 		goto out;
 	idx = kmp_tag_reserve();
@@ -145,7 +179,10 @@ struct kmp_tag *kmp_tag_get(unsigned long site, enum kmp_kind kind)
 	tag = &kmp_tag_pool[idx];
 	tag->site = site;
 	tag->kind = kind;
+	tag->ncallers = n;
+	memcpy(tag->callers, callers, n * sizeof(*callers));
 	tag->gone_text = NULL;
+	tag->gone_callers = NULL;
 	tag->hist = kmp_hist_reserve();
 	hlist_add_head_rcu(&tag->hnode, head);
 	smp_wmb();	/* fields before READY; pairs with kmp_tag_ready() */
@@ -225,6 +262,48 @@ const char *kmp_tag_site(const struct kmp_tag *tag, char *buf, bool *gone)
 }
 
 /*
+ * A stack-keyed tag's callers as " caller:<frame>" tokens, nearest first,
+ * in @buf (KMP_CALLERS_TEXT_LEN bytes); "" for tags keyed by site alone.
+ */
+const char *kmp_tag_callers(const struct kmp_tag *tag, char *buf)
+{
+	char sym[KSYM_SYMBOL_LEN];
+	size_t n = 0;
+	unsigned int i;
+
+	buf[0] = '\0';
+	if (!tag->ncallers)
+		return buf;
+	rcu_read_lock();
+	if (test_bit(KMP_TAG_GONE, &tag->flags)) {
+		smp_rmb();	/* pairs with kmp_module_notify() */
+		rcu_read_unlock();
+		return tag->gone_callers ?: "";
+	}
+	for (i = 0; i < tag->ncallers; i++) {
+		kmp_frame_text(sym, tag->callers[i]);
+		n += scnprintf(buf + n, KMP_CALLERS_TEXT_LEN - n, " caller:%s",
+			       sym);
+	}
+	rcu_read_unlock();
+	return buf;
+}
+
+/*
+ * A tag as the debugfs views name it, "<site> [<module>] func:<function>
+ * kind:<kind>" and its callers, if any; @buf has KMP_TAG_TEXT_LEN bytes.
+ */
+void kmp_seq_tag_name(struct seq_file *m, const struct kmp_tag *tag,
+		      char *buf)
+{
+	bool gone;
+
+	seq_printf(m, "%s kind:%s", kmp_tag_site(tag, buf, &gone),
+		   kmp_kind_name(tag->kind));
+	seq_puts(m, kmp_tag_callers(tag, buf + KMP_SITE_TEXT_LEN));
+}
+
+/*
  * Sum the totals of every tag of @kind whose call site is in [start, end).
  * For the KUnit suites, which know their own functions' ranges.
  */
@@ -264,6 +343,37 @@ int kmemprof_sum_range(enum kmp_kind kind, unsigned long start,
 }
 EXPORT_SYMBOL_GPL(kmemprof_sum_range);
 
+/*
+ * Sum the totals of the stack-keyed tags of @kind whose site is in
+ * [start, end) and whose nearest caller is in [cstart, cend).
+ */
+int kmemprof_sum_callers(enum kmp_kind kind, unsigned long start,
+			 unsigned long end, unsigned long cstart,
+			 unsigned long cend, struct kmp_totals *sum)
+{
+	u32 idx, used = kmp_tags_used();
+	struct kmp_totals t;
+	int n = 0;
+
+	memset(sum, 0, sizeof(*sum));
+	for (idx = 0; idx < used; idx++) {
+		struct kmp_tag *tag = &kmp_tag_pool[idx];
+
+		if (!kmp_tag_ready(idx) || tag->kind != kind ||
+		    tag->site < start || tag->site >= end || !tag->ncallers ||
+		    tag->callers[0] < cstart || tag->callers[0] >= cend)
+			continue;
+		kmp_tag_totals(idx, &t);
+		sum->allocs += t.allocs;
+		sum->frees += t.frees;
+		sum->live_objs += t.live_objs;
+		sum->live_bytes += t.live_bytes;
+		n++;
+	}
+	return n;
+}
+EXPORT_SYMBOL_GPL(kmemprof_sum_callers);
+
 /* Sum the histograms of the tags of @kind in [start, end). */
 int kmemprof_hist_range(enum kmp_kind kind, unsigned long start,
 			unsigned long end, struct kmp_hist_totals *sum)
@@ -302,8 +412,10 @@ void kmp_tags_reset(void)
 		for_each_possible_cpu(cpu)
 			memset(per_cpu_ptr(kmp_ctr_blocks[b], cpu), 0,
 			       sizeof(struct kmp_counters) * KMP_CTR_BLOCK);
-	for (idx = 0; idx < kmp_tags_used(); idx++)
+	for (idx = 0; idx < kmp_tags_used(); idx++) {
 		clear_bit(KMP_TAG_INACCURATE, &kmp_tag_pool[idx].flags);
+		clear_bit(KMP_TAG_SAMPLED, &kmp_tag_pool[idx].flags);
+	}
 }
 
 size_t kmp_tags_memory(void)
@@ -320,10 +432,25 @@ size_t kmp_tags_memory(void)
  * it out of the hash, so that code loaded at the same address later gets
  * new tags. The module's text is still there while this runs.
  */
+static bool kmp_tag_within(const struct kmp_tag *tag,
+			   bool (*within)(unsigned long, const struct module *),
+			   const struct module *mod)
+{
+	unsigned int i;
+
+	if (within(tag->site, mod))
+		return true;
+	for (i = 0; i < tag->ncallers; i++)
+		if (within(tag->callers[i], mod))
+			return true;
+	return false;
+}
+
 static int kmp_module_notify(struct notifier_block *nb, unsigned long action,
 			     void *data)
 {
-	static char buf[KMP_SITE_TEXT_LEN];	/* under kmp_gone_lock */
+	/* under kmp_gone_lock */
+	static char buf[KMP_TAG_TEXT_LEN];
 	bool (*within)(unsigned long addr, const struct module *mod);
 	struct module *mod = data;
 	unsigned long flags;
@@ -344,11 +471,13 @@ static int kmp_module_notify(struct notifier_block *nb, unsigned long action,
 		u32 bucket;
 
 		if (!kmp_tag_ready(idx) || test_bit(KMP_TAG_GONE, &tag->flags) ||
-		    !within(tag->site, mod))
+		    !kmp_tag_within(tag, within, mod))
 			continue;
 		kmp_site_text(buf, tag->site);
 		tag->gone_text = kstrdup(buf, GFP_KERNEL);
-		bucket = kmp_tag_bucket(tag->site, tag->kind);
+		tag->gone_callers = kstrdup(kmp_tag_callers(tag, buf),
+					    GFP_KERNEL);
+		bucket = kmp_tag_bucket_of(tag);
 		raw_spin_lock_irqsave(kmp_tag_lock(bucket), flags);
 		hlist_del_rcu(&tag->hnode);
 		raw_spin_unlock_irqrestore(kmp_tag_lock(bucket), flags);
@@ -403,8 +532,10 @@ void kmp_tags_exit(void)
 
 	unregister_module_notifier(&kmp_module_nb);
 	if (kmp_tag_pool)
-		for (idx = 0; idx < kmp_tags_used(); idx++)
+		for (idx = 0; idx < kmp_tags_used(); idx++) {
 			kfree(kmp_tag_pool[idx].gone_text);
+			kfree(kmp_tag_pool[idx].gone_callers);
+		}
 	if (kmp_ctr_blocks)
 		for (i = 0; i < kmp_ctr_nblocks; i++)
 			free_percpu(kmp_ctr_blocks[i]);

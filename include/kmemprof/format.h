@@ -12,7 +12,8 @@
 #define KMP_PROC_COLUMNS						\
 	"# <live bytes> <live objects> <site> [<module>] func:<function>" \
 	" kind:<kind> allocs:<n> frees:<n> bytes:<n> req:<n>"		\
-	" [accurate:no] [module:unloaded]\n"
+	" [caller:<frame>]... [sampled:yes] [accurate:no]"		\
+	" [module:unloaded]\n"
 
 /* debugfs views: /sys/kernel/debug/kmemprof/ */
 #define KMP_HIST_HEADER		"kmemprof hist - version: 1.0\n"
@@ -25,6 +26,7 @@
 	"# <live bytes> <live objects> <site> [<module>] func:<function>" \
 	" kind:<kind> age:<36 counts>\n"
 #define KMP_LEAKS_HEADER	"kmemprof leaks - version: 1.0\n"
+#define KMP_STACKS_HEADER	"kmemprof stacks - version: 1.0\n"
 #define KMP_CPUS_HEADER		"kmemprof cpus - version: 1.0\n"
 #define KMP_CPUS_COLUMNS	"# cpu cluster allocs frees remote xcluster\n"
 

@@ -14,6 +14,11 @@
 #include <linux/list.h>
 #include <linux/percpu.h>
 
+#define KMP_KEY_DEPTH_MAX	4	/* callers in a stack-keyed tag */
+#define KMP_STACK_DEPTH_MAX	16	/* frames in a sampled stack */
+#define KMP_SITE_SEARCH		12	/* frames searched for the call site */
+#define KMP_MAX_FRAMES		(KMP_SITE_SEARCH + KMP_STACK_DEPTH_MAX)
+
 /* The kmem events kmemprof attaches to, in the order stats prints them. */
 enum kmp_event {
 	KMP_EV_KMALLOC,
@@ -65,15 +70,19 @@ enum {
 	KMP_TAG_READY,		/* fully initialised; views may read it */
 	KMP_TAG_INACCURATE,	/* a drop or a lost pairing touched it */
 	KMP_TAG_GONE,		/* its module was unloaded; see ->gone_text */
+	KMP_TAG_SAMPLED,	/* its frees are estimated: sample_rate > 1 */
 };
 
 struct kmp_tag {
 	struct hlist_node hnode;	/* in the tag hash, until GONE */
 	unsigned long site;		/* call site address */
+	unsigned long callers[KMP_KEY_DEPTH_MAX]; /* key_depth callers */
 	unsigned long flags;
 	u8 kind;
+	u8 ncallers;
 	u32 hist;			/* histogram slot, or KMP_NIL */
 	const char *gone_text;		/* "sym+off/len [mod] func:sym" */
+	const char *gone_callers;	/* " caller:..." */
 };
 
 #define KMP_NIL		U32_MAX
@@ -90,6 +99,8 @@ enum kmp_stat {
 	KMP_ST_PAGE_SPLIT,	/* page frees of another order than allocated */
 	KMP_ST_SKIP_NMI,	/* events skipped in NMI context */
 	KMP_ST_DROP_HIST,	/* tags without histograms: pool full */
+	KMP_ST_DROP_STACKS,	/* sampled stacks lost: stack store full */
+	KMP_ST_FILTERED,	/* allocations outside min_size..max_size */
 	KMP_ST_NR,
 };
 
@@ -142,7 +153,8 @@ void kmp_stats_reset(void);
 extern unsigned int kmp_max_tags;
 int kmp_tags_init(void);
 void kmp_tags_exit(void);
-struct kmp_tag *kmp_tag_get(unsigned long site, enum kmp_kind kind);
+struct kmp_tag *kmp_tag_get(unsigned long site, enum kmp_kind kind,
+			    const unsigned long *callers, unsigned int n);
 struct kmp_tag *kmp_tag_at(u32 idx);
 u32 kmp_tag_index(const struct kmp_tag *tag);
 u32 kmp_tags_used(void);
@@ -150,6 +162,10 @@ bool kmp_tag_ready(u32 idx);
 struct kmp_counters __percpu *kmp_tag_counters(u32 idx);
 void kmp_tag_totals(u32 idx, struct kmp_totals *t);
 const char *kmp_tag_site(const struct kmp_tag *tag, char *buf, bool *gone);
+const char *kmp_tag_callers(const struct kmp_tag *tag, char *buf);
+struct seq_file;
+void kmp_seq_tag_name(struct seq_file *m, const struct kmp_tag *tag,
+		      char *buf);
 void kmp_tag_mark_inaccurate(u32 idx);
 void kmp_tags_reset(void);
 const char *kmp_kind_name(enum kmp_kind kind);
@@ -212,11 +228,51 @@ void kmp_cpu_totals(int cpu, struct kmp_cpu_totals *t);
 typedef u64 kmp_clock_t(void);
 u64 kmp_now(void);
 
+/* stacks.c: sampled stacks, one record per (tag, stack). */
+struct kmp_stack {
+	u32 next;		/* in its hash chain */
+	u32 tag;
+	u32 hash;
+	u32 depth;		/* frames; 0 while being written */
+	atomic64_t allocs;	/* sampled allocations through this stack */
+	atomic64_t bytes;
+	unsigned long frames[KMP_STACK_DEPTH_MAX];
+};
+
+extern unsigned int kmp_max_stacks;
+int kmp_stacks_init(void);
+void kmp_stacks_exit(void);
+void kmp_stack_record(u32 tag, const unsigned long *frames, unsigned int n,
+		      size_t bytes);
+u32 kmp_stacks_used(void);
+struct kmp_stack *kmp_stack_at(u32 idx);
+size_t kmp_stacks_memory(void);
+void kmp_stacks_reset(void);
+
+/* The knobs read on the allocation path; see sysctl.c. */
+extern unsigned int kmp_stack_depth;
+extern unsigned int kmp_stack_sample;
+extern unsigned int kmp_key_depth;
+extern unsigned int kmp_sample_rate;
+extern unsigned int kmp_min_size;
+extern unsigned int kmp_max_size;
+
 /* callsite.c */
-unsigned long kmp_page_site(void);
-unsigned long kmp_percpu_site(unsigned long call_site);
+struct kmp_frames {
+	unsigned long e[KMP_MAX_FRAMES];
+	unsigned int n;
+	int site;	/* index of the call site in e[], or -1 */
+};
+
+bool kmp_site_needs_unwind(enum kmp_kind kind, unsigned long call_site);
+unsigned long kmp_unwind(struct kmp_frames *f, enum kmp_kind kind,
+			 unsigned long call_site, unsigned int after);
+int kmp_frame_text(char *buf, unsigned long addr);
 /* sprint_symbol()'s room, plus " func:" and the symbol again. */
 #define KMP_SITE_TEXT_LEN	(2 * KSYM_SYMBOL_LEN)
+/* " caller:<frame>" for each of KMP_KEY_DEPTH_MAX callers. */
+#define KMP_CALLERS_TEXT_LEN	(KMP_KEY_DEPTH_MAX * (KSYM_SYMBOL_LEN + 8))
+#define KMP_TAG_TEXT_LEN	(KMP_SITE_TEXT_LEN + KMP_CALLERS_TEXT_LEN)
 int kmp_site_text(char *buf, unsigned long site);
 
 /* probes.c */
@@ -233,6 +289,7 @@ bool kmemprof_is_enabled(void);
 int kmemprof_set_events(unsigned int kinds);
 unsigned int kmemprof_events(void);
 int kmemprof_reset(void);
+int kmemprof_set_sample_rate(unsigned int rate);
 extern unsigned int kmp_leak_age_ms;
 
 /* procfs.c, sysctl.c, debugfs.c */
@@ -248,6 +305,10 @@ u64 kmemprof_event_count(enum kmp_event ev);
 const char *kmemprof_event_name(enum kmp_event ev);
 u64 kmemprof_stat(enum kmp_stat st);
 int kmemprof_parse_events(const char *s, unsigned int *kinds);
+int kmemprof_set_knob(const char *name, unsigned int val);
+int kmemprof_sum_callers(enum kmp_kind kind, unsigned long start,
+			 unsigned long end, unsigned long cstart,
+			 unsigned long cend, struct kmp_totals *t);
 int kmemprof_sum_range(enum kmp_kind kind, unsigned long start,
 		       unsigned long end, struct kmp_totals *t,
 		       bool *inaccurate);

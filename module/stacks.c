@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemprof: the stack store. With stack_depth > 0, one allocation in
+ * stack_sample has its stack saved, from its call site outwards; each
+ * distinct (tag, stack) is one record, counting the sampled allocations
+ * and bytes that came through it.
+ *
+ * Records come from a pool of max_stacks allocated at load and are never
+ * freed before a reset; a stack that finds the pool full counts in
+ * drop.stacks. Records hash into chains of u32 indices.
+ *
+ * Notes on locking:
+ *
+ * - Lookups walk a chain without a lock: a record is written in full
+ *   before it is published at the chain's head with smp_store_release(),
+ *   and readers load heads and links with smp_load_acquire().
+ * - Inserts take kmp_stack_locks[bucket % KMP_STACK_LOCKS], a raw spinlock
+ *   with interrupts off. Nothing nests inside it.
+ * - Counts are atomic64: only sampled allocations touch them.
+ * - kmp_stacks_reset() runs with every probe detached.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/jhash.h>
+#include <linux/log2.h>
+#include <linux/spinlock.h>
+#include <linux/vmalloc.h>
+
+#include <kmemprof/kmemprof.h>
+
+#define KMP_STACK_LOCKS	64
+
+unsigned int kmp_max_stacks = 4096;
+
+static struct kmp_stack *kmp_stack_pool;
+static u32 *kmp_stack_heads;
+static unsigned int kmp_stack_bits;
+static raw_spinlock_t kmp_stack_locks[KMP_STACK_LOCKS];
+static atomic_t kmp_nstacks = ATOMIC_INIT(0);
+
+static u32 kmp_stack_hash(u32 tag, const unsigned long *frames,
+			  unsigned int n)
+{
+	return jhash(frames, n * sizeof(*frames), tag);
+}
+
+static struct kmp_stack *kmp_stack_find(u32 bucket, u32 hash, u32 tag,
+					const unsigned long *frames,
+					unsigned int n)
+{
+	u32 i = smp_load_acquire(&kmp_stack_heads[bucket]);
+
+	while (i != KMP_NIL) {
+		struct kmp_stack *s = &kmp_stack_pool[i];
+
+		if (s->hash == hash && s->tag == tag && s->depth == n &&
+		    !memcmp(s->frames, frames, n * sizeof(*frames)))
+			return s;
+		i = smp_load_acquire(&s->next);
+	}
+	return NULL;
+}
+
+static int kmp_stack_reserve(void)
+{
+	int old = atomic_read(&kmp_nstacks);
+
+	do {
+		if (old >= kmp_max_stacks)
+			return -ENOSPC;
+	} while (!atomic_try_cmpxchg(&kmp_nstacks, &old, old + 1));
+	return old;
+}
+
+/* Count a sampled allocation of @bytes on @tag through @frames. */
+void kmp_stack_record(u32 tag, const unsigned long *frames, unsigned int n,
+		      size_t bytes)
+{
+	u32 hash = kmp_stack_hash(tag, frames, n);
+	u32 bucket = hash >> (32 - kmp_stack_bits);
+	struct kmp_stack *s;
+	unsigned long flags;
+	int idx;
+
+	s = kmp_stack_find(bucket, hash, tag, frames, n);
+	if (!s) {
+		raw_spin_lock_irqsave(&kmp_stack_locks[bucket % KMP_STACK_LOCKS],
+				      flags);
+		s = kmp_stack_find(bucket, hash, tag, frames, n);
+		idx = s ? 0 : kmp_stack_reserve();
+		if (idx < 0) {
+			kmp_stat_inc(KMP_ST_DROP_STACKS);
+		} else if (!s) {
+			s = &kmp_stack_pool[idx];
+			s->hash = hash;
+			s->tag = tag;
+			memcpy(s->frames, frames, n * sizeof(*frames));
+			atomic64_set(&s->allocs, 0);
+			atomic64_set(&s->bytes, 0);
+			s->next = kmp_stack_heads[bucket];
+			/* depth last: the views skip records without one */
+			smp_store_release(&s->depth, n);
+			smp_store_release(&kmp_stack_heads[bucket], idx);
+		}
+		raw_spin_unlock_irqrestore(&kmp_stack_locks[bucket %
+							    KMP_STACK_LOCKS],
+					   flags);
+		if (!s)
+			return;
+	}
+	atomic64_inc(&s->allocs);
+	atomic64_add(bytes, &s->bytes);
+}
+
+u32 kmp_stacks_used(void)
+{
+	return min_t(u32, atomic_read(&kmp_nstacks), kmp_max_stacks);
+}
+
+/* The record at @idx, or NULL while it is still being written. */
+struct kmp_stack *kmp_stack_at(u32 idx)
+{
+	struct kmp_stack *s = &kmp_stack_pool[idx];
+
+	return smp_load_acquire(&s->depth) ? s : NULL;
+}
+
+size_t kmp_stacks_memory(void)
+{
+	return (size_t)kmp_max_stacks * sizeof(struct kmp_stack) +
+	       (sizeof(u32) << kmp_stack_bits);
+}
+
+/* Only with the probes detached. */
+void kmp_stacks_reset(void)
+{
+	memset(kmp_stack_heads, 0xff, sizeof(u32) << kmp_stack_bits);
+	memset(kmp_stack_pool, 0,
+	       array_size(kmp_max_stacks ?: 1, sizeof(*kmp_stack_pool)));
+	atomic_set(&kmp_nstacks, 0);
+}
+
+int kmp_stacks_init(void)
+{
+	unsigned int i;
+
+	kmp_stack_bits = max(ilog2(roundup_pow_of_two(kmp_max_stacks ?: 1)), 1);
+	kmp_stack_pool = vzalloc(array_size(kmp_max_stacks ?: 1,
+					    sizeof(*kmp_stack_pool)));
+	kmp_stack_heads = vmalloc(sizeof(u32) << kmp_stack_bits);
+	if (!kmp_stack_pool || !kmp_stack_heads) {
+		kmp_stacks_exit();
+		return -ENOMEM;
+	}
+	for (i = 0; i < KMP_STACK_LOCKS; i++)
+		raw_spin_lock_init(&kmp_stack_locks[i]);
+	kmp_stacks_reset();
+	return 0;
+}
+
+void kmp_stacks_exit(void)
+{
+	vfree(kmp_stack_heads);
+	vfree(kmp_stack_pool);
+	kmp_stack_heads = NULL;
+	kmp_stack_pool = NULL;
+}
