@@ -408,6 +408,7 @@ static void stacks_group(struct seq_file *m, const struct kmp_stack_group *g,
 			 const u32 *recs, char *text)
 {
 	unsigned int i, f;
+	const char *gone;
 
 	kmp_seq_tag_name(m, kmp_tag_at(g->tag), text);
 	seq_printf(m, " stacks:%u allocs:%llu bytes:%llu\n", g->count,
@@ -421,8 +422,14 @@ static void stacks_group(struct seq_file *m, const struct kmp_stack_group *g,
 		seq_printf(m, ") bytes on %llu (", a);
 		kmp_put_permille(m, a, g->allocs);
 		seq_puts(m, ") objects:\n");
-		for (f = 0; f < st->depth; f++)
+		/* Code that went away is printed as it was named then. */
+		rcu_read_lock();
+		gone = smp_load_acquire(&st->gone_text); /* kmp_stacks_code_going() */
+		if (gone)
+			seq_puts(m, gone);
+		for (f = 0; !gone && f < st->depth; f++)
 			seq_printf(m, "    %pS\n", (void *)st->frames[f]);
+		rcu_read_unlock();
 	}
 }
 

@@ -18,12 +18,18 @@
  *   with interrupts off. Nothing nests inside it.
  * - Counts are atomic64: only sampled allocations touch them.
  * - kmp_stacks_reset() runs with every probe detached.
+ * - ->gone_text is set once, with smp_store_release(), from the module
+ *   notifier (under kmp_gone_lock); the views read it with
+ *   smp_load_acquire() and print it instead of the frames.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
 #include <linux/jhash.h>
+#include <linux/kallsyms.h>
 #include <linux/log2.h>
+#include <linux/module.h>
+#include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/vmalloc.h>
 
@@ -49,6 +55,7 @@ static struct kmp_stack *kmp_stack_find(u32 bucket, u32 hash, u32 tag,
 					const unsigned long *frames,
 					unsigned int n)
 {
+	/* pairs with the releases in kmp_stack_record() */
 	u32 i = smp_load_acquire(&kmp_stack_heads[bucket]);
 
 	while (i != KMP_NIL) {
@@ -57,7 +64,7 @@ static struct kmp_stack *kmp_stack_find(u32 bucket, u32 hash, u32 tag,
 		if (s->hash == hash && s->tag == tag && s->depth == n &&
 		    !memcmp(s->frames, frames, n * sizeof(*frames)))
 			return s;
-		i = smp_load_acquire(&s->next);
+		i = smp_load_acquire(&s->next);	/* as above */
 	}
 	return NULL;
 }
@@ -101,6 +108,7 @@ void kmp_stack_record(u32 tag, const unsigned long *frames, unsigned int n,
 			s->next = kmp_stack_heads[bucket];
 			/* depth last: the views skip records without one */
 			smp_store_release(&s->depth, n);
+			/* publish the record whole; see kmp_stack_find() */
 			smp_store_release(&kmp_stack_heads[bucket], idx);
 		}
 		raw_spin_unlock_irqrestore(&kmp_stack_locks[bucket %
@@ -123,6 +131,7 @@ struct kmp_stack *kmp_stack_at(u32 idx)
 {
 	struct kmp_stack *s = &kmp_stack_pool[idx];
 
+	/* pairs with the release of ->depth in kmp_stack_record() */
 	return smp_load_acquire(&s->depth) ? s : NULL;
 }
 
@@ -132,9 +141,54 @@ size_t kmp_stacks_memory(void)
 	       (sizeof(u32) << kmp_stack_bits);
 }
 
+/*
+ * Code is going away (a module, or its init text): stacks through it get
+ * their frames written out as text while the symbols are still there.
+ * Called from the module notifier, in process context.
+ */
+void kmp_stacks_code_going(bool (*within)(unsigned long,
+					  const struct module *),
+			   const struct module *mod)
+{
+	u32 i, f, n = kmp_stacks_used();
+	char *text, *buf;
+	size_t len;
+
+	buf = kmalloc(KMP_STACK_DEPTH_MAX * (KSYM_SYMBOL_LEN + 6), GFP_KERNEL);
+	if (!buf)
+		return;
+	for (i = 0; i < n; i++) {
+		struct kmp_stack *s = kmp_stack_at(i);
+
+		if (!s || s->gone_text)
+			continue;
+		for (f = 0; f < s->depth && !within(s->frames[f], mod); f++)
+			;
+		if (f == s->depth)
+			continue;
+		for (len = 0, f = 0; f < s->depth; f++)
+			len += sprintf(buf + len, "    %pS\n",
+				       (void *)s->frames[f]);
+		text = kstrdup(buf, GFP_KERNEL);
+		if (text)
+			/* pairs with the acquire in the stacks view */
+			smp_store_release(&s->gone_text, text);
+	}
+	kfree(buf);
+}
+
+static void kmp_stacks_free_text(void)
+{
+	u32 i, n = kmp_stacks_used();
+
+	for (i = 0; i < n; i++)
+		kfree(kmp_stack_pool[i].gone_text);
+}
+
 /* Only with the probes detached. */
 void kmp_stacks_reset(void)
 {
+	kmp_stacks_free_text();
 	memset(kmp_stack_heads, 0xff, sizeof(u32) << kmp_stack_bits);
 	memset(kmp_stack_pool, 0,
 	       array_size(kmp_max_stacks ?: 1, sizeof(*kmp_stack_pool)));
@@ -161,6 +215,8 @@ int kmp_stacks_init(void)
 
 void kmp_stacks_exit(void)
 {
+	if (kmp_stack_pool)
+		kmp_stacks_free_text();
 	vfree(kmp_stack_heads);
 	vfree(kmp_stack_pool);
 	kmp_stack_heads = NULL;

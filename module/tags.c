@@ -484,6 +484,7 @@ static int kmp_module_notify(struct notifier_block *nb, unsigned long action,
 		smp_wmb();	/* gone_text before GONE */
 		set_bit(KMP_TAG_GONE, &tag->flags);
 	}
+	kmp_stacks_code_going(within, mod);
 	mutex_unlock(&kmp_gone_lock);
 	return NOTIFY_OK;
 }

@@ -236,6 +236,7 @@ struct kmp_stack {
 	u32 depth;		/* frames; 0 while being written */
 	atomic64_t allocs;	/* sampled allocations through this stack */
 	atomic64_t bytes;
+	const char *gone_text;	/* the frames, once some code went away */
 	unsigned long frames[KMP_STACK_DEPTH_MAX];
 };
 
@@ -248,6 +249,10 @@ u32 kmp_stacks_used(void);
 struct kmp_stack *kmp_stack_at(u32 idx);
 size_t kmp_stacks_memory(void);
 void kmp_stacks_reset(void);
+struct module;
+void kmp_stacks_code_going(bool (*within)(unsigned long,
+					  const struct module *),
+			   const struct module *mod);
 
 /* The knobs read on the allocation path; see sysctl.c. */
 extern unsigned int kmp_stack_depth;

@@ -24,4 +24,11 @@ proc_line hog_alloc | grep -q ' accurate:no' || fail "hog tag not marked: $(proc
 rmmod kmemprof_hog
 workload 20
 
+reload max_stacks=16 || fail "insmod max_stacks=16"
+write_knob $KMP_SYSCTL/stack_depth 16 || fail "stack_depth=16"
+workload 20
+expect_eq "stacks.used" "$(stat_value stacks.used)" 16
+[ "$(stat_value drop.stacks)" -gt 0 ] || fail "no stack drops counted"
+cat $KMP_DEBUGFS/stacks > /dev/null || fail "stacks view with a full store"
+
 reload || fail "insmod with defaults"

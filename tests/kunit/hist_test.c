@@ -26,8 +26,8 @@ static unsigned int expect_size_bucket(size_t bytes)
 	return min_t(unsigned int, order_base_2(bytes) - 3, 19);
 }
 
-static noinline void fn_range(struct kunit *test, const void *fn, unsigned long *start,
-		     unsigned long *end)
+static noinline void fn_range(struct kunit *test, const void *fn,
+			      unsigned long *start, unsigned long *end)
 {
 	char buf[KSYM_SYMBOL_LEN];
 	unsigned long off, size;
