@@ -3,12 +3,15 @@
 # make demo: load kmemprof, run a load, show what it saw.
 . /tests/lib.sh
 
+D=$KMP_DEBUGFS
 insmod /modules/kmemprof.ko || exit 1
 ev() { echo "kmalloc $(stat_value events.kmalloc), page allocs $(stat_value events.mm_page_alloc), tags $(stat_value tags.used), live objects $(stat_value live.used)"; }
 echo "=== kmemprof loaded: $(ev)"
 echo "=== load: 200 rounds of file churn, and a module holding 1024 x 16 KiB"
+echo 4 > $KMP_SYSCTL/stack_depth
 workload 200
 insmod /modules/kmemprof_hog.ko pages=1024 order=2
+echo 0 > $KMP_SYSCTL/stack_depth
 echo "=== after the load: $(ev)"
 echo
 echo "=== sort -g /proc/kmemprof | tail -n 12 | numfmt --to=iec"
@@ -18,5 +21,19 @@ echo "=== the busiest sites by allocations since load"
 sed 1,2d /proc/kmemprof | awk '{ for (i = 3; i <= NF; i++) if ($i ~ /^allocs:/) { split($i, a, ":"); print a[2], $0 } }' |
 	sort -rn | head -n 5 | cut -d' ' -f2-
 echo
-echo "=== /sys/kernel/debug/kmemprof/stats"
-cat "$KMP_DEBUGFS/stats"
+echo "=== $D/hist (the three 'all' lines)"
+sed -n '1,5p' $D/hist | cut -c1-400
+echo
+echo "=== $D/cpus"
+cat $D/cpus
+echo
+echo 1000 > $KMP_SYSCTL/leak_age_ms
+sleep 2
+echo "=== $D/leaks (leak_age_ms=1000), first 12 lines"
+head -n 12 $D/leaks
+echo
+echo "=== $D/stacks (stack_depth was 4 during the load), first 16 lines"
+head -n 16 $D/stacks
+echo
+echo "=== $D/stats"
+cat $D/stats
