@@ -40,6 +40,7 @@
 
 struct kmp_cpu_events {
 	u64 count[KMP_EV_NR];
+	u64 all;	/* events of every kind, for picking those to time */
 	u64 timed;	/* probes timed */
 	u64 ns;		/* their time in all */
 };
@@ -49,9 +50,10 @@ static DEFINE_PER_CPU(struct kmp_cpu_events, kmp_events);
 /* Count the event; returns the start time if this probe is to be timed. */
 static __always_inline u64 kmp_enter(enum kmp_event ev)
 {
-	u64 n = this_cpu_inc_return(kmp_events.count[ev]);
-
-	return unlikely(!(n % KMP_TIME_EVERY)) ? local_clock() : 0;
+	this_cpu_inc(kmp_events.count[ev]);
+	if (unlikely(!(this_cpu_inc_return(kmp_events.all) % KMP_TIME_EVERY)))
+		return local_clock();
+	return 0;
 }
 
 static __always_inline void kmp_leave(u64 t0)
