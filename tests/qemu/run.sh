@@ -22,7 +22,7 @@ TIMEOUT=${KMEMPROF_TIMEOUT:-600}
 
 KDIR=$("$TOP/tools/rig/kernel.sh" "$KVER")
 rm -rf "$OUT"
-mkdir -p "$OUT/root"/{bin,dev,proc,sys,tmp,modules,tests} "$OUT/share"
+mkdir -p "$OUT/root"/{bin,dev,proc,sys,tmp,modules,tests/bench} "$OUT/share"
 root=$OUT/root
 cp "$CACHE/guest/busybox" "$root/bin/busybox"
 mkdir -p "$root/lib" "$root/usr/bin"
@@ -32,6 +32,7 @@ aarch64-linux-gnu-gcc -static -O2 -o "$root/bin/runas" "$TOP/tests/qemu/runas.c"
 install -m 0755 "$TOP/tests/qemu/init" "$root/init"
 find "$MODDIR" -name '*.ko' -exec cp {} "$root/modules/" \;
 cp "$TOP"/tests/integration/*.sh "$root/tests/"
+cp "$TOP"/tests/bench/*.sh "$root/tests/bench/"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) \
 	> "$OUT/initramfs.cpio.gz"
 
@@ -43,7 +44,8 @@ timeout --foreground -k 5 "$TIMEOUT" qemu-system-aarch64 \
 	-initrd "$OUT/initramfs.cpio.gz" \
 	-fsdev local,id=fs0,path="$OUT/share",security_model=none \
 	-device virtio-9p-device,fsdev=fs0,mount_tag=host0 \
-	-append "console=ttyAMA0 panic=-1 oops=panic rigmode=$MODE" \
+	-append "console=ttyAMA0 panic=-1 oops=panic rigmode=$MODE ${KMEMPROF_APPEND:-}" \
+	${KMEMPROF_QEMU_EXTRA:-} \
 	< /dev/null > "$OUT/console.log" 2>&1
 rc=$?
 set -e

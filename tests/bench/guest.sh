@@ -1,0 +1,74 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# make bench, in the guest: every mode, interleaved, in one boot.
+#
+# benchcpus=1,2,4 on the kernel command line picks the CPU counts and
+# benchrounds=N the rounds. Each round runs every mode once, in the same
+# order (A B C A B C ...), so that drift hits every mode alike. The RESULT
+# lines go to /out/bench.txt for the host to tabulate.
+. /tests/lib.sh
+
+cpus_list=1
+rounds=3
+for arg in $(cat /proc/cmdline); do
+	case "$arg" in
+	benchcpus=*) cpus_list=$(echo "${arg#benchcpus=}" | tr , ' ') ;;
+	benchrounds=*) rounds=${arg#benchrounds=} ;;
+	esac
+done
+
+MODES="bare disabled default stack8 key2 sample64 allocinfo ftrace"
+T=/sys/kernel/tracing
+PROF=/proc/sys/vm/mem_profiling
+EVENTS="kmalloc kfree kmem_cache_alloc kmem_cache_free mm_page_alloc mm_page_free"
+
+# Every mode starts from nothing: no kmemprof, no allocinfo, no ftrace.
+quiet() {
+	rmmod kmemprof 2>/dev/null
+	[ -w $PROF ] && echo 0 > $PROF
+	for e in $EVENTS; do echo 0 > $T/events/kmem/$e/enable; done
+	echo 0 > $T/tracing_on
+	echo > $T/trace
+}
+
+set_mode() {
+	quiet
+	case "$1" in
+	bare) ;;
+	disabled) insmod /modules/kmemprof.ko enabled=0 ;;
+	default) insmod /modules/kmemprof.ko ;;
+	stack8) insmod /modules/kmemprof.ko && echo 8 > $KMP_SYSCTL/stack_depth ;;
+	key2) insmod /modules/kmemprof.ko && echo 2 > $KMP_SYSCTL/key_depth ;;
+	sample64) insmod /modules/kmemprof.ko && echo 64 > $KMP_SYSCTL/sample_rate ;;
+	allocinfo) [ -w $PROF ] && echo 1 > $PROF ;;
+	ftrace)
+		echo 1 > $T/tracing_on
+		for e in $EVENTS; do echo 1 > $T/events/kmem/$e/enable; done ;;
+	esac
+}
+
+r=1
+while [ $r -le "$rounds" ]; do
+	for m in $MODES; do
+		set_mode $m || continue
+		for c in $cpus_list; do
+			insmod /modules/kmemprof_bench.ko label=$m cpus=$c reps=1 \
+				workloads=kmalloc32,kmalloc256,kmalloc2048,sites1000,kmem_cache,pages0,pages2,leaky100k,xcpu
+			rmmod kmemprof_bench
+		done
+	done
+	echo "bench: round $r done"
+	r=$((r + 1))
+done
+quiet
+
+# /proc/kmemprof with 10k tags: 1000 sites x 10 callers, key_depth=1.
+insmod /modules/kmemprof.ko
+echo 1 > $KMP_SYSCTL/key_depth
+insmod /modules/kmemprof_bench.ko label=default workloads=procread10k reps=3
+rmmod kmemprof_bench
+echo "STAT tags.used $(stat_value tags.used)"
+echo "STAT live.bytes $(stat_value live.bytes)"
+echo "STAT live.max $(stat_value live.max)"
+quiet
+dmesg | grep 'kmemprof_bench: RESULT' | sed 's/.*RESULT /RESULT /'
