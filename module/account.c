@@ -8,8 +8,9 @@
  * that allocated it. That order is what keeps live counts from ever going
  * negative (see the notes in tags.c).
  *
- * Notes on locking: none here; see tags.c and live.c. NMI is skipped and
- * counted: the tables take locks, which NMI must not.
+ * Notes on locking: none here; see tags.c and live.c. Everything here runs
+ * with interrupts off (the probes see to it) and never in NMI: the probes
+ * turn NMI away, since the tables take locks.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -20,6 +21,7 @@
 
 struct kmp_stats {
 	u64 count[KMP_ST_NR];
+	u64 nmi;	/* KMP_ST_SKIP_NMI, counted apart: see kmp_stat_nmi() */
 };
 
 static DEFINE_PER_CPU(struct kmp_stats, kmp_stats);
@@ -43,9 +45,17 @@ static_assert(KMP_ST_UNPAIRED_PAGE - KMP_ST_UNPAIRED_SLAB == KMP_KIND_PAGE);
 static_assert(KMP_ST_UNPAIRED_PERCPU - KMP_ST_UNPAIRED_SLAB ==
 	      KMP_KIND_PERCPU);
 
+/* With interrupts off, from the allocation path. */
 void kmp_stat_inc(enum kmp_stat st)
 {
-	this_cpu_inc(kmp_stats.count[st]);
+	lockdep_assert_irqs_disabled();
+	kmp_add(this_cpu_ptr(&kmp_stats.count[st]), 1);
+}
+
+/* From NMI, which may interrupt a plain update: an atomic of its own. */
+void kmp_stat_nmi(void)
+{
+	this_cpu_inc(kmp_stats.nmi);
 }
 
 u64 kmp_stat_read(enum kmp_stat st)
@@ -54,7 +64,9 @@ u64 kmp_stat_read(enum kmp_stat st)
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		sum += READ_ONCE(per_cpu_ptr(&kmp_stats, cpu)->count[st]);
+		sum += READ_ONCE(per_cpu_ptr(&kmp_stats, cpu)->count[st]) +
+		       (st == KMP_ST_SKIP_NMI ?
+			READ_ONCE(per_cpu_ptr(&kmp_stats, cpu)->nmi) : 0);
 	return sum;
 }
 
@@ -80,10 +92,22 @@ void kmp_stats_reset(void)
 static DEFINE_PER_CPU(u32, kmp_track_ctr);
 static DEFINE_PER_CPU(u32, kmp_stack_ctr);
 
+/*
+ * The unwind buffer: per CPU rather than on the stack, where the kernel's
+ * stack initialisation (INIT_STACK_ALL_ZERO) would clear its 30 words on
+ * every event. Safe: the probes run with interrupts off.
+ */
+static DEFINE_PER_CPU(struct kmp_frames, kmp_frames_buf);
+
 /* True once in @n calls on this CPU (always, for n <= 1). */
 static bool kmp_one_in(u32 __percpu *ctr, unsigned int n)
 {
-	return n <= 1 || !(this_cpu_inc_return(*ctr) % n);
+	u32 *c = this_cpu_ptr(ctr);
+
+	if (n <= 1)
+		return true;
+	*c += 1;
+	return !(*c % n);
 }
 
 static bool kmp_size_ok(size_t bytes)
@@ -95,22 +119,22 @@ static bool kmp_size_ok(size_t bytes)
 
 static void kmp_count_alloc(u32 idx, size_t bytes, size_t req, int d)
 {
-	struct kmp_counters __percpu *ctr = kmp_tag_counters(idx);
+	struct kmp_counters *c = this_cpu_ptr(kmp_tag_counters(idx));
 
-	this_cpu_add(ctr->allocs, d);
-	this_cpu_add(ctr->bytes, d * (s64)bytes);
-	this_cpu_add(ctr->req, d * (s64)req);
+	kmp_add(&c->allocs, d);
+	kmp_add(&c->bytes, d * (s64)bytes);
+	kmp_add(&c->req, d * (s64)req);
 }
 
 /* @scale: with sample_rate N, a paired free stands for N frees. */
 static void kmp_count_free(u32 idx, const struct kmp_obj *obj,
 			   unsigned int scale)
 {
-	struct kmp_counters __percpu *ctr = kmp_tag_counters(idx);
+	struct kmp_counters *c = this_cpu_ptr(kmp_tag_counters(idx));
 
-	this_cpu_add(ctr->frees, scale);
-	this_cpu_add(ctr->freed, (u64)obj->size * scale);
-	this_cpu_add(ctr->reqfreed, (u64)obj->req * scale);
+	kmp_add(&c->frees, scale);
+	kmp_add(&c->freed, (u64)obj->size * scale);
+	kmp_add(&c->reqfreed, (u64)obj->req * scale);
 }
 
 /*
@@ -119,19 +143,17 @@ static void kmp_count_free(u32 idx, const struct kmp_obj *obj,
  */
 static unsigned long kmp_find_site(enum kmp_kind kind, unsigned long call_site,
 				   unsigned int kd, unsigned int sd,
-				   struct kmp_frames *f,
-				   unsigned long *callers)
+				   struct kmp_frames *f)
 {
 	unsigned long site;
 	unsigned int i;
 
-	if (!kd && !sd && !kmp_site_needs_unwind(kind, call_site)) {
-		f->site = -1;
+	if (!kd && !sd && !kmp_site_needs_unwind(kind, call_site))
 		return call_site;
-	}
 	site = kmp_unwind(f, kind, call_site, max(kd + 1, sd));
-	for (i = 0; f->site >= 0 && i < kd && f->site + 1 + i < f->n; i++)
-		callers[i] = f->e[f->site + 1 + i];
+	for (i = 0; i < kd; i++)
+		f->callers[i] = f->site >= 0 && f->site + 1 + i < f->n ?
+				f->e[f->site + 1 + i] : 0;
 	return site;
 }
 
@@ -141,16 +163,12 @@ void kmp_account_alloc(enum kmp_kind kind, unsigned long call_site,
 	unsigned int kd = min_t(unsigned int, READ_ONCE(kmp_key_depth),
 				KMP_KEY_DEPTH_MAX);
 	unsigned int rate = READ_ONCE(kmp_sample_rate), sd;
-	unsigned long callers[KMP_KEY_DEPTH_MAX] = { }, site;
+	struct kmp_frames *f = this_cpu_ptr(&kmp_frames_buf);
 	struct kmp_obj obj, old;
-	struct kmp_frames f;
 	struct kmp_tag *tag;
+	unsigned long site;
 	bool track;
 
-	if (unlikely(in_nmi())) {
-		kmp_stat_inc(KMP_ST_SKIP_NMI);
-		return;
-	}
 	if (kind == KMP_KIND_SLAB && unlikely(!kmp_size_ok(bytes))) {
 		kmp_stat_inc(KMP_ST_FILTERED);
 		return;
@@ -162,8 +180,9 @@ void kmp_account_alloc(enum kmp_kind kind, unsigned long call_site,
 					 READ_ONCE(kmp_stack_sample))))
 		sd = 0;
 
-	site = kmp_find_site(kind, call_site, kd, sd, &f, callers);
-	tag = kmp_tag_get(site, kind, callers, kd);
+	f->site = -1;
+	site = kmp_find_site(kind, call_site, kd, sd, f);
+	tag = kmp_tag_get(site, kind, f->callers, kd);
 	if (unlikely(!tag))
 		return;
 	obj.tag = kmp_tag_index(tag);
@@ -173,9 +192,9 @@ void kmp_account_alloc(enum kmp_kind kind, unsigned long call_site,
 	obj.time = kmp_now();
 	kmp_count_alloc(obj.tag, obj.size, obj.req, 1);
 	kmp_hist_alloc(tag, obj.size, obj.req, 1);
-	if (sd && f.site >= 0)
-		kmp_stack_record(obj.tag, &f.e[f.site],
-				 min_t(unsigned int, sd, f.n - f.site),
+	if (sd && f->site >= 0)
+		kmp_stack_record(obj.tag, &f->e[f->site],
+				 min_t(unsigned int, sd, f->n - f->site),
 				 obj.size);
 	if (rate > 1 && !test_bit(KMP_TAG_SAMPLED, &tag->flags))
 		set_bit(KMP_TAG_SAMPLED, &tag->flags);
@@ -212,10 +231,6 @@ void kmp_account_free(unsigned long key, size_t bytes)
 	enum kmp_kind kind = kmp_key_kind(key);
 	struct kmp_obj obj;
 
-	if (unlikely(in_nmi())) {
-		kmp_stat_inc(KMP_ST_SKIP_NMI);
-		return;
-	}
 	if (!kmp_live_remove(key, &obj)) {
 		kmp_stat_inc(KMP_ST_UNPAIRED_SLAB + kind);
 		return;

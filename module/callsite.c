@@ -17,7 +17,8 @@
  * modules come and go.
  *
  * Notes on locking: none. The symbol lookup on a cache miss uses a per-CPU
- * buffer with interrupts off; NMI never gets here (account.c skips it).
+ * buffer, safe because the probes run with interrupts off; NMI never gets
+ * here (the probes turn it away).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -62,11 +63,10 @@ static bool kmp_has_prefix(const char *name, const char * const *list,
 
 static unsigned long kmp_frame_lookup(unsigned long addr)
 {
-	unsigned long verdict = 0, flags;
-	char *name;
+	char *name = this_cpu_ptr(kmp_sym_buf);
+	unsigned long verdict = 0;
 
-	local_irq_save(flags);
-	name = this_cpu_ptr(kmp_sym_buf);
+	lockdep_assert_irqs_disabled();
 	sprint_symbol_no_offset(name, addr);
 	/* "name [module]": module code is never an allocator entry point. */
 	if (!strchr(name, ' ')) {
@@ -76,7 +76,6 @@ static unsigned long kmp_frame_lookup(unsigned long addr)
 				   ARRAY_SIZE(kmp_percpu_fns)))
 			verdict |= KMP_FRAME_PERCPU;
 	}
-	local_irq_restore(flags);
 	return verdict;
 }
 
@@ -111,6 +110,32 @@ bool kmp_site_needs_unwind(enum kmp_kind kind, unsigned long call_site)
  * frame outside kmemprof. f->site is its index in f->e, or -1 if the
  * event's call site is not on the stack (a tail call).
  */
+/*
+ * The first frame in @f past frames of kind @want; else, for want of one,
+ * the first frame outside kmemprof (found = false).
+ */
+static bool kmp_past_allocator(struct kmp_frames *f, unsigned long want)
+{
+	int fallback = -1;
+	bool seen = false;
+	unsigned int i;
+
+	for (i = 0; i < f->n; i++) {
+		if (kmp_frame_kind(f->e[i]) & want) {
+			seen = true;
+			continue;
+		}
+		if (seen) {
+			f->site = i;
+			return true;
+		}
+		if (fallback < 0 && !within_module(f->e[i], THIS_MODULE))
+			fallback = i;
+	}
+	f->site = fallback;
+	return false;
+}
+
 unsigned long kmp_unwind(struct kmp_frames *f, enum kmp_kind kind,
 			 unsigned long call_site, unsigned int after)
 {
@@ -118,12 +143,11 @@ unsigned long kmp_unwind(struct kmp_frames *f, enum kmp_kind kind,
 						     KMP_FRAME_PERCPU;
 	unsigned int i, max = min_t(unsigned int, KMP_SITE_SEARCH + after,
 				    KMP_MAX_FRAMES);
-	int fallback = -1;
-	bool seen = false;
+	unsigned int depth = after ? max : KMP_SITE_QUICK;
 
-	f->n = stack_trace_save(f->e, max, 0);
 	f->site = -1;
 	if (!kmp_site_needs_unwind(kind, call_site)) {
+		f->n = stack_trace_save(f->e, max, 0);
 		for (i = 0; i < f->n; i++) {
 			if (f->e[i] == call_site) {
 				f->site = i;
@@ -132,20 +156,16 @@ unsigned long kmp_unwind(struct kmp_frames *f, enum kmp_kind kind,
 		}
 		return call_site;
 	}
-	for (i = 0; i < f->n; i++) {
-		if (kmp_frame_kind(f->e[i]) & want) {
-			seen = true;
-			continue;
-		}
-		if (seen) {
-			f->site = i;
-			return f->e[i];
-		}
-		if (fallback < 0 && !within_module(f->e[i], THIS_MODULE))
-			fallback = i;
+	/*
+	 * The site is rarely past the fifth frame: a short walk costs less,
+	 * and the whole one is taken only when the short one came up short.
+	 */
+	f->n = stack_trace_save(f->e, depth, 0);
+	if (!kmp_past_allocator(f, want) && f->n == depth && depth < max) {
+		f->n = stack_trace_save(f->e, max, 0);
+		kmp_past_allocator(f, want);
 	}
-	f->site = fallback;
-	return fallback >= 0 ? f->e[fallback] : 0;
+	return f->site >= 0 ? f->e[f->site] : 0;
 }
 
 /*

@@ -17,16 +17,18 @@
  * a counter that reaches 2^30 is folded into the slot's shared u64
  * (atomic64) counter, so per-CPU memory stays small and no count is lost.
  *
- * Notes on locking: none. Per-CPU counters change with this_cpu_*() only;
- * the fold is atomic. A counter read while it is being folded may be off
- * by the folded amount for that instant, never for good. Reading sums each
- * CPU's counter as s32, so a fold that lands on another CPU after a
- * migration (7.x probes are preemptible) still sums right.
+ * Notes on locking: none. Per-CPU counters change with plain adds on this
+ * CPU, with interrupts off (see kmp_add()); the fold is atomic. A counter
+ * read while it is being folded may be off by the folded amount for that
+ * instant, never for good. Readers sum each CPU's counter as s32, since a
+ * take-back (d = -1) may briefly leave one below zero.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/arch_topology.h>
 #include <linux/atomic.h>
+#include <linux/clocksource.h>
+#include <linux/math64.h>
 #include <linux/cpumask.h>
 #include <linux/log2.h>
 #include <linux/percpu.h>
@@ -35,11 +37,11 @@
 #include <linux/topology.h>
 #include <linux/vmalloc.h>
 
+#include <kmemprof/compat.h>
 #include <kmemprof/kmemprof.h>
 
 #define KMP_HIST_BLOCK	64
 #define KMP_FOLD	BIT(30)
-#define KMP_LIFE_SHIFT	10
 
 struct kmp_hist {
 	u32 size[KMP_SIZE_BUCKETS];
@@ -60,20 +62,46 @@ static unsigned int kmp_hist_nblocks;
 static atomic64_t *kmp_hist_fold;	/* max_hist * KMP_HIST_N */
 static atomic_t kmp_nhist = ATOMIC_INIT(0);
 
-/* The global histograms, per kind, and the per-CPU breakdown. */
-static DEFINE_PER_CPU(struct kmp_hist_totals [KMP_KIND_NR], kmp_hist_all);
-static DEFINE_PER_CPU(struct kmp_cpu_totals, kmp_cpu_all);
-
 /* Cluster of each possible CPU, found at load; see kmp_clusters_init(). */
 static DEFINE_PER_CPU_READ_MOSTLY(int, kmp_cluster);
 
 static kmp_clock_t *kmp_clock;
 
+#if KMP_HAVE_CYCLES
+static u64 kmp_epoch;
+static u32 kmp_mult, kmp_shift;
+#endif
+
+/*
+ * Now, in ns since load: the cycle counter scaled by mult/shift where
+ * there is one (compat.h), local_clock() elsewhere, or a test's clock.
+ */
 u64 kmp_now(void)
 {
 	kmp_clock_t *clock = READ_ONCE(kmp_clock);
 
-	return unlikely(clock) ? clock() : local_clock();
+	if (unlikely(clock))
+		return clock();
+#if KMP_HAVE_CYCLES
+	if (likely(kmp_mult))
+		return mul_u64_u32_shr(kmp_cycles() - kmp_epoch, kmp_mult,
+				       kmp_shift);
+#endif
+	return local_clock();
+}
+
+static void kmp_clock_init(void)
+{
+#if KMP_HAVE_CYCLES
+	u32 rate = kmp_cycles_rate();
+
+	if (!rate)
+		return;
+	/* Scaled without overflow for ten years. */
+	clocks_calc_mult_shift(&kmp_mult, &kmp_shift, rate, NSEC_PER_SEC,
+			       10 * 365 * 24 * 3600);
+	kmp_epoch = kmp_cycles();
+#endif
 }
 
 /* For the KUnit suites: lifetimes by a clock of their own; NULL resets. */
@@ -82,26 +110,6 @@ void kmemprof_set_clock(kmp_clock_t *clock)
 	WRITE_ONCE(kmp_clock, clock);
 }
 EXPORT_SYMBOL_GPL(kmemprof_set_clock);
-
-unsigned int kmp_size_bucket(enum kmp_kind kind, size_t bytes)
-{
-	unsigned int b;
-
-	if (kind == KMP_KIND_PAGE) {
-		b = bytes > PAGE_SIZE ? order_base_2(bytes >> PAGE_SHIFT) : 0;
-		return min_t(unsigned int, b, KMP_SIZE_BUCKETS - 1);
-	}
-	if (bytes <= 8)
-		return 0;
-	b = order_base_2(bytes) - 3;
-	return min_t(unsigned int, b, KMP_SIZE_BUCKETS - 1);
-}
-
-unsigned int kmp_life_bucket(u64 ns)
-{
-	return min_t(unsigned int, fls64(ns >> KMP_LIFE_SHIFT),
-		     KMP_LIFE_BUCKETS - 1);
-}
 
 int kmp_cpu_cluster(int cpu)
 {
@@ -139,15 +147,16 @@ u32 kmp_hist_used(void)
 }
 
 /* Add @d to field @f (a u32 index into struct kmp_hist) of @slot. */
-static void kmp_hist_add(u32 slot, unsigned int f, int d)
+static __always_inline void kmp_hist_add(u32 slot, unsigned int f, int d)
 {
-	u32 __percpu *c = (u32 __percpu *)kmp_hist_slot(slot) + f;
-	u32 v = this_cpu_add_return(*c, d);
+	u32 *c = (u32 *)this_cpu_ptr(kmp_hist_slot(slot)) + f;
+	u32 v = *c + d;
 
 	if (unlikely(v >= KMP_FOLD && v < 2 * KMP_FOLD)) {
-		this_cpu_sub(*c, v);
 		atomic64_add(v, &kmp_hist_fold[slot * KMP_HIST_N + f]);
+		v = 0;
 	}
+	WRITE_ONCE(*c, v);
 }
 
 #define KMP_F(member)	(offsetof(struct kmp_hist, member) / sizeof(u32))
@@ -156,42 +165,27 @@ static void kmp_hist_add(u32 slot, unsigned int f, int d)
 void kmp_hist_alloc(const struct kmp_tag *tag, size_t bytes, size_t req,
 		    int d)
 {
-	unsigned int sb = kmp_size_bucket(tag->kind, bytes);
-	unsigned int rb = kmp_size_bucket(tag->kind, req);
-
-	if (tag->hist != KMP_NIL) {
-		kmp_hist_add(tag->hist, KMP_F(size) + sb, d);
-		kmp_hist_add(tag->hist, KMP_F(req) + rb, d);
-	}
-	this_cpu_add(kmp_hist_all[tag->kind].size[sb], d);
-	this_cpu_add(kmp_hist_all[tag->kind].req[rb], d);
-	this_cpu_add(kmp_cpu_all.allocs, d);
+	if (tag->hist == KMP_NIL)
+		return;
+	kmp_hist_add(tag->hist, KMP_F(size) + kmp_size_bucket(tag->kind, bytes),
+		     d);
+	kmp_hist_add(tag->hist, KMP_F(req) + kmp_size_bucket(tag->kind, req),
+		     d);
 }
 
 void kmp_hist_free(const struct kmp_tag *tag, const struct kmp_obj *obj,
 		   u64 now)
 {
-	unsigned int lb = kmp_life_bucket(now > obj->time ? now - obj->time : 0);
 	int cpu = raw_smp_processor_id();
-	bool xcpu = cpu != obj->cpu;
-	bool xcluster = xcpu && kmp_cpu_cluster(cpu) != kmp_cpu_cluster(obj->cpu);
 
-	if (tag->hist != KMP_NIL) {
-		kmp_hist_add(tag->hist, KMP_F(life) + lb, 1);
-		if (xcpu)
-			kmp_hist_add(tag->hist, KMP_F(xcpu), 1);
-		if (xcluster)
+	if (tag->hist == KMP_NIL)
+		return;
+	kmp_hist_add(tag->hist, KMP_F(life) +
+		     kmp_life_bucket(now > obj->time ? now - obj->time : 0), 1);
+	if (cpu != obj->cpu) {
+		kmp_hist_add(tag->hist, KMP_F(xcpu), 1);
+		if (kmp_cpu_cluster(cpu) != kmp_cpu_cluster(obj->cpu))
 			kmp_hist_add(tag->hist, KMP_F(xcluster), 1);
-	}
-	this_cpu_inc(kmp_hist_all[tag->kind].life[lb]);
-	this_cpu_inc(kmp_cpu_all.frees);
-	if (xcpu) {
-		this_cpu_inc(kmp_hist_all[tag->kind].xcpu);
-		this_cpu_inc(kmp_cpu_all.remote);
-	}
-	if (xcluster) {
-		this_cpu_inc(kmp_hist_all[tag->kind].xcluster);
-		this_cpu_inc(kmp_cpu_all.xcluster);
 	}
 }
 
@@ -218,29 +212,55 @@ bool kmp_hist_tag(const struct kmp_tag *tag, struct kmp_hist_totals *t)
 	return true;
 }
 
+/* The histograms of all the tags of @kind that have them, summed. */
 void kmp_hist_global(enum kmp_kind kind, struct kmp_hist_totals *t)
 {
-	u64 *out = (u64 *)t;
+	struct kmp_hist_totals *one = kmalloc(sizeof(*one), GFP_KERNEL);
+	u64 *out = (u64 *)t, *in = (u64 *)one;
+	u32 idx, used = kmp_tags_used();
 	unsigned int f;
-	int cpu;
 
 	memset(t, 0, sizeof(*t));
-	for_each_possible_cpu(cpu) {
-		const u64 *c = (const u64 *)&per_cpu_ptr(kmp_hist_all, cpu)[kind];
+	if (!one)
+		return;
+	for (idx = 0; idx < used; idx++) {
+		const struct kmp_tag *tag = kmp_tag_at(idx);
 
+		if (!kmp_tag_ready(idx) || tag->kind != kind ||
+		    !kmp_hist_tag(tag, one))
+			continue;
 		for (f = 0; f < KMP_HIST_N; f++)
-			out[f] += READ_ONCE(c[f]);
+			out[f] += in[f];
 	}
+	kfree(one);
 }
 
+/*
+ * One CPU's share: allocations and frees from every tag's counters, and
+ * frees across CPUs and clusters from the tags that have histograms (a
+ * count folded at 2^30 keeps no CPU).
+ */
 void kmp_cpu_totals(int cpu, struct kmp_cpu_totals *t)
 {
-	const struct kmp_cpu_totals *c = per_cpu_ptr(&kmp_cpu_all, cpu);
+	u32 idx, used = kmp_tags_used();
 
-	t->allocs = READ_ONCE(c->allocs);
-	t->frees = READ_ONCE(c->frees);
-	t->remote = READ_ONCE(c->remote);
-	t->xcluster = READ_ONCE(c->xcluster);
+	memset(t, 0, sizeof(*t));
+	for (idx = 0; idx < used; idx++) {
+		const struct kmp_tag *tag = kmp_tag_at(idx);
+		const struct kmp_counters *c;
+		const struct kmp_hist *h;
+
+		if (!kmp_tag_ready(idx))
+			continue;
+		c = per_cpu_ptr(kmp_tag_counters(idx), cpu);
+		t->allocs += READ_ONCE(c->allocs);
+		t->frees += READ_ONCE(c->frees);
+		if (tag->hist == KMP_NIL)
+			continue;
+		h = per_cpu_ptr(kmp_hist_slot(tag->hist), cpu);
+		t->remote += (s32)READ_ONCE(h->xcpu);
+		t->xcluster += (s32)READ_ONCE(h->xcluster);
+	}
 }
 
 /* Only with the probes detached. */
@@ -255,12 +275,6 @@ void kmp_hist_reset(void)
 			       sizeof(struct kmp_hist) * KMP_HIST_BLOCK);
 	memset(kmp_hist_fold, 0,
 	       array_size(kmp_max_hist, KMP_HIST_N * sizeof(atomic64_t)));
-	for_each_possible_cpu(cpu) {
-		memset(per_cpu_ptr(kmp_hist_all, cpu), 0,
-		       sizeof(struct kmp_hist_totals) * KMP_KIND_NR);
-		memset(per_cpu_ptr(&kmp_cpu_all, cpu), 0,
-		       sizeof(struct kmp_cpu_totals));
-	}
 }
 
 size_t kmp_hist_memory(void)
@@ -317,6 +331,7 @@ int kmp_hist_init(void)
 {
 	unsigned int i;
 
+	kmp_clock_init();
 	if (kmp_clusters_init())
 		return -ENOMEM;
 	kmp_hist_nblocks = DIV_ROUND_UP(kmp_max_hist, KMP_HIST_BLOCK);

@@ -12,9 +12,10 @@
  * Notes on locking:
  *
  * - kmp_live_locks[bucket % KMP_LIVE_LOCKS] (raw spinlocks, interrupts off)
- *   protect a bucket's chain and its entries. Inserts and removals take the
- *   one lock of their bucket, so a free on another CPU than the allocation
- *   takes no global lock.
+ *   protect a bucket's chain and its entries. Inserts and removals, which
+ *   run with interrupts already off, take the one lock of their bucket, so
+ *   a free on another CPU than the allocation takes no global lock. The
+ *   walkers, in process context, take it with raw_spin_lock_irqsave().
  * - The per-CPU caches are only touched by their own CPU with interrupts
  *   off, which the bucket lock already guarantees.
  * - kmp_depot.lock (raw spinlock) protects the depot. It is taken inside a
@@ -198,11 +199,10 @@ enum kmp_insert kmp_live_insert(unsigned long key, const struct kmp_obj *obj,
 {
 	u32 bucket = kmp_live_bucket(key);
 	enum kmp_insert ret = KMP_INS_NEW;
-	unsigned long flags;
 	struct kmp_live *e;
 	u32 i;
 
-	raw_spin_lock_irqsave(kmp_live_lock(bucket), flags);
+	raw_spin_lock(kmp_live_lock(bucket));
 	e = kmp_live_find(bucket, key, NULL);
 	if (e) {
 		kmp_live_get_obj(e, old);
@@ -227,7 +227,7 @@ enum kmp_insert kmp_live_insert(unsigned long key, const struct kmp_obj *obj,
 	e->next = kmp_live_heads[bucket];
 	kmp_live_heads[bucket] = i;
 out:
-	raw_spin_unlock_irqrestore(kmp_live_lock(bucket), flags);
+	raw_spin_unlock(kmp_live_lock(bucket));
 	return ret;
 }
 
@@ -235,11 +235,10 @@ out:
 bool kmp_live_remove(unsigned long key, struct kmp_obj *obj)
 {
 	u32 bucket = kmp_live_bucket(key);
-	unsigned long flags;
 	struct kmp_live *e;
 	u32 i, *link;
 
-	raw_spin_lock_irqsave(kmp_live_lock(bucket), flags);
+	raw_spin_lock(kmp_live_lock(bucket));
 	e = kmp_live_find(bucket, key, &link);
 	if (e) {
 		kmp_live_get_obj(e, obj);
@@ -247,7 +246,7 @@ bool kmp_live_remove(unsigned long key, struct kmp_obj *obj)
 		*link = e->next;
 		kmp_live_put(i);
 	}
-	raw_spin_unlock_irqrestore(kmp_live_lock(bucket), flags);
+	raw_spin_unlock(kmp_live_lock(bucket));
 	return e;
 }
 

@@ -14,8 +14,10 @@
  *   registered state of each tracepoint only changes there.
  * - The probes run in any context the allocators run in (task, softirq,
  *   hardirq, interrupts off and, from 7.x, NMI and preemptible task
- *   context). They only use this_cpu_*() operations and the tables'
- *   interrupt-safe locks, never allocate and never sleep.
+ *   context). They turn NMI away, then turn interrupts off for the event:
+ *   that makes plain per-CPU adds safe, keeps a 7.x probe on its CPU, and
+ *   lets the tables' raw spinlocks be taken without saving flags. They
+ *   never allocate and never sleep.
  *
  * Detaching is followed by tracepoint_synchronize_unregister(), so once
  * kmp_probes_set() returns no detached probe is still running.
@@ -48,107 +50,154 @@ struct kmp_cpu_events {
 static DEFINE_PER_CPU(struct kmp_cpu_events, kmp_events);
 
 /* Count the event; returns the start time if this probe is to be timed. */
-static __always_inline u64 kmp_enter(enum kmp_event ev)
+/*
+ * Every probe runs between kmp_enter() and kmp_leave(): interrupts off for
+ * the whole event, so the accounting can use plain per-CPU adds (see
+ * kmp_add()). NMI is turned away, and counted.
+ */
+static __always_inline bool kmp_enter(enum kmp_event ev, unsigned long *flags,
+				      u64 *t0)
 {
-	this_cpu_inc(kmp_events.count[ev]);
-	if (unlikely(!(this_cpu_inc_return(kmp_events.all) % KMP_TIME_EVERY)))
-		return local_clock();
-	return 0;
+	struct kmp_cpu_events *c;
+
+	if (unlikely(in_nmi())) {
+		kmp_stat_nmi();
+		return false;
+	}
+	local_irq_save(*flags);
+	c = this_cpu_ptr(&kmp_events);
+	kmp_add(&c->count[ev], 1);
+	kmp_add(&c->all, 1);
+	*t0 = unlikely(!(c->all % KMP_TIME_EVERY)) ? local_clock() : 0;
+	return true;
 }
 
-static __always_inline void kmp_leave(u64 t0)
+static __always_inline void kmp_leave(unsigned long flags, u64 t0)
 {
 	if (unlikely(t0)) {
-		this_cpu_add(kmp_events.ns, local_clock() - t0);
-		this_cpu_inc(kmp_events.timed);
+		struct kmp_cpu_events *c = this_cpu_ptr(&kmp_events);
+
+		kmp_add(&c->ns, local_clock() - t0);
+		kmp_add(&c->timed, 1);
 	}
+	local_irq_restore(flags);
 }
 
 static void kmp_probe_kmalloc(KMP_KMALLOC_PROTO)
 {
-	u64 t0 = kmp_enter(KMP_EV_KMALLOC);
+	unsigned long flags;
+	u64 t0;
+
+	if (!kmp_enter(KMP_EV_KMALLOC, &flags, &t0))
+		return;
 
 	if (!ZERO_OR_NULL_PTR(ptr))
 		kmp_account_alloc(KMP_KIND_SLAB, call_site,
 				  kmp_key_addr(KMP_KIND_SLAB, (unsigned long)ptr),
 				  bytes_alloc, bytes_req);
-	kmp_leave(t0);
+	kmp_leave(flags, t0);
 }
 
 static void kmp_probe_kmem_cache_alloc(KMP_CACHE_ALLOC_PROTO)
 {
 	size_t size = KMP_CACHE_ALLOC_SIZE();
-	u64 t0 = kmp_enter(KMP_EV_KMEM_CACHE_ALLOC);
+	unsigned long flags;
+	u64 t0;
+
+	if (!kmp_enter(KMP_EV_KMEM_CACHE_ALLOC, &flags, &t0))
+		return;
 
 	if (!ZERO_OR_NULL_PTR(ptr))
 		kmp_account_alloc(KMP_KIND_SLAB, call_site,
 				  kmp_key_addr(KMP_KIND_SLAB, (unsigned long)ptr),
 				  size, size);
-	kmp_leave(t0);
+	kmp_leave(flags, t0);
 }
 
 static void kmp_probe_kfree(KMP_KFREE_PROTO)
 {
-	u64 t0 = kmp_enter(KMP_EV_KFREE);
+	unsigned long flags;
+	u64 t0;
+
+	if (!kmp_enter(KMP_EV_KFREE, &flags, &t0))
+		return;
 
 	if (!ZERO_OR_NULL_PTR(ptr))
 		kmp_account_free(kmp_key_addr(KMP_KIND_SLAB,
 					      (unsigned long)ptr), 0);
-	kmp_leave(t0);
+	kmp_leave(flags, t0);
 }
 
 static void kmp_probe_kmem_cache_free(KMP_CACHE_FREE_PROTO)
 {
-	u64 t0 = kmp_enter(KMP_EV_KMEM_CACHE_FREE);
+	unsigned long flags;
+	u64 t0;
+
+	if (!kmp_enter(KMP_EV_KMEM_CACHE_FREE, &flags, &t0))
+		return;
 
 	if (!ZERO_OR_NULL_PTR(ptr))
 		kmp_account_free(kmp_key_addr(KMP_KIND_SLAB,
 					      (unsigned long)ptr), 0);
-	kmp_leave(t0);
+	kmp_leave(flags, t0);
 }
 
 static void kmp_probe_page_alloc(KMP_PAGE_ALLOC_PROTO)
 {
 	size_t bytes = PAGE_SIZE << order;
-	u64 t0 = kmp_enter(KMP_EV_PAGE_ALLOC);
+	unsigned long flags;
+	u64 t0;
 
-	if (page && !in_nmi())
+	if (!kmp_enter(KMP_EV_PAGE_ALLOC, &flags, &t0))
+		return;
+
+	if (page)
 		kmp_account_alloc(KMP_KIND_PAGE, 0,
 				  kmp_key_pfn(page_to_pfn(page)), bytes, bytes);
-	else if (page)
-		kmp_stat_inc(KMP_ST_SKIP_NMI);
-	kmp_leave(t0);
+	kmp_leave(flags, t0);
 }
 
 static void kmp_probe_page_free(KMP_PAGE_FREE_PROTO)
 {
-	u64 t0 = kmp_enter(KMP_EV_PAGE_FREE);
+	unsigned long flags;
+	u64 t0;
+
+	if (!kmp_enter(KMP_EV_PAGE_FREE, &flags, &t0))
+		return;
 
 	kmp_account_free(kmp_key_pfn(page_to_pfn(page)), PAGE_SIZE << order);
-	kmp_leave(t0);
+	kmp_leave(flags, t0);
 }
 
 static void kmp_probe_percpu_alloc(KMP_PERCPU_ALLOC_PROTO)
 {
-	u64 t0 = kmp_enter(KMP_EV_PERCPU_ALLOC);
+	unsigned long flags;
+	u64 t0;
 
-	if (ptr && !in_nmi())
+	if (!kmp_enter(KMP_EV_PERCPU_ALLOC, &flags, &t0))
+		return;
+
+	if (ptr)
 		kmp_account_alloc(KMP_KIND_PERCPU,
 				  KMP_PERCPU_CALL_SITE(),
 				  kmp_key_addr(KMP_KIND_PERCPU,
 					       (__force unsigned long)ptr),
 				  KMP_PERCPU_BYTES(), size * num_possible_cpus());
-	kmp_leave(t0);
+	kmp_leave(flags, t0);
 }
 
 static void kmp_probe_percpu_free(KMP_PERCPU_FREE_PROTO)
 {
-	u64 t0 = kmp_enter(KMP_EV_PERCPU_FREE);
+	unsigned long flags;
+	u64 t0;
+
+	if (!kmp_enter(KMP_EV_PERCPU_FREE, &flags, &t0))
+		return;
 
 	if (ptr)
 		kmp_account_free(kmp_key_addr(KMP_KIND_PERCPU,
 					      (__force unsigned long)ptr), 0);
-	kmp_leave(t0);
+	kmp_leave(flags, t0);
 }
 
 struct kmp_tp {

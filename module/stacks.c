@@ -14,8 +14,8 @@
  * - Lookups walk a chain without a lock: a record is written in full
  *   before it is published at the chain's head with smp_store_release(),
  *   and readers load heads and links with smp_load_acquire().
- * - Inserts take kmp_stack_locks[bucket % KMP_STACK_LOCKS], a raw spinlock
- *   with interrupts off. Nothing nests inside it.
+ * - Inserts take kmp_stack_locks[bucket % KMP_STACK_LOCKS], a raw spinlock,
+ *   from the probes, with interrupts off. Nothing nests inside it.
  * - Counts are atomic64: only sampled allocations touch them.
  * - kmp_stacks_reset() runs with every probe detached.
  * - ->gone_text is set once, with smp_store_release(), from the module
@@ -87,13 +87,11 @@ void kmp_stack_record(u32 tag, const unsigned long *frames, unsigned int n,
 	u32 hash = kmp_stack_hash(tag, frames, n);
 	u32 bucket = hash >> (32 - kmp_stack_bits);
 	struct kmp_stack *s;
-	unsigned long flags;
 	int idx;
 
 	s = kmp_stack_find(bucket, hash, tag, frames, n);
 	if (!s) {
-		raw_spin_lock_irqsave(&kmp_stack_locks[bucket % KMP_STACK_LOCKS],
-				      flags);
+		raw_spin_lock(&kmp_stack_locks[bucket % KMP_STACK_LOCKS]);
 		s = kmp_stack_find(bucket, hash, tag, frames, n);
 		idx = s ? 0 : kmp_stack_reserve();
 		if (idx < 0) {
@@ -111,9 +109,7 @@ void kmp_stack_record(u32 tag, const unsigned long *frames, unsigned int n,
 			/* publish the record whole; see kmp_stack_find() */
 			smp_store_release(&kmp_stack_heads[bucket], idx);
 		}
-		raw_spin_unlock_irqrestore(&kmp_stack_locks[bucket %
-							    KMP_STACK_LOCKS],
-					   flags);
+		raw_spin_unlock(&kmp_stack_locks[bucket % KMP_STACK_LOCKS]);
 		if (!s)
 			return;
 	}

@@ -11,14 +11,16 @@
  * - kmp_tag_hash is an array of hlist_head. Lookups walk it with
  *   hlist_for_each_entry_rcu() under rcu_read_lock() and take no lock.
  *   Inserts and removals take the bucket's lock, one of kmp_tag_locks
- *   chosen by the bucket number: a raw spinlock taken with interrupts off,
- *   because probes insert from any context. Nothing nests inside it.
+ *   chosen by the bucket number: a raw spinlock, always with interrupts
+ *   off (inserts come from the probes, which run with them off; removals
+ *   use raw_spin_lock_irqsave()). Nothing nests inside it.
  * - A tag leaves the hash only when the module its call site is in goes
  *   away (KMP_TAG_GONE, under kmp_gone_lock); it stays in the pool with
  *   its counters, and its later frees still pair.
  * - A tag is visible to the views once KMP_TAG_READY is set, after its
  *   fields are written (set_bit after smp_wmb, test_bit then smp_rmb).
- * - Counters are per CPU, written with this_cpu_*() only. Readers sum
+ * - Counters are per CPU, written with plain adds on this CPU with
+ *   interrupts off (kmp_add()). Readers sum
  *   frees before allocations, with smp_rmb() between: an allocation is
  *   counted before its object enters the live table, so a free that a
  *   reader sees always has its allocation seen too, and live counts never
@@ -41,14 +43,12 @@
 #include <kmemprof/format.h>
 #include <kmemprof/kmemprof.h>
 
-/* Counters are allocated per block of tags: alloc_percpu() caps a size. */
-#define KMP_CTR_BLOCK		256
 #define KMP_TAG_LOCKS		64
 
 unsigned int kmp_max_tags = 16384;
 
-static struct kmp_tag *kmp_tag_pool;
-static struct kmp_counters __percpu **kmp_ctr_blocks;
+struct kmp_tag *kmp_tag_pool;
+struct kmp_counters __percpu **kmp_ctr_blocks;
 static unsigned int kmp_ctr_nblocks;
 static struct hlist_head *kmp_tag_hash;
 static unsigned int kmp_tag_bits;
@@ -95,7 +95,8 @@ static bool kmp_tag_match(const struct kmp_tag *tag,
 {
 	return tag->site == k->site && tag->kind == k->kind &&
 	       tag->ncallers == k->n &&
-	       !memcmp(tag->callers, k->callers, k->n * sizeof(*k->callers));
+	       (!k->n ||
+		!memcmp(tag->callers, k->callers, k->n * sizeof(*k->callers)));
 }
 
 static raw_spinlock_t *kmp_tag_lock(u32 bucket)
@@ -103,24 +104,9 @@ static raw_spinlock_t *kmp_tag_lock(u32 bucket)
 	return &kmp_tag_locks[bucket % KMP_TAG_LOCKS];
 }
 
-struct kmp_tag *kmp_tag_at(u32 idx)
-{
-	return &kmp_tag_pool[idx];
-}
-
-u32 kmp_tag_index(const struct kmp_tag *tag)
-{
-	return tag - kmp_tag_pool;
-}
-
 u32 kmp_tags_used(void)
 {
 	return min_t(u32, atomic_read(&kmp_ntags), kmp_max_tags);
-}
-
-struct kmp_counters __percpu *kmp_tag_counters(u32 idx)
-{
-	return kmp_ctr_blocks[idx / KMP_CTR_BLOCK] + idx % KMP_CTR_BLOCK;
 }
 
 static struct kmp_tag *kmp_tag_find(struct hlist_head *head,
@@ -158,7 +144,6 @@ struct kmp_tag *kmp_tag_get(unsigned long site, enum kmp_kind kind,
 	u32 bucket = kmp_tag_bucket(&k);
 	struct hlist_head *head = &kmp_tag_hash[bucket];
 	struct kmp_tag *tag;
-	unsigned long flags;
 	int idx;
 
 	rcu_read_lock();
@@ -167,7 +152,7 @@ struct kmp_tag *kmp_tag_get(unsigned long site, enum kmp_kind kind,
 	if (likely(tag))
 		return tag;
 
-	raw_spin_lock_irqsave(kmp_tag_lock(bucket), flags);
+	raw_spin_lock(kmp_tag_lock(bucket));
 	tag = kmp_tag_find(head, &k);
 	if (tag)
 		goto out;
@@ -188,7 +173,7 @@ struct kmp_tag *kmp_tag_get(unsigned long site, enum kmp_kind kind,
 	smp_wmb();	/* fields before READY; pairs with kmp_tag_ready() */
 	set_bit(KMP_TAG_READY, &tag->flags);
 out:
-	raw_spin_unlock_irqrestore(kmp_tag_lock(bucket), flags);
+	raw_spin_unlock(kmp_tag_lock(bucket));
 	return tag;
 }
 

@@ -10,6 +10,8 @@
 #define _KMEMPROF_KMEMPROF_H
 
 #include <linux/kallsyms.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
 #include <linux/types.h>
 #include <linux/list.h>
 #include <linux/percpu.h>
@@ -17,6 +19,7 @@
 #define KMP_KEY_DEPTH_MAX	4	/* callers in a stack-keyed tag */
 #define KMP_STACK_DEPTH_MAX	16	/* frames in a sampled stack */
 #define KMP_SITE_SEARCH		12	/* frames searched for the call site */
+#define KMP_SITE_QUICK		6	/* ... in a first, short walk */
 #define KMP_MAX_FRAMES		(KMP_SITE_SEARCH + KMP_STACK_DEPTH_MAX)
 
 /* The kmem events kmemprof attaches to, in the order stats prints them. */
@@ -140,26 +143,60 @@ enum kmp_insert {
 	KMP_INS_DUP,	/* a second event for the same large kmalloc */
 };
 
-/* account.c: what the probes call. */
+/*
+ * The allocation path runs with interrupts off: each probe turns them off
+ * once, for the whole event. So it updates this CPU's counters with plain
+ * loads and stores, no atomics: nothing else runs on this CPU meanwhile
+ * (NMI is turned away first), and readers on other CPUs read whole,
+ * aligned words.
+ */
+#define kmp_add(ptr, v)							\
+	do {								\
+		typeof(ptr) __p = (ptr);				\
+									\
+		WRITE_ONCE(*__p, *__p + (v));				\
+	} while (0)
+
+/* account.c: what the probes call, with interrupts off. */
 void kmp_account_alloc(enum kmp_kind kind, unsigned long site,
 		       unsigned long key, size_t bytes, size_t req);
 void kmp_account_free(unsigned long key, size_t bytes);
 void kmp_stat_inc(enum kmp_stat st);
+void kmp_stat_nmi(void);
 u64 kmp_stat_read(enum kmp_stat st);
 const char *kmp_stat_name(enum kmp_stat st);
 void kmp_stats_reset(void);
 
 /* tags.c */
 extern unsigned int kmp_max_tags;
+extern struct kmp_tag *kmp_tag_pool;
+extern struct kmp_counters __percpu **kmp_ctr_blocks;
+
+/* Counters are allocated per block of tags: alloc_percpu() caps a size. */
+#define KMP_CTR_BLOCK		256
+
+static inline struct kmp_tag *kmp_tag_at(u32 idx)
+{
+	return &kmp_tag_pool[idx];
+}
+
+static inline u32 kmp_tag_index(const struct kmp_tag *tag)
+{
+	return tag - kmp_tag_pool;
+}
+
+static inline struct kmp_counters __percpu *kmp_tag_counters(u32 idx)
+{
+	return kmp_ctr_blocks[idx / KMP_CTR_BLOCK] + idx % KMP_CTR_BLOCK;
+}
+
 int kmp_tags_init(void);
 void kmp_tags_exit(void);
 struct kmp_tag *kmp_tag_get(unsigned long site, enum kmp_kind kind,
 			    const unsigned long *callers, unsigned int n);
-struct kmp_tag *kmp_tag_at(u32 idx);
-u32 kmp_tag_index(const struct kmp_tag *tag);
 u32 kmp_tags_used(void);
 bool kmp_tag_ready(u32 idx);
-struct kmp_counters __percpu *kmp_tag_counters(u32 idx);
+
 void kmp_tag_totals(u32 idx, struct kmp_totals *t);
 const char *kmp_tag_site(const struct kmp_tag *tag, char *buf, bool *gone);
 const char *kmp_tag_callers(const struct kmp_tag *tag, char *buf);
@@ -210,8 +247,23 @@ void kmp_hist_global(enum kmp_kind kind, struct kmp_hist_totals *t);
 void kmp_hist_reset(void);
 size_t kmp_hist_memory(void);
 u32 kmp_hist_used(void);
-unsigned int kmp_size_bucket(enum kmp_kind kind, size_t bytes);
-unsigned int kmp_life_bucket(u64 ns);
+/* The buckets: see the top of hist.c and Documentation/kmemprof.rst. */
+static inline unsigned int kmp_size_bucket(enum kmp_kind kind, size_t bytes)
+{
+	unsigned int b;
+
+	if (kind == KMP_KIND_PAGE)
+		b = bytes > PAGE_SIZE ? order_base_2(bytes >> PAGE_SHIFT) : 0;
+	else
+		b = bytes <= 8 ? 0 : order_base_2(bytes) - 3;
+	return min_t(unsigned int, b, KMP_SIZE_BUCKETS - 1);
+}
+
+static inline unsigned int kmp_life_bucket(u64 ns)
+{
+	return min_t(unsigned int, fls64(ns >> 10), KMP_LIFE_BUCKETS - 1);
+}
+
 int kmp_cpu_cluster(int cpu);
 
 /* Per-CPU breakdown, by the CPU the event ran on. */
@@ -224,7 +276,7 @@ struct kmp_cpu_totals {
 
 void kmp_cpu_totals(int cpu, struct kmp_cpu_totals *t);
 
-/* The clock of lifetimes and ages: local_clock(), or a test's. */
+/* The clock of lifetimes and ages, in ns: see kmp_now() in hist.c. */
 typedef u64 kmp_clock_t(void);
 u64 kmp_now(void);
 
@@ -265,6 +317,7 @@ extern unsigned int kmp_max_size;
 /* callsite.c */
 struct kmp_frames {
 	unsigned long e[KMP_MAX_FRAMES];
+	unsigned long callers[KMP_KEY_DEPTH_MAX];
 	unsigned int n;
 	int site;	/* index of the call site in e[], or -1 */
 };

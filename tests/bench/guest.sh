@@ -62,9 +62,9 @@ while [ $r -le "$rounds" ]; do
 done
 quiet
 
-# /proc/kmemprof with 10k tags: 1000 sites x 10 callers, key_depth=1.
+# /proc/kmemprof with 10k tags: 1000 sites x 10 callers, key_depth=2.
 insmod /modules/kmemprof.ko
-echo 1 > $KMP_SYSCTL/key_depth
+echo 2 > $KMP_SYSCTL/key_depth
 insmod /modules/kmemprof_bench.ko label=default workloads=procread10k reps=3
 rmmod kmemprof_bench
 echo "STAT tags.used $(stat_value tags.used)"

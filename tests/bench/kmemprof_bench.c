@@ -25,6 +25,7 @@
 #include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
+#include <linux/stacktrace.h>
 #include <linux/vmalloc.h>
 
 static char *label = "run";
@@ -48,59 +49,81 @@ module_param(reps, uint, 0444);
 MODULE_PARM_DESC(reps, "Repeats; the median is reported");
 
 #define MAX_REPS	15
-#define NSITES		1000
 #define NCALLERS	10
 #define LEAKY_N		100000
 #define RING		256
 
-/*
- * 1000 distinct call sites, site_100() to site_1099(): each writes its own
- * counter, so that no two are the same code for the compiler to fold.
- */
-static unsigned long site_hits[NSITES];
+/* site_0() .. site_999(), sites[] and NSITES: see gen-sites.sh. */
+#include "sites.h"
 
-#define SITE(n)								\
-static noinline void *site_##n(size_t size)				\
-{									\
-	WRITE_ONCE(site_hits[n - 100], site_hits[n - 100] + 1);		\
-	return kmalloc(size, GFP_KERNEL);				\
+/* Ten callers of all 1000 sites: with key_depth=2, 10000 tags. */
+static noinline void call_all_sites(size_t size)
+{
+	unsigned int i;
+
+	for (i = 0; i < NSITES; i++)
+		kfree(sites[i](size));
 }
-#define SITES10(p)							\
-	SITE(p##0) SITE(p##1) SITE(p##2) SITE(p##3) SITE(p##4)		\
-	SITE(p##5) SITE(p##6) SITE(p##7) SITE(p##8) SITE(p##9)
-#define SITES100(p)							\
-	SITES10(p##0) SITES10(p##1) SITES10(p##2) SITES10(p##3)		\
-	SITES10(p##4) SITES10(p##5) SITES10(p##6) SITES10(p##7)		\
-	SITES10(p##8) SITES10(p##9)
-#define SITE_(n)	site_##n,
-#define SITES10_(p)							\
-	SITE_(p##0) SITE_(p##1) SITE_(p##2) SITE_(p##3) SITE_(p##4)	\
-	SITE_(p##5) SITE_(p##6) SITE_(p##7) SITE_(p##8) SITE_(p##9)
-#define SITES100_(p)							\
-	SITES10_(p##0) SITES10_(p##1) SITES10_(p##2) SITES10_(p##3)	\
-	SITES10_(p##4) SITES10_(p##5) SITES10_(p##6) SITES10_(p##7)	\
-	SITES10_(p##8) SITES10_(p##9)
 
-/* Numbers with leading digits 1..9 keep the token pasting octal-free. */
-SITES100(1) SITES100(2) SITES100(3) SITES100(4) SITES100(5)
-SITES100(6) SITES100(7) SITES100(8) SITES100(9) SITES100(10)
-
-static void *(* const sites[NSITES])(size_t) = {
-	SITES100_(1) SITES100_(2) SITES100_(3) SITES100_(4) SITES100_(5)
-	SITES100_(6) SITES100_(7) SITES100_(8) SITES100_(9) SITES100_(10)
-};
-
-/* Ten callers of all 1000 sites: with key_depth=1, 10000 tags. */
-#define CALLER(n)							\
-static noinline void caller_##n(void)					\
-{									\
-	unsigned int i;							\
-									\
-	for (i = 0; i < NSITES; i++)					\
-		kfree(sites[i](32 + n));				\
+static noinline void caller_0(void)
+{
+	call_all_sites(32);
+	barrier();	/* no tail call: keep this frame */
 }
-CALLER(0) CALLER(1) CALLER(2) CALLER(3) CALLER(4)
-CALLER(5) CALLER(6) CALLER(7) CALLER(8) CALLER(9)
+
+static noinline void caller_1(void)
+{
+	call_all_sites(33);
+	barrier();	/* no tail call: keep this frame */
+}
+
+static noinline void caller_2(void)
+{
+	call_all_sites(34);
+	barrier();	/* no tail call: keep this frame */
+}
+
+static noinline void caller_3(void)
+{
+	call_all_sites(35);
+	barrier();	/* no tail call: keep this frame */
+}
+
+static noinline void caller_4(void)
+{
+	call_all_sites(36);
+	barrier();	/* no tail call: keep this frame */
+}
+
+static noinline void caller_5(void)
+{
+	call_all_sites(37);
+	barrier();	/* no tail call: keep this frame */
+}
+
+static noinline void caller_6(void)
+{
+	call_all_sites(38);
+	barrier();	/* no tail call: keep this frame */
+}
+
+static noinline void caller_7(void)
+{
+	call_all_sites(39);
+	barrier();	/* no tail call: keep this frame */
+}
+
+static noinline void caller_8(void)
+{
+	call_all_sites(40);
+	barrier();	/* no tail call: keep this frame */
+}
+
+static noinline void caller_9(void)
+{
+	call_all_sites(41);
+	barrier();	/* no tail call: keep this frame */
+}
 
 static void (* const callers[NCALLERS])(void) = {
 	caller_0, caller_1, caller_2, caller_3, caller_4,
@@ -240,7 +263,93 @@ static void run_xcpu(struct worker *w)
 	w->pairs = iters;
 }
 
+/*
+ * Calibration: what the building blocks of a probe cost in this guest,
+ * per iteration, to read the other numbers against.
+ */
+static DEFINE_PER_CPU(u64, calib_ctr);
+static DEFINE_RAW_SPINLOCK(calib_lock);
+
+static void run_calib_irq(struct worker *w)
+{
+	unsigned long flags;
+	unsigned int i;
+
+	for (i = 0; i < iters; i++) {
+		local_irq_save(flags);
+		local_irq_restore(flags);
+	}
+	w->pairs = iters;
+}
+
+static void run_calib_percpu(struct worker *w)
+{
+	unsigned int i;
+
+	for (i = 0; i < iters; i++)
+		this_cpu_inc(calib_ctr);
+	w->pairs = iters;
+}
+
+static void run_calib_lock(struct worker *w)
+{
+	unsigned int i;
+
+	for (i = 0; i < iters; i++) {
+		raw_spin_lock(&calib_lock);
+		raw_spin_unlock(&calib_lock);
+	}
+	w->pairs = iters;
+}
+
+static void run_calib_clock(struct worker *w)
+{
+	unsigned int i;
+	u64 sum = 0;
+
+	for (i = 0; i < iters; i++)
+		sum += local_clock();
+	WRITE_ONCE(site_hits[0], sum);
+	w->pairs = iters;
+}
+
+static void run_calib_stack(struct worker *w, unsigned int depth)
+{
+	unsigned long e[16];
+	unsigned int i;
+
+	for (i = 0; i < iters; i++)
+		stack_trace_save(e, depth, 0);
+	w->pairs = iters;
+}
+
+static void run_calib_stack6(struct worker *w)
+{
+	run_calib_stack(w, 6);
+}
+
+static void run_calib_stack12(struct worker *w)
+{
+	run_calib_stack(w, 12);
+}
+
+static void run_calib_loop(struct worker *w)
+{
+	unsigned int i;
+
+	for (i = 0; i < iters; i++)
+		WRITE_ONCE(site_hits[1], i);
+	w->pairs = iters;
+}
+
 static const struct workload all_workloads[] = {
+	{ "calib_loop", run_calib_loop },
+	{ "calib_irq", run_calib_irq },
+	{ "calib_percpu", run_calib_percpu },
+	{ "calib_lock", run_calib_lock },
+	{ "calib_clock", run_calib_clock },
+	{ "calib_stack6", run_calib_stack6 },
+	{ "calib_stack12", run_calib_stack12 },
 	{ "kmalloc32", run_kmalloc32 },
 	{ "kmalloc256", run_kmalloc256 },
 	{ "kmalloc2048", run_kmalloc2048 },
@@ -357,7 +466,7 @@ static bool wanted(const char *name)
 
 /*
  * /proc/kmemprof with 10000 stack-keyed tags: the bench makes them (when
- * kmemprof runs with key_depth=1) and times a full read of the file.
+ * kmemprof runs with key_depth=2) and times a full read of the file.
  */
 static void bench_proc_read(void)
 {
