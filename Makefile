@@ -7,6 +7,7 @@
 #   make KDIR=... ARCH= CROSS_COMPILE=   build against any prepared tree
 #   make demo             boot the arm64 guest, run a load, show the profile
 #   make check            every test on every kernel of the matrix
+#   make bench            cost per event: bare, kmemprof, allocinfo, ftrace
 #   make kernels          fetch and build the rig's kernels (cached)
 #   make lint             checkpatch --strict and sparse
 #   make clean
@@ -24,7 +25,7 @@ export KERNELS
 
 RIG := tools/rig
 
-.PHONY: all module board deps kernels demo check lint clean help
+.PHONY: all module board deps kernels demo check bench lint clean help
 
 all: module
 
@@ -54,6 +55,9 @@ demo: deps
 check:
 	@$(RIG)/check.sh
 
+bench:
+	@$(RIG)/bench.sh
+
 lint: deps
 	@$(RIG)/lint.sh $(KVER)
 
@@ -65,4 +69,4 @@ clean:
 	rm -f Module.symvers modules.order .*.cmd
 
 help:
-	@sed -n '3,13p' Makefile | sed 's/^# //'
+	@sed -n '3,14p' Makefile | sed 's/^# //'

@@ -116,7 +116,6 @@ bool kmp_site_needs_unwind(enum kmp_kind kind, unsigned long call_site)
  */
 static bool kmp_past_allocator(struct kmp_frames *f, unsigned long want)
 {
-	int fallback = -1;
 	bool seen = false;
 	unsigned int i;
 
@@ -129,10 +128,14 @@ static bool kmp_past_allocator(struct kmp_frames *f, unsigned long want)
 			f->site = i;
 			return true;
 		}
-		if (fallback < 0 && !within_module(f->e[i], THIS_MODULE))
-			fallback = i;
 	}
-	f->site = fallback;
+	for (i = 0; i < f->n; i++) {
+		if (!within_module(f->e[i], THIS_MODULE)) {
+			f->site = i;
+			return false;
+		}
+	}
+	f->site = -1;
 	return false;
 }
 
@@ -182,6 +185,21 @@ int kmp_frame_text(char *buf, unsigned long addr)
 		n--;
 	}
 	return n;
+}
+
+/* A tag's callers as " caller:<frame>" tokens, into @buf. */
+void kmp_callers_text(const struct kmp_tag *tag, char *buf)
+{
+	char sym[KSYM_SYMBOL_LEN];
+	size_t n = 0;
+	unsigned int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < tag->ncallers; i++) {
+		kmp_frame_text(sym, tag->callers[i]);
+		n += scnprintf(buf + n, KMP_CALLERS_TEXT_LEN - n, " caller:%s",
+			       sym);
+	}
 }
 
 /*

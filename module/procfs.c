@@ -30,10 +30,9 @@ static void kmp_proc_line(struct seq_file *m, u32 idx,
 	struct kmp_tag *tag = kmp_tag_at(idx);
 	struct kmp_totals t;
 	const char *site;
-	bool gone;
 
 	kmp_tag_totals(idx, &t);
-	site = kmp_tag_site(tag, it->text, &gone);
+	site = kmp_tag_site(tag, it->text);
 	seq_printf(m, "%12llu %8llu %s kind:%s allocs:%llu frees:%llu bytes:%llu req:%llu%s",
 		   t.live_bytes, t.live_objs, site, kmp_kind_name(tag->kind),
 		   t.allocs, t.frees, t.bytes, t.req,
@@ -42,7 +41,8 @@ static void kmp_proc_line(struct seq_file *m, u32 idx,
 		seq_puts(m, " sampled:yes");
 	if (test_bit(KMP_TAG_INACCURATE, &tag->flags))
 		seq_puts(m, " accurate:no");
-	seq_puts(m, gone ? " module:unloaded\n" : "\n");
+	seq_puts(m, test_bit(KMP_TAG_GONE, &tag->flags) ?
+		 " module:unloaded\n" : "\n");
 }
 
 /* Position 0 is the header, position n the tag of index n - 1. */

@@ -17,6 +17,9 @@
  * - A tag leaves the hash only when the module its call site is in goes
  *   away (KMP_TAG_GONE, under kmp_gone_lock); it stays in the pool with
  *   its counters, and its later frees still pair.
+ * - A tag's texts (->text, ->ctext) are set once, with cmpxchg_release(),
+ *   by the first reader or the module notifier, and read with
+ *   smp_load_acquire(); they are freed at unload.
  * - A tag is visible to the views once KMP_TAG_READY is set, after its
  *   fields are written (set_bit after smp_wmb, test_bit then smp_rmb).
  * - Counters are per CPU, written with plain adds on this CPU with
@@ -166,8 +169,8 @@ struct kmp_tag *kmp_tag_get(unsigned long site, enum kmp_kind kind,
 	tag->kind = kind;
 	tag->ncallers = n;
 	memcpy(tag->callers, callers, n * sizeof(*callers));
-	tag->gone_text = NULL;
-	tag->gone_callers = NULL;
+	tag->text = NULL;
+	tag->ctext = NULL;
 	tag->hist = kmp_hist_reserve();
 	hlist_add_head_rcu(&tag->hnode, head);
 	smp_wmb();	/* fields before READY; pairs with kmp_tag_ready() */
@@ -225,65 +228,61 @@ void kmp_tag_totals(u32 idx, struct kmp_totals *t)
 }
 
 /*
- * The text of a tag's call site, "sym+0xoff/0xlen [mod] func:sym": made in
- * @buf (KMP_SITE_TEXT_LEN bytes), or the one kept when its code went away,
- * in which case *gone is set.
+ * A tag's texts are made once, at the first read that needs them (or when
+ * its code goes away), and kept: a symbol lookup per line per read would
+ * make a read of 10k tags take seconds. Process context only.
  */
-const char *kmp_tag_site(const struct kmp_tag *tag, char *buf, bool *gone)
+static const char *kmp_tag_text(struct kmp_tag *tag, const char **slot,
+				char *buf, bool callers)
 {
-	const char *site = buf;
+	const char *t = smp_load_acquire(slot);	/* pairs with cmpxchg below */
+	char *dup;
 
-	/* A going module's text stays until an RCU grace period ends. */
+	if (t)
+		return t;
+	/* A going module's symbols stay until an RCU grace period ends. */
 	rcu_read_lock();
-	*gone = test_bit(KMP_TAG_GONE, &tag->flags);
-	if (*gone) {
-		smp_rmb();	/* pairs with kmp_module_notify() */
-		site = tag->gone_text ?: "? func:?";
-	} else {
+	if (callers)
+		kmp_callers_text(tag, buf);
+	else
 		kmp_site_text(buf, tag->site);
-	}
 	rcu_read_unlock();
-	return site;
+	dup = kstrdup(buf, GFP_KERNEL);
+	if (!dup)
+		return buf;
+	t = cmpxchg_release(slot, NULL, dup);
+	if (t) {
+		/* Another reader, or the module notifier, came first. */
+		kfree(dup);
+		return t;
+	}
+	return dup;
+}
+
+/* "sym+0xoff/0xlen [mod] func:sym"; @buf: KMP_SITE_TEXT_LEN of scratch. */
+const char *kmp_tag_site(struct kmp_tag *tag, char *buf)
+{
+	return kmp_tag_text(tag, &tag->text, buf, false);
 }
 
 /*
- * A stack-keyed tag's callers as " caller:<frame>" tokens, nearest first,
- * in @buf (KMP_CALLERS_TEXT_LEN bytes); "" for tags keyed by site alone.
+ * A stack-keyed tag's callers as " caller:<frame>" tokens, nearest first;
+ * "" for tags keyed by site alone. @buf: KMP_CALLERS_TEXT_LEN of scratch.
  */
-const char *kmp_tag_callers(const struct kmp_tag *tag, char *buf)
+const char *kmp_tag_callers(struct kmp_tag *tag, char *buf)
 {
-	char sym[KSYM_SYMBOL_LEN];
-	size_t n = 0;
-	unsigned int i;
-
-	buf[0] = '\0';
 	if (!tag->ncallers)
-		return buf;
-	rcu_read_lock();
-	if (test_bit(KMP_TAG_GONE, &tag->flags)) {
-		smp_rmb();	/* pairs with kmp_module_notify() */
-		rcu_read_unlock();
-		return tag->gone_callers ?: "";
-	}
-	for (i = 0; i < tag->ncallers; i++) {
-		kmp_frame_text(sym, tag->callers[i]);
-		n += scnprintf(buf + n, KMP_CALLERS_TEXT_LEN - n, " caller:%s",
-			       sym);
-	}
-	rcu_read_unlock();
-	return buf;
+		return "";
+	return kmp_tag_text(tag, &tag->ctext, buf, true);
 }
 
 /*
  * A tag as the debugfs views name it, "<site> [<module>] func:<function>
  * kind:<kind>" and its callers, if any; @buf has KMP_TAG_TEXT_LEN bytes.
  */
-void kmp_seq_tag_name(struct seq_file *m, const struct kmp_tag *tag,
-		      char *buf)
+void kmp_seq_tag_name(struct seq_file *m, struct kmp_tag *tag, char *buf)
 {
-	bool gone;
-
-	seq_printf(m, "%s kind:%s", kmp_tag_site(tag, buf, &gone),
+	seq_printf(m, "%s kind:%s", kmp_tag_site(tag, buf),
 		   kmp_kind_name(tag->kind));
 	seq_puts(m, kmp_tag_callers(tag, buf + KMP_SITE_TEXT_LEN));
 }
@@ -458,15 +457,13 @@ static int kmp_module_notify(struct notifier_block *nb, unsigned long action,
 		if (!kmp_tag_ready(idx) || test_bit(KMP_TAG_GONE, &tag->flags) ||
 		    !kmp_tag_within(tag, within, mod))
 			continue;
-		kmp_site_text(buf, tag->site);
-		tag->gone_text = kstrdup(buf, GFP_KERNEL);
-		tag->gone_callers = kstrdup(kmp_tag_callers(tag, buf),
-					    GFP_KERNEL);
+		/* Name it while the symbols are there. */
+		kmp_tag_site(tag, buf);
+		kmp_tag_callers(tag, buf);
 		bucket = kmp_tag_bucket_of(tag);
 		raw_spin_lock_irqsave(kmp_tag_lock(bucket), flags);
 		hlist_del_rcu(&tag->hnode);
 		raw_spin_unlock_irqrestore(kmp_tag_lock(bucket), flags);
-		smp_wmb();	/* gone_text before GONE */
 		set_bit(KMP_TAG_GONE, &tag->flags);
 	}
 	kmp_stacks_code_going(within, mod);
@@ -519,8 +516,8 @@ void kmp_tags_exit(void)
 	unregister_module_notifier(&kmp_module_nb);
 	if (kmp_tag_pool)
 		for (idx = 0; idx < kmp_tags_used(); idx++) {
-			kfree(kmp_tag_pool[idx].gone_text);
-			kfree(kmp_tag_pool[idx].gone_callers);
+			kfree(kmp_tag_pool[idx].text);
+			kfree(kmp_tag_pool[idx].ctext);
 		}
 	if (kmp_ctr_blocks)
 		for (i = 0; i < kmp_ctr_nblocks; i++)

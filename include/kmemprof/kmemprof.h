@@ -72,7 +72,7 @@ struct kmp_totals {
 enum {
 	KMP_TAG_READY,		/* fully initialised; views may read it */
 	KMP_TAG_INACCURATE,	/* a drop or a lost pairing touched it */
-	KMP_TAG_GONE,		/* its module was unloaded; see ->gone_text */
+	KMP_TAG_GONE,		/* code of its key was unloaded */
 	KMP_TAG_SAMPLED,	/* its frees are estimated: sample_rate > 1 */
 };
 
@@ -84,8 +84,8 @@ struct kmp_tag {
 	u8 kind;
 	u8 ncallers;
 	u32 hist;			/* histogram slot, or KMP_NIL */
-	const char *gone_text;		/* "sym+off/len [mod] func:sym" */
-	const char *gone_callers;	/* " caller:..." */
+	const char *text;		/* "sym+off/len [mod] func:sym" */
+	const char *ctext;		/* " caller:..." */
 };
 
 #define KMP_NIL		U32_MAX
@@ -198,11 +198,10 @@ u32 kmp_tags_used(void);
 bool kmp_tag_ready(u32 idx);
 
 void kmp_tag_totals(u32 idx, struct kmp_totals *t);
-const char *kmp_tag_site(const struct kmp_tag *tag, char *buf, bool *gone);
-const char *kmp_tag_callers(const struct kmp_tag *tag, char *buf);
+const char *kmp_tag_site(struct kmp_tag *tag, char *buf);
+const char *kmp_tag_callers(struct kmp_tag *tag, char *buf);
 struct seq_file;
-void kmp_seq_tag_name(struct seq_file *m, const struct kmp_tag *tag,
-		      char *buf);
+void kmp_seq_tag_name(struct seq_file *m, struct kmp_tag *tag, char *buf);
 void kmp_tag_mark_inaccurate(u32 idx);
 void kmp_tags_reset(void);
 const char *kmp_kind_name(enum kmp_kind kind);
@@ -326,6 +325,7 @@ bool kmp_site_needs_unwind(enum kmp_kind kind, unsigned long call_site);
 unsigned long kmp_unwind(struct kmp_frames *f, enum kmp_kind kind,
 			 unsigned long call_site, unsigned int after);
 int kmp_frame_text(char *buf, unsigned long addr);
+void kmp_callers_text(const struct kmp_tag *tag, char *buf);
 /* sprint_symbol()'s room, plus " func:" and the symbol again. */
 #define KMP_SITE_TEXT_LEN	(2 * KSYM_SYMBOL_LEN)
 /* " caller:<frame>" for each of KMP_KEY_DEPTH_MAX callers. */

@@ -18,6 +18,8 @@ for arg in $(cat /proc/cmdline); do
 done
 
 MODES="bare disabled default stack8 key2 sample64 allocinfo ftrace"
+WORKLOADS=kmalloc32,kmalloc256,kmalloc2048,sites1000,kmem_cache,pages0,pages2,leaky100k,xcpu
+CALIB=calib_loop,calib_irq,calib_percpu,calib_lock,calib_clock,calib_stack6,calib_stack12
 T=/sys/kernel/tracing
 PROF=/proc/sys/vm/mem_profiling
 EVENTS="kmalloc kfree kmem_cache_alloc kmem_cache_free mm_page_alloc mm_page_free"
@@ -53,7 +55,7 @@ while [ $r -le "$rounds" ]; do
 		set_mode $m || continue
 		for c in $cpus_list; do
 			insmod /modules/kmemprof_bench.ko label=$m cpus=$c reps=1 \
-				workloads=kmalloc32,kmalloc256,kmalloc2048,sites1000,kmem_cache,pages0,pages2,leaky100k,xcpu
+				workloads=$WORKLOADS
 			rmmod kmemprof_bench
 		done
 	done
@@ -62,10 +64,14 @@ while [ $r -le "$rounds" ]; do
 done
 quiet
 
+# What the building blocks cost, once, bare.
+insmod /modules/kmemprof_bench.ko label=bare workloads=$CALIB reps=3
+rmmod kmemprof_bench
+
 # /proc/kmemprof with 10k tags: 1000 sites x 10 callers, key_depth=2.
 insmod /modules/kmemprof.ko
 echo 2 > $KMP_SYSCTL/key_depth
-insmod /modules/kmemprof_bench.ko label=default workloads=procread10k reps=3
+insmod /modules/kmemprof_bench.ko label=default workloads=procread10k reps=4
 rmmod kmemprof_bench
 echo "STAT tags.used $(stat_value tags.used)"
 echo "STAT live.bytes $(stat_value live.bytes)"

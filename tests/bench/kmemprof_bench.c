@@ -482,6 +482,8 @@ static void bench_proc_read(void)
 	buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
 	if (!buf)
 		return;
+	/* The first read names the tags; the median of the rest is kept. */
+	reps = max(reps, 2U);
 	for (r = 0; r < reps; r++) {
 		f = filp_open("/proc/kmemprof", O_RDONLY, 0);
 		if (IS_ERR(f)) {
@@ -497,8 +499,9 @@ static void bench_proc_read(void)
 		filp_close(f, NULL);
 	}
 	kfree(buf);
-	sort(t, reps, sizeof(*t), cmp_u64, NULL);
-	pr_info("RESULT %s procread10k 1 %llu.00\n", label, t[reps / 2]);
+	pr_info("RESULT %s procread10k-first 1 %llu.00\n", label, t[0]);
+	sort(t + 1, reps - 1, sizeof(*t), cmp_u64, NULL);
+	pr_info("RESULT %s procread10k 1 %llu.00\n", label, t[1 + (reps - 1) / 2]);
 }
 
 static int __init bench_init(void)
