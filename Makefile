@@ -15,7 +15,7 @@
 KMEMPROF_CACHE ?= $(HOME)/.cache/kmemprof
 export KMEMPROF_CACHE
 
-KERNELS ?= 6.1 6.12
+KERNELS ?= 6.1 6.12 6.12-debug
 KVER ?= 6.12
 RIG_KDIR := $(KMEMPROF_CACHE)/kernel-$(KVER)
 KDIR ?= $(RIG_KDIR)
@@ -34,10 +34,12 @@ ifeq ($(KDIR),$(RIG_KDIR))
 	@$(RIG)/deps.sh
 	@$(RIG)/kernel.sh $(KVER) >/dev/null
 endif
-	$(MAKE) -C $(KDIR) M=$(CURDIR) ARCH=$(ARCH) CROSS_COMPILE=$(CROSS_COMPILE) modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR) ARCH=$(ARCH) CROSS_COMPILE=$(CROSS_COMPILE) \
+		KMEMPROF_TESTS=$(KMEMPROF_TESTS) modules
 
 board:
-	$(MAKE) module KDIR=/lib/modules/$(shell uname -r)/build ARCH= CROSS_COMPILE=
+	$(MAKE) module KDIR=/lib/modules/$(shell uname -r)/build ARCH= CROSS_COMPILE= \
+		KMEMPROF_TESTS=$(KMEMPROF_TESTS)
 
 deps:
 	@$(RIG)/deps.sh

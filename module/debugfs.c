@@ -41,6 +41,11 @@ static int stats_show(struct seq_file *m, void *v)
 		if (kinds & BIT(k))
 			seq_printf(m, "%s%s", n++ ? "," : "", kmp_kind_name(k));
 	seq_puts(m, n ? "\n" : "none\n");
+	seq_puts(m, "unavailable ");
+	for (k = 0, n = 0; k < KMP_KIND_NR; k++)
+		if (!(kmp_probes_avail() & BIT(k)))
+			seq_printf(m, "%s%s", n++ ? "," : "", kmp_kind_name(k));
+	seq_puts(m, n ? "\n" : "none\n");
 	for (ev = 0; ev < KMP_EV_NR; ev++)
 		seq_printf(m, "events.%s %llu\n", kmemprof_event_name(ev),
 			   kmemprof_event_count(ev));

@@ -57,6 +57,7 @@ static int __init kmemprof_init(void)
 	ret = kmp_probes_init();
 	if (ret)
 		return ret;
+	kinds &= kmp_probes_avail();
 	ret = kmp_hist_init();
 	if (ret)
 		return ret;

@@ -289,9 +289,12 @@ void kmp_events_reset(void)
 		       sizeof(struct kmp_cpu_events));
 }
 
+/* The kinds whose tracepoints were all found at load. */
+static unsigned int kmp_avail;
+
 static bool kmp_tp_wanted(int i, bool enabled, unsigned int kinds)
 {
-	return enabled && (kinds & BIT(kmp_tps[i].kind));
+	return enabled && (kinds & kmp_avail & BIT(kmp_tps[i].kind));
 }
 
 static void kmp_tp_detach(int i)
@@ -344,27 +347,64 @@ undo:
 	return ret;
 }
 
+/* For tests only: tracepoints to treat as missing, comma-separated. */
+static char *test_missing;
+module_param(test_missing, charp, 0444);
+MODULE_PARM_DESC(test_missing,
+		 "Tests only: tracepoints to treat as missing at load");
+
+static bool kmp_test_missing(const char *name)
+{
+	const char *p = test_missing;
+	size_t len = strlen(name);
+
+	while (p && (p = strstr(p, name))) {
+		if ((p == test_missing || p[-1] == ',') &&
+		    (p[len] == ',' || !p[len]))
+			return true;
+		p += len;
+	}
+	return false;
+}
+
 static void kmp_find_tp(struct tracepoint *tp, void *priv)
 {
 	int i;
 
 	for (i = 0; i < KMP_EV_NR; i++)
-		if (!kmp_tps[i].tp && !strcmp(tp->name, kmp_tps[i].name))
+		if (!kmp_tps[i].tp && !strcmp(tp->name, kmp_tps[i].name) &&
+		    !kmp_test_missing(tp->name))
 			kmp_tps[i].tp = tp;
 }
 
+unsigned int kmp_probes_avail(void)
+{
+	return kmp_avail;
+}
+
+/*
+ * A kind is traced only if all its tracepoints exist. A missing one (a
+ * kernel built without them, or a name changed) takes its kind out, with
+ * a word in dmesg and in stats; the other kinds work on. None at all is
+ * an error.
+ */
 int kmp_probes_init(void)
 {
 	int i;
 
 	kmp_check_protos();
 	for_each_kernel_tracepoint(kmp_find_tp, NULL);
+	kmp_avail = KMP_KIND_ALL;
 	for (i = 0; i < KMP_EV_NR; i++) {
-		if (!kmp_tps[i].tp) {
-			pr_err("tracepoint %s not found (CONFIG_TRACEPOINTS?)\n",
-			       kmp_tps[i].name);
-			return -ENOENT;
-		}
+		if (kmp_tps[i].tp)
+			continue;
+		pr_warn("tracepoint %s not found: %s allocations are not traced\n",
+			kmp_tps[i].name, kmp_kind_name(kmp_tps[i].kind));
+		kmp_avail &= ~BIT(kmp_tps[i].kind);
+	}
+	if (!kmp_avail) {
+		pr_err("no kmem tracepoint found (CONFIG_TRACEPOINTS?)\n");
+		return -ENOENT;
 	}
 	return 0;
 }

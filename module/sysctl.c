@@ -215,6 +215,9 @@ static int kmp_events_handler(KMP_CTL_TABLE *table, int write, void *buffer,
 	ret = kmp_knob_input(buf, buffer, *lenp, ppos);
 	if (!ret)
 		ret = kmp_parse_kinds(buf, &kinds);
+	/* A kind whose tracepoints this kernel lacks cannot be asked for. */
+	if (!ret && (kinds & ~kmp_probes_avail()))
+		ret = -EINVAL;
 	if (!ret)
 		ret = kmemprof_set_events(kinds);
 	if (!ret)

@@ -337,6 +337,7 @@ int kmp_site_text(char *buf, unsigned long site);
 int kmp_probes_init(void);
 void kmp_probes_exit(void);
 int kmp_probes_set(bool enabled, unsigned int kinds);
+unsigned int kmp_probes_avail(void);
 void kmp_events_reset(void);
 u64 kmp_probe_samples(void);
 u64 kmp_probe_ns(void);

@@ -21,6 +21,11 @@ SMP=${KMEMPROF_SMP:-4,sockets=1,clusters=2,cores=2,threads=1}
 TIMEOUT=${KMEMPROF_TIMEOUT:-600}
 
 KDIR=$("$TOP/tools/rig/kernel.sh" "$KVER")
+# The debug flavour checks every slab object too.
+EXTRA_APPEND=
+case "$KVER" in
+*-debug) EXTRA_APPEND="slub_debug=FZPU" ;;
+esac
 rm -rf "$OUT"
 mkdir -p "$OUT/root"/{bin,dev,proc,sys,tmp,modules,tests/bench} "$OUT/share"
 root=$OUT/root
@@ -28,7 +33,9 @@ cp "$CACHE/guest/busybox" "$root/bin/busybox"
 mkdir -p "$root/lib" "$root/usr/bin"
 cp "$CACHE/guest/numfmt" "$root/usr/bin/numfmt"
 cp /usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1 /usr/aarch64-linux-gnu/lib/libc.so.6 "$root/lib/"
-aarch64-linux-gnu-gcc -static -O2 -o "$root/bin/runas" "$TOP/tests/qemu/runas.c"
+for t in runas kmpio; do
+	aarch64-linux-gnu-gcc -static -O2 -o "$root/bin/$t" "$TOP/tests/qemu/$t.c"
+done
 install -m 0755 "$TOP/tests/qemu/init" "$root/init"
 find "$MODDIR" -name '*.ko' -exec cp {} "$root/modules/" \;
 cp "$TOP"/tests/integration/*.sh "$root/tests/"
@@ -44,7 +51,7 @@ timeout --foreground -k 5 "$TIMEOUT" qemu-system-aarch64 \
 	-initrd "$OUT/initramfs.cpio.gz" \
 	-fsdev local,id=fs0,path="$OUT/share",security_model=none \
 	-device virtio-9p-device,fsdev=fs0,mount_tag=host0 \
-	-append "console=ttyAMA0 panic=-1 oops=panic rigmode=$MODE ${KMEMPROF_APPEND:-}" \
+	-append "console=ttyAMA0 panic=-1 oops=panic rigmode=$MODE $EXTRA_APPEND ${KMEMPROF_APPEND:-}" \
 	${KMEMPROF_QEMU_EXTRA:-} \
 	< /dev/null > "$OUT/console.log" 2>&1
 rc=$?

@@ -8,7 +8,9 @@
 set -uo pipefail
 
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-KERNELS=${KERNELS:-6.1 6.12}
+# 6.12-debug: 6.12 with KASAN, lockdep, PROVE_RCU, DEBUG_PREEMPT and
+# slub_debug (tests/qemu/kernel-debug.config).
+KERNELS=${KERNELS:-6.1 6.12 6.12-debug}
 OUT=$TOP/.build/check
 TALLY=$OUT/tally
 mkdir -p "$OUT"
@@ -62,9 +64,14 @@ for k in $KERNELS; do
 	fi
 	echo "PASS $k/build (W=1, warnings as errors)"
 	echo "1 0 0" >> "$TALLY"
-	[ "$k" = "${KERNELS##* }" ] &&
+	[ "$k" = 6.12 ] &&
 		host_suite "$k/lint" "$TOP/tools/rig/lint.sh" "$k"
-	"$TOP/tests/qemu/run.sh" "$k" check "$TOP/.build/$k" "$OUT/$k"
+	case "$k" in
+	*-debug) timeout=2400 ;;
+	*) timeout=900 ;;
+	esac
+	KMEMPROF_TIMEOUT=$timeout \
+		"$TOP/tests/qemu/run.sh" "$k" check "$TOP/.build/$k" "$OUT/$k"
 	"$TOP/tools/rig/results.py" "$OUT/$k" "$k" --tally "$TALLY"
 	echo "     ($k: $(($(date +%s) - t0)) s)"
 done

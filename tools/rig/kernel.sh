@@ -4,6 +4,7 @@
 # Build (or reuse) the rig's arm64 kernel for one version.
 #
 #   tools/rig/kernel.sh 6.12        # prints the build directory on stdout
+#   tools/rig/kernel.sh 6.12-debug  # 6.12 plus tests/qemu/kernel-debug.config
 #
 # The source comes from Debian's linux-source-VER package, is unpacked into
 # $KMEMPROF_CACHE/src, configured from allnoconfig plus the fragments in
@@ -12,8 +13,11 @@
 # stamp; a build with the same key is reused as it is.
 set -euo pipefail
 
-VER=${1:?usage: kernel.sh VERSION [FLAVOUR]}
-FLAVOUR=${2:-}
+VER=${1:?usage: kernel.sh VERSION[-FLAVOUR]}
+FLAVOUR=
+case "$VER" in
+*-*) FLAVOUR=${VER#*-}; VER=${VER%%-*} ;;
+esac
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 CACHE=${KMEMPROF_CACHE:-$HOME/.cache/kmemprof}
 JOBS=${KMEMPROF_JOBS:-$(($(nproc) + 1))}

@@ -1,0 +1,103 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The storm: allocations from kthreads, timers and irq_work on every CPU,
+# with readers of every view, a toggler of every knob, and kmemprof
+# unloaded and loaded again and again, all at once. Then the pools are
+# made tiny and it all runs again. Pass: no splat on the console (the
+# host scans it), no hang, no tag with more frees than allocations, and
+# the exactness suite still passes afterwards.
+. /tests/lib.sh
+
+SECONDS_STORM=${STORM_SECONDS:-20}
+CYCLES=${STORM_CYCLES:-100}
+D=$KMP_DEBUGFS
+S=$KMP_SYSCTL
+
+readers() {
+	while [ ! -e /tmp/storm.done ]; do
+		for f in /proc/kmemprof $D/stats $D/hist $D/ages $D/leaks \
+			 $D/cpus $D/stacks; do
+			cat $f > /dev/null 2>&1
+		done
+	done
+}
+
+toggler() {
+	i=0
+	while [ ! -e /tmp/storm.done ]; do
+		echo $((i % 2)) > $S/enabled 2>/dev/null
+		case $((i % 4)) in
+		0) echo slab,page,percpu > $S/events ;;
+		1) echo slab > $S/events ;;
+		2) echo page,percpu > $S/events ;;
+		3) echo none > $S/events ;;
+		esac 2>/dev/null
+		echo $((i % 17)) > $S/stack_depth 2>/dev/null
+		echo $((i % 5)) > $S/key_depth 2>/dev/null
+		echo $((i % 3 + 1)) > $S/sample_rate 2>/dev/null
+		[ $((i % 10)) -eq 0 ] && echo 1 > $S/reset 2>/dev/null
+		i=$((i + 1))
+		usleep 3000
+	done
+	echo "toggler: $i rounds"
+}
+
+storm() { # storm SECONDS CYCLES MODULE-ARGS...
+	secs=$1 cycles=$2
+	shift 2
+	rm -f /tmp/storm.done
+	insmod /modules/kmemprof_stress.ko seconds=$secs &
+	storm_pid=$!
+	readers & r1=$!
+	readers & r2=$!
+	toggler & tg=$!
+	c=0
+	while [ $c -lt "$cycles" ]; do
+		rmmod kmemprof 2>/dev/null
+		insmod /modules/kmemprof.ko "$@" || fail "insmod #$c failed"
+		c=$((c + 1))
+	done
+	wait $storm_pid || fail "the storm failed"
+	touch /tmp/storm.done
+	wait $r1 $r2 $tg
+	rmmod kmemprof_stress
+	echo "storm: $secs s, $c load cycles: $(dmesg | grep 'storm over' | tail -n 1 | sed 's/.*storm over: //')"
+}
+
+# No tag may show more frees than allocations (sampled tags estimate).
+no_negative() {
+	bad=$(sed 1,2d /proc/kmemprof | grep -v ' sampled:yes' | awk '{
+		a = f = 0
+		for (i = 3; i <= NF; i++) {
+			if ($i ~ /^allocs:/) { split($i, x, ":"); a = x[2] }
+			if ($i ~ /^frees:/) { split($i, x, ":"); f = x[2] }
+		}
+		if (f > a) print }' | head -n 3)
+	[ -z "$bad" ] || fail "more frees than allocations: $bad"
+}
+
+storm "$SECONDS_STORM" "$CYCLES" max_live=65536
+grep -q '^kmemprof ' /proc/modules || reload
+no_negative
+for k in drop.tags drop.live drop.stacks unpaired.slab stale; do
+	echo "$k $(stat_value $k)"
+done
+
+# Pools that overflow at once.
+storm $((SECONDS_STORM / 2)) 10 max_tags=64 max_live=256 max_stacks=32 max_hist=16
+grep -q '^kmemprof ' /proc/modules || reload max_tags=64 max_live=256 max_stacks=32 max_hist=16
+for k in drop.tags drop.live; do
+	[ "$(stat_value $k)" -gt 0 ] || echo "note: no $k in the tiny-pool storm"
+done
+no_negative
+
+# Quiet again: a fresh load, a reset, and the exactness suite.
+reload || fail "insmod after the storms"
+write_knob $S/reset 1 || fail "reset"
+insmod /modules/kmemprof_test.ko 2>/dev/null
+for s in kmemprof_core kmemprof_hist; do
+	r=/sys/kernel/debug/kunit/$s/results
+	tail -n 1 $r | grep -q "^ok 1 $s" || fail "$s after the storm: $(grep 'not ok' $r | head -n 3)"
+done
+rmmod kmemprof_test
+no_negative

@@ -1,0 +1,9 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Shared between the KUnit suites of kmemprof_test.ko. */
+#ifndef _KMEMPROF_TEST_H
+#define _KMEMPROF_TEST_H
+
+/* The kernel runs with slub_debug= (set by the rig): see core_test.c. */
+extern bool kmp_test_slub_debug;
+
+#endif /* _KMEMPROF_TEST_H */
