@@ -230,12 +230,16 @@ void kmp_account_free(unsigned long key, size_t bytes)
 {
 	enum kmp_kind kind = kmp_key_kind(key);
 	struct kmp_obj obj;
+	unsigned int rate;
 
 	if (!kmp_live_remove(key, &obj)) {
 		kmp_stat_inc(KMP_ST_UNPAIRED_SLAB + kind);
 		return;
 	}
-	kmp_count_free(obj.tag, &obj, max(READ_ONCE(kmp_sample_rate), 1U));
+	rate = max(READ_ONCE(kmp_sample_rate), 1U);
+	kmp_count_free(obj.tag, &obj, rate);
+	if (rate > 1 && !test_bit(KMP_TAG_SAMPLED, &kmp_tag_at(obj.tag)->flags))
+		set_bit(KMP_TAG_SAMPLED, &kmp_tag_at(obj.tag)->flags);
 	kmp_hist_free(kmp_tag_at(obj.tag), &obj, kmp_now());
 	if (unlikely(bytes && bytes != obj.size)) {
 		/* split_page() and friends: the rest frees unpaired. */

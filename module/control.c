@@ -71,6 +71,15 @@ unsigned int kmemprof_events(void)
 }
 EXPORT_SYMBOL_GPL(kmemprof_events);
 
+/* At unload, after the knobs are gone: detach for good. */
+void kmp_control_exit(void)
+{
+	mutex_lock(&kmp_control_lock);
+	kmp_probes_set(false, 0);
+	kmp_enabled = false;
+	mutex_unlock(&kmp_control_lock);
+}
+
 /*
  * A paired free counts for sample_rate frees; objects tracked under the
  * old rate would be counted under the new one, so their tags are marked.

@@ -378,21 +378,27 @@ DEFINE_SHOW_ATTRIBUTE(leaks);
 
 struct kmp_stack_group {
 	u32 tag;
-	u32 first;	/* into the sorted record list */
+	u32 first;	/* into the sorted snapshot */
 	u32 count;
 	u64 allocs;
 	u64 bytes;
 };
 
-static int kmp_cmp_stack(const void *a, const void *b)
+/* A stack record as it was when the view started: reset may move on. */
+struct kmp_stack_snap {
+	u32 idx;
+	u32 tag;
+	u64 allocs;
+	u64 bytes;
+};
+
+static int kmp_cmp_snap(const void *a, const void *b)
 {
-	const struct kmp_stack *x = kmp_stack_at(*(const u32 *)a);
-	const struct kmp_stack *y = kmp_stack_at(*(const u32 *)b);
-	s64 bx = atomic64_read(&x->bytes), by = atomic64_read(&y->bytes);
+	const struct kmp_stack_snap *x = a, *y = b;
 
 	if (x->tag != y->tag)
 		return x->tag < y->tag ? -1 : 1;
-	return bx < by ? 1 : bx > by ? -1 : 0;
+	return x->bytes < y->bytes ? 1 : x->bytes > y->bytes ? -1 : 0;
 }
 
 static int kmp_cmp_group(const void *a, const void *b)
@@ -409,78 +415,101 @@ static void kmp_put_permille(struct seq_file *m, u64 part, u64 whole)
 	seq_printf(m, "%llu.%llu%%", pm / 10, pm % 10);
 }
 
-static void stacks_group(struct seq_file *m, const struct kmp_stack_group *g,
-			 const u32 *recs, char *text)
+/* The frames of record @idx, or its text if its code went away. */
+static void stacks_frames(struct seq_file *m, u32 idx)
 {
-	unsigned int i, f;
+	const struct kmp_stack *st;
 	const char *gone;
+	unsigned int f;
+
+	rcu_read_lock();	/* kmp_stacks_reset() waits for us */
+	st = kmp_stack_at(idx);
+	if (st) {
+		/* pairs with the release in kmp_stacks_code_going() */
+		gone = smp_load_acquire(&st->gone_text);
+		if (gone)
+			seq_puts(m, gone);
+		for (f = 0; !gone && f < min_t(u32, READ_ONCE(st->depth),
+					       KMP_STACK_DEPTH_MAX); f++)
+			seq_printf(m, "    %pS\n", (void *)st->frames[f]);
+	}
+	rcu_read_unlock();
+}
+
+static void stacks_group(struct seq_file *m, const struct kmp_stack_group *g,
+			 const struct kmp_stack_snap *snap, char *text)
+{
+	unsigned int i;
 
 	kmp_seq_tag_name(m, kmp_tag_at(g->tag), text);
 	seq_printf(m, " stacks:%u allocs:%llu bytes:%llu\n", g->count,
 		   g->allocs, g->bytes);
 	for (i = 0; i < g->count && i < KMP_TOP_STACKS; i++) {
-		const struct kmp_stack *st = kmp_stack_at(recs[g->first + i]);
-		u64 b = atomic64_read(&st->bytes), a = atomic64_read(&st->allocs);
+		const struct kmp_stack_snap *s = &snap[g->first + i];
 
-		seq_printf(m, "Allocate %llu (", b);
-		kmp_put_permille(m, b, g->bytes);
-		seq_printf(m, ") bytes on %llu (", a);
-		kmp_put_permille(m, a, g->allocs);
+		seq_printf(m, "Allocate %llu (", s->bytes);
+		kmp_put_permille(m, s->bytes, g->bytes);
+		seq_printf(m, ") bytes on %llu (", s->allocs);
+		kmp_put_permille(m, s->allocs, g->allocs);
 		seq_puts(m, ") objects:\n");
-		/* Code that went away is printed as it was named then. */
-		rcu_read_lock();
-		gone = smp_load_acquire(&st->gone_text); /* kmp_stacks_code_going() */
-		if (gone)
-			seq_puts(m, gone);
-		for (f = 0; !gone && f < st->depth; f++)
-			seq_printf(m, "    %pS\n", (void *)st->frames[f]);
-		rcu_read_unlock();
+		stacks_frames(m, s->idx);
 	}
 }
 
 static int stacks_show(struct seq_file *m, void *v)
 {
-	u32 n = kmp_stacks_used(), nrec = 0, ngroups = 0, i;
+	u32 n = kmp_stacks_used(), tags = kmp_tags_used();
+	u32 nsnap = 0, ngroups = 0, i;
 	struct kmp_stack_group *groups;
+	struct kmp_stack_snap *snap;
 	char *text;
-	u32 *recs;
 
-	recs = kvmalloc_array(n ?: 1, sizeof(*recs), GFP_KERNEL);
+	snap = kvmalloc_array(n ?: 1, sizeof(*snap), GFP_KERNEL);
 	groups = kvmalloc_array(n ?: 1, sizeof(*groups), GFP_KERNEL);
 	text = kmalloc(KMP_TAG_TEXT_LEN, GFP_KERNEL);
-	if (!recs || !groups || !text)
+	if (!snap || !groups || !text)
 		goto out;
-	for (i = 0; i < n; i++)
-		if (kmp_stack_at(i))
-			recs[nrec++] = i;
-	sort(recs, nrec, sizeof(*recs), kmp_cmp_stack, NULL);
-	for (i = 0; i < nrec; i++) {
-		const struct kmp_stack *st = kmp_stack_at(recs[i]);
-		struct kmp_stack_group *g = &groups[ngroups - 1];
+	for (i = 0; i < n; i++) {
+		const struct kmp_stack *st = kmp_stack_at(i);
+		struct kmp_stack_snap *s = &snap[nsnap];
 
-		if (!ngroups || g->tag != st->tag) {
+		if (!st)
+			continue;
+		s->idx = i;
+		s->tag = READ_ONCE(st->tag);
+		s->allocs = atomic64_read(&st->allocs);
+		s->bytes = atomic64_read(&st->bytes);
+		if (s->tag < tags && kmp_tag_ready(s->tag))
+			nsnap++;
+	}
+	sort(snap, nsnap, sizeof(*snap), kmp_cmp_snap, NULL);
+	for (i = 0; i < nsnap; i++) {
+		struct kmp_stack_group *g;
+
+		if (!ngroups || groups[ngroups - 1].tag != snap[i].tag) {
 			g = &groups[ngroups++];
 			*g = (struct kmp_stack_group) {
-				.tag = st->tag, .first = i,
+				.tag = snap[i].tag, .first = i,
 			};
 		}
+		g = &groups[ngroups - 1];
 		g->count++;
-		g->allocs += atomic64_read(&st->allocs);
-		g->bytes += atomic64_read(&st->bytes);
+		g->allocs += snap[i].allocs;
+		g->bytes += snap[i].bytes;
 	}
 	sort(groups, ngroups, sizeof(*groups), kmp_cmp_group, NULL);
 
 	seq_puts(m, KMP_STACKS_HEADER);
 	seq_printf(m, "# stack_depth:%u stack_sample:%u stacks:%u tags:%u\n",
 		   READ_ONCE(kmp_stack_depth), READ_ONCE(kmp_stack_sample),
-		   nrec, ngroups);
+		   nsnap, ngroups);
 	for (i = 0; i < ngroups; i++)
-		stacks_group(m, &groups[i], recs, text);
+		stacks_group(m, &groups[i], snap, text);
 out:
 	kfree(text);
 	kvfree(groups);
-	kvfree(recs);
-	return recs && groups && text ? 0 : -ENOMEM;
+	kvfree(snap);
+	return snap && groups && text ? 0 : -ENOMEM;
 }
 DEFINE_SHOW_ATTRIBUTE(stacks);
 

@@ -62,8 +62,8 @@ static unsigned int kmp_hist_nblocks;
 static atomic64_t *kmp_hist_fold;	/* max_hist * KMP_HIST_N */
 static atomic_t kmp_nhist = ATOMIC_INIT(0);
 
-/* Cluster of each possible CPU, found at load; see kmp_clusters_init(). */
-static DEFINE_PER_CPU_READ_MOSTLY(int, kmp_cluster);
+/* Cluster of each CPU id, found at load; see kmp_clusters_init(). */
+static int *kmp_cluster;
 
 static kmp_clock_t *kmp_clock;
 
@@ -113,7 +113,7 @@ EXPORT_SYMBOL_GPL(kmemprof_set_clock);
 
 int kmp_cpu_cluster(int cpu)
 {
-	return cpu >= 0 && cpu < nr_cpu_ids ? per_cpu(kmp_cluster, cpu) : -1;
+	return cpu >= 0 && cpu < nr_cpu_ids ? kmp_cluster[cpu] : -1;
 }
 
 /* For the KUnit suites. */
@@ -305,8 +305,11 @@ static int kmp_clusters_init(void)
 	bool by_capacity = false, by_cluster = false;
 	int cpu, c, n = 0;
 
-	if (!keys)
+	kmp_cluster = kcalloc(nr_cpu_ids, sizeof(*kmp_cluster), GFP_KERNEL);
+	if (!keys || !kmp_cluster) {
+		kfree(keys);
 		return -ENOMEM;
+	}
 	for_each_possible_cpu(cpu) {
 		if (arch_scale_cpu_capacity(cpu) != cap0)
 			by_capacity = true;
@@ -321,7 +324,7 @@ static int kmp_clusters_init(void)
 			;
 		if (c == n)
 			keys[n++] = key;
-		per_cpu(kmp_cluster, cpu) = c;
+		kmp_cluster[cpu] = c;
 	}
 	kfree(keys);
 	return 0;
@@ -333,7 +336,7 @@ int kmp_hist_init(void)
 
 	kmp_clock_init();
 	if (kmp_clusters_init())
-		return -ENOMEM;
+		goto fail;
 	kmp_hist_nblocks = DIV_ROUND_UP(kmp_max_hist, KMP_HIST_BLOCK);
 	kmp_hist_blocks = kcalloc(kmp_hist_nblocks, sizeof(*kmp_hist_blocks),
 				  GFP_KERNEL);
@@ -363,6 +366,8 @@ void kmp_hist_exit(void)
 			free_percpu(kmp_hist_blocks[i]);
 	kfree(kmp_hist_blocks);
 	vfree(kmp_hist_fold);
+	kfree(kmp_cluster);
+	kmp_cluster = NULL;
 	kmp_hist_blocks = NULL;
 	kmp_hist_fold = NULL;
 	atomic_set(&kmp_nhist, 0);

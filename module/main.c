@@ -3,8 +3,9 @@
  * kmemprof: memory allocation profiling for kernels without allocinfo.
  *
  * Module load and unload. The tables come first and the probes last at
- * load; at unload the probes are detached (and waited for) before any
- * table goes away, so no probe ever runs against state that is not there.
+ * load; at unload the knobs go first, then the probes are detached (and
+ * waited for), then the tables: no probe ever runs against state that is
+ * not there, and no knob can attach one again in between.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -105,12 +106,17 @@ err_hist:
 	return ret;
 }
 
+/*
+ * First the ways in: once the knobs are gone (unregistering waits for any
+ * write in progress), nothing can attach a probe again. Then the probes,
+ * waited for. Only then the tables.
+ */
 static void __exit kmemprof_exit(void)
 {
-	kmp_probes_exit();
-	kmp_debugfs_exit();
 	kmp_sysctl_exit();
+	kmp_debugfs_exit();
 	kmp_procfs_exit();
+	kmp_control_exit();
 	kmp_stacks_exit();
 	kmp_live_exit();
 	kmp_tags_exit();

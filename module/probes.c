@@ -408,8 +408,3 @@ int kmp_probes_init(void)
 	}
 	return 0;
 }
-
-void kmp_probes_exit(void)
-{
-	kmp_probes_set(false, 0);
-}

@@ -19,8 +19,11 @@
  * - Counts are atomic64: only sampled allocations touch them.
  * - kmp_stacks_reset() runs with every probe detached.
  * - ->gone_text is set once, with smp_store_release(), from the module
- *   notifier (under kmp_gone_lock); the views read it with
- *   smp_load_acquire() and print it instead of the frames.
+ *   notifier; the views read it with smp_load_acquire() inside an RCU
+ *   read section that also checks ->depth, and print it instead of the
+ *   frames. kmp_stacks_reset() clears every ->depth, waits for an RCU
+ *   grace period, and only then frees the texts. kmp_stack_text_lock
+ *   keeps the notifier and the reset apart.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -29,6 +32,8 @@
 #include <linux/kallsyms.h>
 #include <linux/log2.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/vmalloc.h>
@@ -44,6 +49,7 @@ static u32 *kmp_stack_heads;
 static unsigned int kmp_stack_bits;
 static raw_spinlock_t kmp_stack_locks[KMP_STACK_LOCKS];
 static atomic_t kmp_nstacks = ATOMIC_INIT(0);
+static DEFINE_MUTEX(kmp_stack_text_lock);
 
 static u32 kmp_stack_hash(u32 tag, const unsigned long *frames,
 			  unsigned int n)
@@ -153,6 +159,7 @@ void kmp_stacks_code_going(bool (*within)(unsigned long,
 	buf = kmalloc(KMP_STACK_DEPTH_MAX * (KSYM_SYMBOL_LEN + 6), GFP_KERNEL);
 	if (!buf)
 		return;
+	mutex_lock(&kmp_stack_text_lock);
 	for (i = 0; i < n; i++) {
 		struct kmp_stack *s = kmp_stack_at(i);
 
@@ -170,25 +177,29 @@ void kmp_stacks_code_going(bool (*within)(unsigned long,
 			/* pairs with the acquire in the stacks view */
 			smp_store_release(&s->gone_text, text);
 	}
+	mutex_unlock(&kmp_stack_text_lock);
 	kfree(buf);
 }
 
-static void kmp_stacks_free_text(void)
+/*
+ * Only with the probes detached. Views may still be reading: hide every
+ * record from them first, and free the texts once they are done.
+ */
+void kmp_stacks_reset(void)
 {
 	u32 i, n = kmp_stacks_used();
 
+	mutex_lock(&kmp_stack_text_lock);
+	for (i = 0; i < n; i++)
+		smp_store_release(&kmp_stack_pool[i].depth, 0);
+	synchronize_rcu();
 	for (i = 0; i < n; i++)
 		kfree(kmp_stack_pool[i].gone_text);
-}
-
-/* Only with the probes detached. */
-void kmp_stacks_reset(void)
-{
-	kmp_stacks_free_text();
 	memset(kmp_stack_heads, 0xff, sizeof(u32) << kmp_stack_bits);
 	memset(kmp_stack_pool, 0,
 	       array_size(kmp_max_stacks ?: 1, sizeof(*kmp_stack_pool)));
 	atomic_set(&kmp_nstacks, 0);
+	mutex_unlock(&kmp_stack_text_lock);
 }
 
 int kmp_stacks_init(void)
@@ -211,8 +222,11 @@ int kmp_stacks_init(void)
 
 void kmp_stacks_exit(void)
 {
+	u32 i;
+
 	if (kmp_stack_pool)
-		kmp_stacks_free_text();
+		for (i = 0; i < kmp_stacks_used(); i++)
+			kfree(kmp_stack_pool[i].gone_text);
 	vfree(kmp_stack_heads);
 	vfree(kmp_stack_pool);
 	kmp_stack_heads = NULL;

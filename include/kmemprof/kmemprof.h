@@ -335,7 +335,7 @@ int kmp_site_text(char *buf, unsigned long site);
 
 /* probes.c */
 int kmp_probes_init(void);
-void kmp_probes_exit(void);
+
 int kmp_probes_set(bool enabled, unsigned int kinds);
 unsigned int kmp_probes_avail(void);
 void kmp_events_reset(void);
@@ -349,6 +349,7 @@ int kmemprof_set_events(unsigned int kinds);
 unsigned int kmemprof_events(void);
 int kmemprof_reset(void);
 int kmemprof_set_sample_rate(unsigned int rate);
+void kmp_control_exit(void);
 extern unsigned int kmp_leak_age_ms;
 
 /* procfs.c, sysctl.c, debugfs.c */

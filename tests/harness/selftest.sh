@@ -52,6 +52,14 @@ d=$(guest warn)
 sed -i '1a WARNING: CPU: 1 PID: 7 at mm/slub.c:1 x+0x0/0x4' "$d/console.log"
 "$R" "$d" t > /dev/null
 check "WARNING on the console" 1 $?
+d=$(guest banner)
+sed -i '1a [    0.000000] rcu: 	RCU lockdep checking is enabled.' "$d/console.log"
+"$R" "$d" t > /dev/null
+check "lockdep's boot banner is no finding" 0 $?
+d=$(guest lockdep)
+sed -i '1a WARNING: possible circular locking dependency detected' "$d/console.log"
+"$R" "$d" t > /dev/null
+check "a lockdep report" 1 $?
 d=$(guest hang)
 echo boot > "$d/console.log"
 "$R" "$d" t > /dev/null

@@ -24,7 +24,7 @@ KDIR=$("$TOP/tools/rig/kernel.sh" "$KVER")
 # The debug flavour checks every slab object too.
 EXTRA_APPEND=
 case "$KVER" in
-*-debug) EXTRA_APPEND="slub_debug=FZPU" ;;
+*-debug) EXTRA_APPEND="slub_debug=FZPU kasan_multi_shot" ;;
 esac
 rm -rf "$OUT"
 mkdir -p "$OUT/root"/{bin,dev,proc,sys,tmp,modules,tests/bench} "$OUT/share"

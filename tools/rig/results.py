@@ -19,7 +19,8 @@ PLAN = re.compile(r'^1\.\.(\d+)')
 
 # What must never appear on the console of a healthy guest.
 CONSOLE_BAD = re.compile(
-    r'BUG:|WARNING:|KASAN|UBSAN|Oops|Kernel panic|lockdep|RCU stall|'
+    r'BUG:|WARNING:|KASAN|UBSAN|Oops|Kernel panic|RCU stall|'
+    r'lockdep(?! checking is enabled)|'
     r'rcu_sched self-detected stall|possible recursive locking|'
     r'sleeping function called|list_add corruption|list_del corruption|'
     r'Unable to handle kernel|Internal error:|general protection fault')
