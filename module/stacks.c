@@ -190,7 +190,7 @@ void kmp_stacks_reset(void)
 	u32 i, n = kmp_stacks_used();
 
 	mutex_lock(&kmp_stack_text_lock);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++)	/* pairs with kmp_stack_at()'s acquire */
 		smp_store_release(&kmp_stack_pool[i].depth, 0);
 	synchronize_rcu();
 	for (i = 0; i < n; i++)

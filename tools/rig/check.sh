@@ -50,6 +50,7 @@ start=$(date +%s)
 "$TOP/tools/rig/deps.sh" || fail_suite deps "installing packages failed"
 
 host_suite harness/results "$TOP/tests/harness/selftest.sh"
+host_suite reader/unit "$TOP/tools/rig/reader-test.sh"
 
 for k in $KERNELS; do
 	t0=$(date +%s)

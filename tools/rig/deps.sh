@@ -9,7 +9,7 @@ CACHE=${KMEMPROF_CACHE:-$HOME/.cache/kmemprof}
 
 PKGS="make gcc bc bison flex cpio kmod xz-utils python3 rsync
       libssl-dev libelf-dev gcc-aarch64-linux-gnu libc6-dev-arm64-cross
-      qemu-system-arm linux-source-6.1 linux-source-6.12 sparse"
+      qemu-system-arm linux-source-6.1 linux-source-6.12 sparse libcmocka-dev"
 
 missing=""
 for p in $PKGS; do

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemprof reader: the one parser, for /proc/kmemprof (1.0) and the
+ * kernel's /proc/allocinfo (1.0 and 2.0). The layouts are in
+ * Documentation/kmemprof.rst and the kernel's Documentation/filesystems/
+ * proc.rst: "%12lli %8llu <site> [module] func:<name>" and key:value pairs.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile.h"
+
+static int fail(char *err, size_t len, const char *name, size_t line,
+		const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(err, len, "%s:%zu: ", name, line);
+
+	va_start(ap, fmt);
+	if (n >= 0 && (size_t)n < len)
+		vsnprintf(err + n, len - n, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* A whole decimal token, optionally signed. */
+static int parse_int(const char *s, int64_t *v, bool allow_negative)
+{
+	char *end;
+
+	if (!*s || (!allow_negative && *s == '-'))
+		return -1;
+	errno = 0;
+	*v = strtoll(s, &end, 10);
+	return errno || *end ? -1 : 0;
+}
+
+static int set_key(struct kp_site *s, const char *key, const char *val)
+{
+	int64_t *dst = NULL;
+
+	if (!strcmp(key, "kind"))
+		return (s->kind = strdup(val)) ? 0 : -1;
+	if (!strcmp(key, "accurate")) {
+		if (strcmp(val, "no") && strcmp(val, "yes"))
+			return -1;
+		s->inaccurate = !strcmp(val, "no");
+		return 0;
+	}
+	if (!strcmp(key, "module")) {
+		s->unloaded = !strcmp(val, "unloaded");
+		return 0;
+	}
+	if (!strcmp(key, "sampled")) {
+		s->sampled = true;
+		return 0;
+	}
+	if (!strcmp(key, "caller")) {
+		size_t old = s->callers ? strlen(s->callers) : 0;
+		char *c = realloc(s->callers, old + strlen(val) + 2);
+
+		if (!c)
+			return -1;
+		if (old)
+			c[old++] = ',';
+		strcpy(c + old, val);
+		s->callers = c;
+		return 0;
+	}
+	if (!strcmp(key, "allocs"))
+		dst = &s->allocs;
+	else if (!strcmp(key, "frees"))
+		dst = &s->frees;
+	else if (!strcmp(key, "bytes"))
+		dst = &s->total;
+	else if (!strcmp(key, "req"))
+		dst = &s->req;
+	if (dst)
+		return parse_int(val, dst, false);
+	return 0;	/* a key of a later version: ignored */
+}
+
+static void site_free(struct kp_site *s)
+{
+	free(s->site);
+	free(s->module);
+	free(s->func);
+	free(s->kind);
+	free(s->callers);
+}
+
+/* One tag line into @s; returns an error message or NULL. */
+static const char *parse_line(char *line, struct kp_site *s)
+{
+	char *save = NULL, *tok, *colon;
+	int field = 0;
+
+	memset(s, 0, sizeof(*s));
+	s->allocs = s->frees = s->total = s->req = -1;
+	for (tok = strtok_r(line, " \t", &save); tok;
+	     tok = strtok_r(NULL, " \t", &save), field++) {
+		if (field == 0) {
+			if (parse_int(tok, &s->bytes, true))
+				return "bad live bytes";
+		} else if (field == 1) {
+			if (parse_int(tok, &s->objs, false))
+				return "bad object count";
+		} else if (field == 2) {
+			if (!(s->site = strdup(tok)))
+				return "out of memory";
+		} else if (tok[0] == '[' && !s->module && !s->func) {
+			size_t n = strlen(tok);
+
+			if (n < 3 || tok[n - 1] != ']')
+				return "bad [module]";
+			if (!(s->module = strndup(tok + 1, n - 2)))
+				return "out of memory";
+		} else if (!strncmp(tok, "func:", 5) && !s->func) {
+			if (!tok[5] || !(s->func = strdup(tok + 5)))
+				return "bad func:";
+		} else {
+			colon = strchr(tok, ':');
+			if (!colon || colon == tok || !s->func)
+				return "expected key:value";
+			*colon = '\0';
+			if (set_key(s, tok, colon + 1))
+				return "bad value";
+		}
+	}
+	if (field < 3)
+		return "too few fields";
+	if (!s->func)
+		return "no func:";
+	return NULL;
+}
+
+int kp_parse(FILE *in, const char *name, struct kp_profile *p,
+	     char *err, size_t errlen)
+{
+	char *line = NULL, *nl;
+	size_t cap = 0, lineno = 0;
+	const char *why;
+	ssize_t len;
+	int ret = 0;
+
+	memset(p, 0, sizeof(*p));
+	while ((len = getline(&line, &cap, in)) >= 0) {
+		lineno++;
+		if ((size_t)len != strlen(line)) {
+			ret = fail(err, errlen, name, lineno, "NUL byte in line");
+			break;
+		}
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		if (lineno == 1) {
+			if (sscanf(line, "kmemprof - version: %15s", p->version) == 1) {
+				p->source = KP_KMEMPROF;
+			} else if (sscanf(line, "allocinfo - version: %15s",
+					  p->version) == 1) {
+				p->source = KP_ALLOCINFO;
+			} else {
+				ret = fail(err, errlen, name, lineno,
+					   "not a kmemprof or allocinfo header");
+				break;
+			}
+			if (strcmp(p->version, "1.0") && strcmp(p->version, "2.0")) {
+				ret = fail(err, errlen, name, lineno,
+					   "unknown version %s", p->version);
+				break;
+			}
+			continue;
+		}
+		if (line[0] == '#' || !line[strspn(line, " \t")])
+			continue;
+		if (p->n == p->cap) {
+			size_t ncap = p->cap ? 2 * p->cap : 256;
+			struct kp_site *ns = realloc(p->sites, ncap * sizeof(*ns));
+
+			if (!ns) {
+				ret = fail(err, errlen, name, lineno, "out of memory");
+				break;
+			}
+			p->sites = ns;
+			p->cap = ncap;
+		}
+		why = parse_line(line, &p->sites[p->n]);
+		if (why) {
+			site_free(&p->sites[p->n]);
+			ret = fail(err, errlen, name, lineno, "%s", why);
+			break;
+		}
+		p->n++;
+	}
+	if (!ret && lineno == 0)
+		ret = fail(err, errlen, name, 1, "empty input");
+	free(line);
+	if (ret)
+		kp_free(p);
+	return ret;
+}
+
+void kp_free(struct kp_profile *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		site_free(&p->sites[i]);
+	free(p->sites);
+	memset(p, 0, sizeof(*p));
+}

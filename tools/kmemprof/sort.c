@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0
+/* kmemprof reader: sorting and filtering the parsed profile. */
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile.h"
+
+static const char * const key_names[] = {
+	[KP_BYTES] = "bytes", [KP_OBJS] = "calls", [KP_AVG] = "avg",
+	[KP_ALLOCS] = "allocs", [KP_FRAG] = "frag",
+};
+
+int kp_key_parse(const char *s, enum kp_key *key)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(key_names) / sizeof(key_names[0]); i++) {
+		if (!strcmp(s, key_names[i])) {
+			*key = (enum kp_key)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* Fragmentation in thousandths: 1 - requested / allocated, cumulative. */
+static int64_t frag(const struct kp_site *s)
+{
+	if (s->total <= 0 || s->req < 0 || s->req > s->total)
+		return 0;
+	return (s->total - s->req) * 1000 / s->total;
+}
+
+static int64_t value(const struct kp_site *s, enum kp_key key)
+{
+	switch (key) {
+	case KP_OBJS:
+		return s->objs;
+	case KP_AVG:
+		return s->objs > 0 ? s->bytes / s->objs : 0;
+	case KP_ALLOCS:
+		return s->allocs;
+	case KP_FRAG:
+		return frag(s);
+	case KP_BYTES:
+	default:
+		return s->bytes;
+	}
+}
+
+static enum kp_key sort_key;
+
+/* Largest first; ties by site text, so the order is the same every run. */
+static int cmp(const void *a, const void *b)
+{
+	const struct kp_site *x = a, *y = b;
+	int64_t vx = value(x, sort_key), vy = value(y, sort_key);
+
+	if (vx != vy)
+		return vx < vy ? 1 : -1;
+	return strcmp(x->site, y->site);
+}
+
+void kp_sort(struct kp_profile *p, enum kp_key key)
+{
+	sort_key = key;
+	qsort(p->sites, p->n, sizeof(*p->sites), cmp);
+}
+
+static void site_drop(struct kp_site *s)
+{
+	free(s->site);
+	free(s->module);
+	free(s->func);
+	free(s->kind);
+	free(s->callers);
+}
+
+int kp_filter_apply(struct kp_profile *p, const struct kp_filter *f,
+		    char *err, size_t errlen)
+{
+	regex_t re;
+	size_t i, kept = 0;
+	int rc;
+
+	if (f->func_re) {
+		rc = regcomp(&re, f->func_re, REG_EXTENDED | REG_NOSUB);
+		if (rc) {
+			char msg[128];
+
+			regerror(rc, &re, msg, sizeof(msg));
+			snprintf(err, errlen, "--func '%s': %s", f->func_re, msg);
+			return -1;
+		}
+	}
+	for (i = 0; i < p->n; i++) {
+		struct kp_site *s = &p->sites[i];
+		int keep = 1;
+
+		if (f->kind && (!s->kind || strcmp(s->kind, f->kind)))
+			keep = 0;
+		if (f->module && (!s->module || strcmp(s->module, f->module)))
+			keep = 0;
+		if (f->func_re && regexec(&re, s->func, 0, NULL, 0))
+			keep = 0;
+		if (s->bytes < f->min_bytes)
+			keep = 0;
+		if (keep)
+			p->sites[kept++] = *s;
+		else
+			site_drop(s);
+	}
+	p->n = kept;
+	if (f->func_re)
+		regfree(&re);
+	return 0;
+}
