@@ -24,6 +24,12 @@ echo
 echo "=== $D/hist (the three 'all' lines)"
 sed -n '1,5p' $D/hist | cut -c1-400
 echo
+echo "=== $D/hist, the hog's line"
+grep 'func:hog_alloc ' $D/hist | cut -c1-400
+echo
+echo "=== $D/ages, first 5 lines"
+head -n 5 $D/ages | cut -c1-300
+echo
 echo "=== $D/cpus"
 cat $D/cpus
 echo
