@@ -39,24 +39,6 @@ struct core_ctx {
 	struct kmem_cache *cache;
 };
 
-/* The [start, end) range of the function at @fn, from kallsyms. */
-static void fn_range(struct kunit *test, const void *fn, unsigned long *start,
-		     unsigned long *end)
-{
-	char buf[KSYM_SYMBOL_LEN];
-	unsigned long off, size;
-	const char *plus;
-	int n;
-
-	sprint_symbol(buf, (unsigned long)fn);
-	plus = strchr(buf, '+');
-	KUNIT_ASSERT_NOT_NULL(test, plus);
-	n = sscanf(plus, "+%lx/%lx", &off, &size);
-	KUNIT_ASSERT_EQ(test, n, 2);
-	*start = (unsigned long)fn - off;
-	*end = *start + size;
-}
-
 /* Totals of the tags of @kind inside the function at @fn. */
 static struct kmp_totals site_totals(struct kunit *test, enum kmp_kind kind,
 				     const void *fn)
@@ -64,7 +46,7 @@ static struct kmp_totals site_totals(struct kunit *test, enum kmp_kind kind,
 	unsigned long start, end;
 	struct kmp_totals t;
 
-	fn_range(test, fn, &start, &end);
+	kmp_test_fn_range(test, fn, &start, &end);
 	kmemprof_sum_range(kind, start, end, &t, NULL);
 	return t;
 }
@@ -292,7 +274,7 @@ static void core_two_sites_two_tags(struct kunit *test)
 	b = delta(site_totals(test, KMP_KIND_SLAB, alloc_kmalloc_other), b0);
 	KUNIT_EXPECT_EQ(test, a.live_objs, 30);
 	KUNIT_EXPECT_EQ(test, b.live_objs, 70);
-	fn_range(test, alloc_kmalloc_other, &start, &end);
+	kmp_test_fn_range(test, alloc_kmalloc_other, &start, &end);
 	KUNIT_EXPECT_EQ(test, kmemprof_sum_range(KMP_KIND_SLAB, start, end,
 						 &t, NULL), 1);
 	for (i = 0; i < 100; i++)

@@ -28,29 +28,12 @@ static unsigned int expect_size_bucket(size_t bytes)
 	return min_t(unsigned int, order_base_2(bytes) - 3, 19);
 }
 
-static noinline void fn_range(struct kunit *test, const void *fn,
-			      unsigned long *start, unsigned long *end)
-{
-	char buf[KSYM_SYMBOL_LEN];
-	unsigned long off, size;
-	const char *plus;
-	int n;
-
-	sprint_symbol(buf, (unsigned long)fn);
-	plus = strchr(buf, '+');
-	KUNIT_ASSERT_NOT_NULL(test, plus);
-	n = sscanf(plus, "+%lx/%lx", &off, &size);
-	KUNIT_ASSERT_EQ(test, n, 2);
-	*start = (unsigned long)fn - off;
-	*end = *start + size;
-}
-
 static void hist_of(struct kunit *test, enum kmp_kind kind, const void *fn,
 		    struct kmp_hist_totals *h)
 {
 	unsigned long start, end;
 
-	fn_range(test, fn, &start, &end);
+	kmp_test_fn_range(test, fn, &start, &end);
 	kmemprof_hist_range(kind, start, end, h);
 }
 

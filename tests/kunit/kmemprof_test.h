@@ -3,7 +3,13 @@
 #ifndef _KMEMPROF_TEST_H
 #define _KMEMPROF_TEST_H
 
+struct kunit;
+
 /* The kernel runs with slub_debug= (set by the rig): see core_test.c. */
 extern bool kmp_test_slub_debug;
+
+/* helpers.c */
+void kmp_test_fn_range(struct kunit *test, const void *fn,
+		       unsigned long *start, unsigned long *end);
 
 #endif /* _KMEMPROF_TEST_H */

@@ -14,25 +14,10 @@
 
 #include <kmemprof/kmemprof.h>
 
+#include "kmemprof_test.h"
+
 #define NA	30
 #define NB	70
-
-static noinline void fn_range(struct kunit *test, const void *fn,
-			      unsigned long *start, unsigned long *end)
-{
-	char buf[KSYM_SYMBOL_LEN];
-	unsigned long off, size;
-	const char *plus;
-	int n;
-
-	sprint_symbol(buf, (unsigned long)fn);
-	plus = strchr(buf, '+');
-	KUNIT_ASSERT_NOT_NULL(test, plus);
-	n = sscanf(plus, "+%lx/%lx", &off, &size);
-	KUNIT_ASSERT_EQ(test, n, 2);
-	*start = (unsigned long)fn - off;
-	*end = *start + size;
-}
 
 /*
  * A wrapper such as kmemdup(): every allocation's call site is inside it.
@@ -105,9 +90,9 @@ static void knobs_key_depth_splits_wrapper(struct kunit *test)
 
 	p = kunit_kcalloc(test, NA + NB, sizeof(*p), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, p);
-	fn_range(test, wrapper_alloc, &ws, &we);
-	fn_range(test, caller_a, &as, &ae);
-	fn_range(test, caller_b, &bs, &be);
+	kmp_test_fn_range(test, wrapper_alloc, &ws, &we);
+	kmp_test_fn_range(test, caller_a, &as, &ae);
+	kmp_test_fn_range(test, caller_b, &bs, &be);
 
 	KUNIT_ASSERT_EQ(test, kmemprof_set_knob("key_depth", 0), 0);
 	kmemprof_sum_range(KMP_KIND_SLAB, ws, we, &base, NULL);
@@ -183,7 +168,7 @@ static void knobs_sample_rate_keeps_counts(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, c);
 	KUNIT_ASSERT_NOT_NULL(test, h0);
 	KUNIT_ASSERT_NOT_NULL(test, h1);
-	fn_range(test, sampled_alloc, &s, &e);
+	kmp_test_fn_range(test, sampled_alloc, &s, &e);
 	kmemprof_sum_range(KMP_KIND_SLAB, s, e, &base, NULL);
 	kmemprof_hist_range(KMP_KIND_SLAB, s, e, h0);
 	KUNIT_ASSERT_EQ(test, kmemprof_set_knob("sample_rate", 4), 0);
@@ -217,7 +202,7 @@ static void knobs_size_filter(struct kunit *test)
 	void *p[3];
 	int i;
 
-	fn_range(test, sized_alloc, &s, &e);
+	kmp_test_fn_range(test, sized_alloc, &s, &e);
 	kmemprof_sum_range(KMP_KIND_SLAB, s, e, &base, NULL);
 	kfree(sized_alloc(2048));
 	kmemprof_sum_range(KMP_KIND_SLAB, s, e, &t, NULL);
