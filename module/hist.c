@@ -130,15 +130,13 @@ static struct kmp_hist __percpu *kmp_hist_slot(u32 slot)
 
 u32 kmp_hist_reserve(void)
 {
-	int old = atomic_read(&kmp_nhist);
+	int idx = kmp_pool_reserve(&kmp_nhist, kmp_max_hist);
 
-	do {
-		if (old >= kmp_max_hist) {
-			kmp_stat_inc(KMP_ST_DROP_HIST);
-			return KMP_NIL;
-		}
-	} while (!atomic_try_cmpxchg(&kmp_nhist, &old, old + 1));
-	return old;
+	if (idx < 0) {
+		kmp_stat_inc(KMP_ST_DROP_HIST);
+		return KMP_NIL;
+	}
+	return idx;
 }
 
 u32 kmp_hist_used(void)

@@ -75,17 +75,6 @@ static struct kmp_stack *kmp_stack_find(u32 bucket, u32 hash, u32 tag,
 	return NULL;
 }
 
-static int kmp_stack_reserve(void)
-{
-	int old = atomic_read(&kmp_nstacks);
-
-	do {
-		if (old >= kmp_max_stacks)
-			return -ENOSPC;
-	} while (!atomic_try_cmpxchg(&kmp_nstacks, &old, old + 1));
-	return old;
-}
-
 /* Count a sampled allocation of @bytes on @tag through @frames. */
 void kmp_stack_record(u32 tag, const unsigned long *frames, unsigned int n,
 		      size_t bytes)
@@ -99,7 +88,7 @@ void kmp_stack_record(u32 tag, const unsigned long *frames, unsigned int n,
 	if (!s) {
 		raw_spin_lock(&kmp_stack_locks[bucket % KMP_STACK_LOCKS]);
 		s = kmp_stack_find(bucket, hash, tag, frames, n);
-		idx = s ? 0 : kmp_stack_reserve();
+		idx = s ? 0 : kmp_pool_reserve(&kmp_nstacks, kmp_max_stacks);
 		if (idx < 0) {
 			kmp_stat_inc(KMP_ST_DROP_STACKS);
 		} else if (!s) {

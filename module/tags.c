@@ -123,18 +123,6 @@ static struct kmp_tag *kmp_tag_find(struct hlist_head *head,
 	return NULL;
 }
 
-/* Take the next pool entry, or fail when the pool is used up. */
-static int kmp_tag_reserve(void)
-{
-	int old = atomic_read(&kmp_ntags);
-
-	do {
-		if (old >= kmp_max_tags)
-			return -ENOSPC;
-	} while (!atomic_try_cmpxchg(&kmp_ntags, &old, old + 1));
-	return old;
-}
-
 /*
  * The tag of (site, kind, the first @n @callers), created on first use.
  * Runs in any context but NMI. Returns NULL, and counts a drop, when the
@@ -159,7 +147,7 @@ struct kmp_tag *kmp_tag_get(unsigned long site, enum kmp_kind kind,
 	tag = kmp_tag_find(head, &k);
 	if (tag)
 		goto out;
-	idx = kmp_tag_reserve();
+	idx = kmp_pool_reserve(&kmp_ntags, kmp_max_tags);
 	if (idx < 0) {
 		kmp_stat_inc(KMP_ST_DROP_TAGS);
 		goto out;

@@ -9,6 +9,7 @@
 #ifndef _KMEMPROF_KMEMPROF_H
 #define _KMEMPROF_KMEMPROF_H
 
+#include <linux/atomic.h>
 #include <linux/kallsyms.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
@@ -156,6 +157,22 @@ enum kmp_insert {
 									\
 		WRITE_ONCE(*__p, *__p + (v));				\
 	} while (0)
+
+/*
+ * Take the next entry of a pool of @max whose use count is @n: its index,
+ * or -ENOSPC once the pool is used up. Entries are never given back
+ * before a reset, so a counter is all a pool needs.
+ */
+static inline int kmp_pool_reserve(atomic_t *n, unsigned int max)
+{
+	int old = atomic_read(n);
+
+	do {
+		if (old >= max)
+			return -ENOSPC;
+	} while (!atomic_try_cmpxchg(n, &old, old + 1));
+	return old;
+}
 
 /* account.c: what the probes call, with interrupts off. */
 void kmp_account_alloc(enum kmp_kind kind, unsigned long site,
