@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kmemprof reader: machine outputs (JSON, CSV, OpenMetrics, pprof), SVG
+ * plots and DWARF resolution of call sites. The formats are documented in
+ * Documentation/kmemprof-output.rst.
+ *
+ * Every function returns 0 or a negative errno. A feature left out of the
+ * build (no protobuf-c or zlib for pprof, no libdw for resolution) returns
+ * -ENOTSUP and says so in @err, or on stderr where there is no @err.
+ */
+#ifndef KP_OUTPUT_H
+#define KP_OUTPUT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+struct kp_profile;
+struct kp_stacks;
+struct kp_hist;
+struct kp_series;
+
+/* The "schema" value of the JSON document; bumped on incompatible change. */
+#define KP_JSON_SCHEMA 1
+
+int kp_out_json(FILE *out, const struct kp_profile *p);
+int kp_out_csv(FILE *out, const struct kp_profile *p);
+int kp_out_openmetrics(FILE *out, const struct kp_profile *p);
+
+/* A gzipped pprof profile at @path; @st may be NULL (one frame a site). */
+int kp_out_pprof(const char *path, const struct kp_profile *p,
+		 const struct kp_stacks *st, char *err, size_t errlen);
+
+/* SVG: the first @n sites of @p as bars (0: all, at most 50). */
+int kp_plot_top(FILE *out, const struct kp_profile *p, size_t n);
+/* SVG: one tag's size and lifetime histograms. */
+int kp_plot_hist(FILE *out, const struct kp_hist *h);
+/* SVG: live bytes per site over time, from a watch --record file. */
+int kp_plot_series(FILE *out, const struct kp_series *s);
+
+/*
+ * Map each site's "sym+0xoff/0xlen [module]" to file:line through DWARF.
+ * @spec is "VMLINUX[,MOD.ko...]", or NULL for
+ * /usr/lib/debug/boot/vmlinux-$(uname -r) and the modules under
+ * /lib/modules/$(uname -r). Sets site->srcline where found; sites that
+ * cannot be resolved keep NULL. Returns the number of sites resolved.
+ */
+int kp_resolve(struct kp_profile *p, const char *spec, char *err,
+	       size_t errlen);
+
+/* Which optional features this build has, e.g. "pprof resolve". */
+const char *kp_out_features(void);
+
+#endif /* KP_OUTPUT_H */
