@@ -90,6 +90,7 @@ static void site_free(struct kp_site *s)
 	free(s->func);
 	free(s->kind);
 	free(s->callers);
+	free(s->srcline);
 }
 
 /* One tag line into @s; returns an error message or NULL. */

@@ -29,11 +29,16 @@ struct kp_site {
 	bool inaccurate;
 	bool unloaded;
 	bool sampled;
+	char *srcline;		/* "file:line" from DWARF resolution, or NULL */
+	/* Filled by the subcommands that compute them, else 0: */
+	double rate;		/* allocs per second between two reads */
+	int64_t age_ms;		/* oldest live object, from the ages view */
 };
 
 struct kp_profile {
 	enum kp_source source;
 	char version[16];
+	double time;		/* "# snapshot time:" (unix seconds), or 0 */
 	struct kp_site *sites;
 	size_t n, cap;
 };
@@ -43,8 +48,15 @@ int kp_parse(FILE *in, const char *name, struct kp_profile *p,
 	     char *err, size_t errlen);
 void kp_free(struct kp_profile *p);
 
+/*
+ * Match key of a site: site, kind, module and callers, the tag's identity
+ * in /proc/kmemprof and in every view. Written into @buf; returns @buf.
+ */
+const char *kp_site_key(const struct kp_site *s, char *buf, size_t len);
+
 /* Sorting and filters: sort.c */
-enum kp_key { KP_BYTES, KP_OBJS, KP_AVG, KP_ALLOCS, KP_FRAG };
+enum kp_key { KP_BYTES, KP_OBJS, KP_AVG, KP_ALLOCS, KP_FRAG, KP_RATE,
+	      KP_AGE };
 
 struct kp_filter {
 	const char *kind;
@@ -60,5 +72,203 @@ void kp_sort(struct kp_profile *p, enum kp_key key);
 
 /* Sizes as numfmt --to=iec prints them: human.c */
 void kp_iec(int64_t v, char *buf, size_t len);
+
+/*
+ * The debugfs views (views.c). Every view names a tag as
+ * "<site> [<module>] func:<function> kind:<kind>" and its caller: keys.
+ */
+struct kp_tag {
+	char *site;		/* "sym+0x1c/0x80"; "all" for a kind's totals */
+	char *module;		/* NULL for the kernel proper */
+	char *func;		/* NULL for "all" lines */
+	char *kind;
+	char *callers;		/* "a,b", or NULL */
+};
+
+/*
+ * One sampled stack of the stacks view. Frames are as printed, nearest
+ * first, starting at the call site: "sym+0x38/0x48" or
+ * "sym+0x38/0x48 [module]". The view has no live counts: live_objs and
+ * live_bytes are -1.
+ */
+struct kp_stack {
+	char **frames;
+	size_t nframes;
+	int64_t allocs, bytes, live_objs, live_bytes;
+	char *site;		/* the tag's site, as kp_tag.site */
+	struct kp_tag tag;	/* the whole tag (tag.site == site) */
+	int64_t tag_allocs, tag_bytes;	/* the tag's sampled totals */
+};
+
+struct kp_stacks {
+	int depth, sample;	/* stack_depth and stack_sample at the read */
+	struct kp_stack *v;
+	size_t n, cap;
+};
+
+int kp_parse_stacks(FILE *in, const char *name, struct kp_stacks *s,
+		    char *err, size_t errlen);
+void kp_stacks_free(struct kp_stacks *s);
+
+/*
+ * One line of the hist view. Buckets (Documentation/kmemprof.rst):
+ * size and req: 20 buckets, 0 is up to 8 bytes, b is (2^(b+2), 2^(b+3)]
+ * bytes, 19 is over 2 MiB; page tags (and the "all kind:page" line) use
+ * the order as the bucket. life: 36 buckets in units of 1024 ns, 0 is
+ * under one unit, b is [2^(b-1), 2^b) units, 35 is 2^34 units and more.
+ * kp_hist_label() names a bucket.
+ */
+#define KP_HIST_MAX 64
+struct kp_hist {
+	char *site;		/* "all" for a kind's totals */
+	char *kind;
+	struct kp_tag tag;	/* the whole tag (tag.site == site) */
+	size_t nsize, nreq, nlife;
+	uint64_t size[KP_HIST_MAX], req[KP_HIST_MAX], life[KP_HIST_MAX];
+	uint64_t xcpu, xcluster;
+	double frag;		/* percent */
+	int64_t waste;		/* bytes */
+};
+
+struct kp_hists {
+	struct kp_hist *v;
+	size_t n, cap;
+};
+
+int kp_parse_hist(FILE *in, const char *name, struct kp_hists *h,
+		  char *err, size_t errlen);
+void kp_hists_free(struct kp_hists *h);
+
+enum kp_bucket { KP_B_SIZE, KP_B_ORDER, KP_B_LIFE };
+/* "<=8", "16", ... "4K", ">2M"; orders as "4K"; lifetimes "<1us", "2ms". */
+void kp_hist_label(enum kp_bucket b, size_t i, char *buf, size_t len);
+/* The lower bound of bucket @i: bytes for sizes/orders, ns for lifetimes. */
+uint64_t kp_hist_lower(enum kp_bucket b, size_t i);
+
+/* ages: live objects per tag by age (buckets as life). */
+struct kp_age {
+	struct kp_tag tag;
+	int64_t bytes, objs;
+	size_t nage;
+	uint64_t age[KP_HIST_MAX];
+};
+
+struct kp_ages {
+	struct kp_age *v;
+	size_t n, cap;
+};
+
+int kp_parse_ages(FILE *in, const char *name, struct kp_ages *a,
+		  char *err, size_t errlen);
+void kp_ages_free(struct kp_ages *a);
+
+/* leaks: suspects by bytes, each with its oldest objects. */
+struct kp_leak_obj {
+	char addr[32];
+	int64_t size, age_ms;
+	int cpu;
+};
+
+struct kp_leak {
+	struct kp_tag tag;
+	int64_t bytes, objs;
+	struct kp_leak_obj obj[8];
+	size_t nobj;
+};
+
+struct kp_leaks {
+	int64_t age_ms, objs, bytes, sites;	/* the summary line */
+	struct kp_leak *v;
+	size_t n, cap;
+};
+
+int kp_parse_leaks(FILE *in, const char *name, struct kp_leaks *l,
+		   char *err, size_t errlen);
+void kp_leaks_free(struct kp_leaks *l);
+
+/* stats: "key value" lines, in order. */
+struct kp_stats {
+	char **key, **val;
+	size_t n, cap;
+};
+
+int kp_parse_stats(FILE *in, const char *name, struct kp_stats *s,
+		   char *err, size_t errlen);
+void kp_stats_free(struct kp_stats *s);
+const char *kp_stat(const struct kp_stats *s, const char *key);
+
+/* cpus: one line per CPU. */
+struct kp_cpu {
+	int cpu, cluster;
+	int64_t allocs, frees, remote, xcluster;
+};
+
+struct kp_cpus {
+	struct kp_cpu *v;
+	size_t n, cap;
+};
+
+int kp_parse_cpus(FILE *in, const char *name, struct kp_cpus *c,
+		  char *err, size_t errlen);
+void kp_cpus_free(struct kp_cpus *c);
+
+/* Tag key of a view, comparable with kp_site_key(). */
+const char *kp_tag_key(const struct kp_tag *t, char *buf, size_t len);
+void kp_tag_free(struct kp_tag *t);
+
+/*
+ * Snapshots (snapshot.c). A snapshot is the /proc/kmemprof (or
+ * /proc/allocinfo) text with one line added after the version line:
+ *
+ *   # snapshot time:<unix seconds, 3 decimals> source:<path>
+ *
+ * so it parses as the file it was taken from. A record (watch --record)
+ * is snapshots concatenated, one per refresh.
+ */
+int kp_snapshot_write(FILE *out, FILE *in, const char *name, double time,
+		      char *err, size_t errlen);
+
+/* Growth of one site between snapshots A and B (diff). */
+struct kp_delta {
+	const struct kp_site *a, *b;	/* either may be NULL */
+	int64_t bytes, objs, allocs, frees;	/* b - a, absent = 0 */
+};
+
+struct kp_diff {
+	struct kp_delta *v;
+	size_t n;
+	double dt;		/* seconds between the snapshots, or 0 */
+};
+
+/* Match sites by kp_site_key(); sorted by bytes growth, largest first. */
+int kp_diff(const struct kp_profile *a, const struct kp_profile *b,
+	    struct kp_diff *d);
+void kp_diff_free(struct kp_diff *d);
+/* Rates for watch: @b's rate = (allocs b - allocs a) / dt, per second. */
+void kp_rates(struct kp_profile *b, const struct kp_profile *a, double dt);
+
+/* A recorded time series of live bytes per site (watch --record). */
+struct kp_series {
+	size_t nt;
+	double *t;		/* unix seconds */
+	size_t nsite;
+	char **site;		/* kp_site_key() of each site */
+	int64_t *live;		/* nsite x nt, row-major; absent = 0 */
+};
+
+int kp_series_load(FILE *in, const char *name, struct kp_series *s,
+		   char *err, size_t errlen);
+void kp_series_free(struct kp_series *s);
+
+/*
+ * Paths (paths.c). $KMEMPROF_ROOT, when set, is prefixed to every /proc
+ * and /sys path (tests point it at a fake tree).
+ */
+const char *kp_path(const char *path, char *buf, size_t len);
+
+/* Knobs (knobs.c): write /proc/sys/kmemprof/<knob>; message in @err. */
+int kp_knob_write(const char *knob, const char *value, char *err,
+		  size_t errlen);
+int kp_knob_read(const char *knob, char *buf, size_t len);
 
 #endif /* KP_PROFILE_H */

@@ -75,6 +75,7 @@ static void site_drop(struct kp_site *s)
 	free(s->func);
 	free(s->kind);
 	free(s->callers);
+	free(s->srcline);
 }
 
 int kp_filter_apply(struct kp_profile *p, const struct kp_filter *f,
