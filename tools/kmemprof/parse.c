@@ -5,38 +5,12 @@
  * Documentation/kmemprof.rst and the kernel's Documentation/filesystems/
  * proc.rst: "%12lli %8llu <site> [module] func:<name>" and key:value pairs.
  */
-#include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "profile.h"
-
-static int fail(char *err, size_t len, const char *name, size_t line,
-		const char *fmt, ...)
-{
-	va_list ap;
-	int n = snprintf(err, len, "%s:%zu: ", name, line);
-
-	va_start(ap, fmt);
-	if (n >= 0 && (size_t)n < len)
-		vsnprintf(err + n, len - n, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-/* A whole decimal token, optionally signed. */
-static int parse_int(const char *s, int64_t *v, bool allow_negative)
-{
-	char *end;
-
-	if (!*s || (!allow_negative && *s == '-'))
-		return -1;
-	errno = 0;
-	*v = strtoll(s, &end, 10);
-	return errno || *end ? -1 : 0;
-}
+#include "util.h"
 
 static int set_key(struct kp_site *s, const char *key, const char *val)
 {
@@ -79,7 +53,7 @@ static int set_key(struct kp_site *s, const char *key, const char *val)
 	else if (!strcmp(key, "req"))
 		dst = &s->req;
 	if (dst)
-		return parse_int(val, dst, false);
+		return kp_int(val, dst, false);
 	return 0;	/* a key of a later version: ignored */
 }
 
@@ -104,10 +78,10 @@ static const char *parse_line(char *line, struct kp_site *s)
 	for (tok = strtok_r(line, " \t", &save); tok;
 	     tok = strtok_r(NULL, " \t", &save), field++) {
 		if (field == 0) {
-			if (parse_int(tok, &s->bytes, true))
+			if (kp_int(tok, &s->bytes, true))
 				return "bad live bytes";
 		} else if (field == 1) {
-			if (parse_int(tok, &s->objs, false))
+			if (kp_int(tok, &s->objs, false))
 				return "bad object count";
 		} else if (field == 2) {
 			if (!(s->site = strdup(tok)))
@@ -146,12 +120,13 @@ int kp_parse(FILE *in, const char *name, struct kp_profile *p,
 	const char *why;
 	ssize_t len;
 	int ret = 0;
+	double t;
 
 	memset(p, 0, sizeof(*p));
 	while ((len = getline(&line, &cap, in)) >= 0) {
 		lineno++;
 		if ((size_t)len != strlen(line)) {
-			ret = fail(err, errlen, name, lineno, "NUL byte in line");
+			ret = kp_fail(err, errlen, name, lineno, "NUL byte in line");
 			break;
 		}
 		nl = strchr(line, '\n');
@@ -164,25 +139,32 @@ int kp_parse(FILE *in, const char *name, struct kp_profile *p,
 					  p->version) == 1) {
 				p->source = KP_ALLOCINFO;
 			} else {
-				ret = fail(err, errlen, name, lineno,
+				ret = kp_fail(err, errlen, name, lineno,
 					   "not a kmemprof or allocinfo header");
 				break;
 			}
 			if (strcmp(p->version, "1.0") && strcmp(p->version, "2.0")) {
-				ret = fail(err, errlen, name, lineno,
+				ret = kp_fail(err, errlen, name, lineno,
 					   "unknown version %s", p->version);
 				break;
 			}
 			continue;
 		}
-		if (line[0] == '#' || !line[strspn(line, " \t")])
+		if (line[0] == '#') {
+			/* A snapshot's time: see snapshot.c. */
+			if (sscanf(line, "# snapshot time:%lf", &t) == 1 &&
+			    t > 0 && t < 1e11)
+				p->time = t;
+			continue;
+		}
+		if (!line[strspn(line, " \t")])
 			continue;
 		if (p->n == p->cap) {
 			size_t ncap = p->cap ? 2 * p->cap : 256;
 			struct kp_site *ns = realloc(p->sites, ncap * sizeof(*ns));
 
 			if (!ns) {
-				ret = fail(err, errlen, name, lineno, "out of memory");
+				ret = kp_fail(err, errlen, name, lineno, "out of memory");
 				break;
 			}
 			p->sites = ns;
@@ -191,13 +173,13 @@ int kp_parse(FILE *in, const char *name, struct kp_profile *p,
 		why = parse_line(line, &p->sites[p->n]);
 		if (why) {
 			site_free(&p->sites[p->n]);
-			ret = fail(err, errlen, name, lineno, "%s", why);
+			ret = kp_fail(err, errlen, name, lineno, "%s", why);
 			break;
 		}
 		p->n++;
 	}
 	if (!ret && lineno == 0)
-		ret = fail(err, errlen, name, 1, "empty input");
+		ret = kp_fail(err, errlen, name, 1, "empty input");
 	free(line);
 	if (ret)
 		kp_free(p);

@@ -232,6 +232,7 @@ int kp_snapshot_write(FILE *out, FILE *in, const char *name, double time,
 struct kp_delta {
 	const struct kp_site *a, *b;	/* either may be NULL */
 	int64_t bytes, objs, allocs, frees;	/* b - a, absent = 0 */
+	int64_t total;		/* cumulative bytes allocated, b - a */
 };
 
 struct kp_diff {
@@ -270,5 +271,8 @@ const char *kp_path(const char *path, char *buf, size_t len);
 int kp_knob_write(const char *knob, const char *value, char *err,
 		  size_t errlen);
 int kp_knob_read(const char *knob, char *buf, size_t len);
+/* The message for a failed write, from an errno (for the tests). */
+void kp_knob_error(const char *path, const char *knob, const char *value,
+		   int e, char *err, size_t errlen);
 
 #endif /* KP_PROFILE_H */

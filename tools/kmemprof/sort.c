@@ -8,7 +8,8 @@
 
 static const char * const key_names[] = {
 	[KP_BYTES] = "bytes", [KP_OBJS] = "calls", [KP_AVG] = "avg",
-	[KP_ALLOCS] = "allocs", [KP_FRAG] = "frag",
+	[KP_ALLOCS] = "allocs", [KP_FRAG] = "frag", [KP_RATE] = "rate",
+	[KP_AGE] = "age",
 };
 
 int kp_key_parse(const char *s, enum kp_key *key)
@@ -43,6 +44,11 @@ static int64_t value(const struct kp_site *s, enum kp_key key)
 		return s->allocs;
 	case KP_FRAG:
 		return frag(s);
+	case KP_RATE:
+		/* allocations a second, in thousandths */
+		return (int64_t)(s->rate * 1000);
+	case KP_AGE:
+		return s->age_ms;
 	case KP_BYTES:
 	default:
 		return s->bytes;

@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemprof reader: snapshots, the growth between two of them (diff), the
+ * rates between two reads (watch) and recorded series (watch --record).
+ *
+ * A snapshot is the text of /proc/kmemprof (or /proc/allocinfo) with one
+ * comment line added after the version line,
+ *
+ *   # snapshot time:1763781234.567 source:/proc/kmemprof
+ *
+ * so that it still parses as what it was taken from. A record is
+ * snapshots concatenated: each starts at its version line.
+ */
+#include <search.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile.h"
+#include "util.h"
+
+#define KEY_LEN 1024
+
+int kp_snapshot_write(FILE *out, FILE *in, const char *name, double time,
+		      char *err, size_t errlen)
+{
+	struct kp_lines l = { .in = in, .name = name };
+	struct kp_profile p;
+	char *text = NULL;
+	size_t size = 0;
+	FILE *mem, *rd;
+	int rc;
+
+	/* Read it whole, leaving out an older snapshot line. */
+	mem = open_memstream(&text, &size);
+	if (!mem)
+		return kp_fail(err, errlen, name, 0, "out of memory");
+	while ((rc = kp_next(&l, err, errlen)) > 0) {
+		if (!strncmp(l.line, "# snapshot ", 11))
+			continue;
+		fprintf(mem, "%s\n", l.line);
+		if (l.no == 1)
+			fprintf(mem, "# snapshot time:%.3f source:%s\n", time,
+				name);
+	}
+	free(l.line);
+	if (fclose(mem) || rc < 0) {
+		free(text);
+		return rc < 0 ? -1 :
+		       kp_fail(err, errlen, name, 0, "out of memory");
+	}
+	/* Only what parses is a snapshot. */
+	rd = fmemopen(text, size ? size : 1, "r");
+	if (!rd || kp_parse(rd, name, &p, err, errlen)) {
+		if (rd)
+			fclose(rd);
+		else
+			kp_fail(err, errlen, name, 0, "out of memory");
+		free(text);
+		return -1;
+	}
+	fclose(rd);
+	kp_free(&p);
+	rc = fwrite(text, 1, size, out) == size ? 0 : -1;
+	free(text);
+	return rc;
+}
+
+/* A hash of site keys to indexes, with glibc's hsearch_r. */
+struct keymap {
+	struct hsearch_data h;
+	char **keys;
+	size_t n;
+};
+
+static int keymap_init(struct keymap *m, size_t max)
+{
+	memset(m, 0, sizeof(*m));
+	m->keys = calloc(max ? max : 1, sizeof(*m->keys));
+	if (!m->keys || !hcreate_r(max * 2 + 16, &m->h)) {
+		free(m->keys);
+		return -1;
+	}
+	return 0;
+}
+
+static void keymap_free(struct keymap *m)
+{
+	size_t i;
+
+	hdestroy_r(&m->h);
+	for (i = 0; i < m->n; i++)
+		free(m->keys[i]);
+	free(m->keys);
+}
+
+/* The index of @key, added as the next one if new; -1 on ENOMEM. */
+static long keymap_get(struct keymap *m, const char *key, bool add,
+		       bool *added)
+{
+	ENTRY e = { .key = (char *)key }, *found;
+
+	*added = false;
+	if (hsearch_r(e, FIND, &found, &m->h))
+		return (long)(intptr_t)found->data;
+	if (!add)
+		return -1;
+	e.key = strdup(key);
+	if (!e.key)
+		return -1;
+	e.data = (void *)(intptr_t)m->n;
+	if (!hsearch_r(e, ENTER, &found, &m->h)) {
+		free(e.key);
+		return -1;
+	}
+	m->keys[m->n++] = e.key;
+	*added = true;
+	return (long)(m->n - 1);
+}
+
+static int64_t val(int64_t v)
+{
+	return v < 0 ? 0 : v;
+}
+
+static int delta_cmp(const void *x, const void *y)
+{
+	const struct kp_delta *a = x, *b = y;
+	const struct kp_site *sa = a->b ? a->b : a->a;
+	const struct kp_site *sb = b->b ? b->b : b->a;
+
+	if (a->bytes != b->bytes)
+		return a->bytes < b->bytes ? 1 : -1;
+	if (a->allocs != b->allocs)
+		return a->allocs < b->allocs ? 1 : -1;
+	return strcmp(sa->site, sb->site);
+}
+
+int kp_diff(const struct kp_profile *a, const struct kp_profile *b,
+	    struct kp_diff *d)
+{
+	struct keymap m;
+	char key[KEY_LEN];
+	size_t i;
+	bool added;
+	long k;
+
+	memset(d, 0, sizeof(*d));
+	if (keymap_init(&m, a->n + b->n))
+		return -1;
+	d->v = calloc(a->n + b->n + 1, sizeof(*d->v));
+	if (!d->v)
+		goto oom;
+	for (i = 0; i < a->n; i++) {
+		k = keymap_get(&m, kp_site_key(&a->sites[i], key, sizeof(key)),
+			       true, &added);
+		if (k < 0)
+			goto oom;
+		if (!added)
+			continue;	/* the same tag twice: keep the first */
+		d->v[k].a = &a->sites[i];
+	}
+	for (i = 0; i < b->n; i++) {
+		k = keymap_get(&m, kp_site_key(&b->sites[i], key, sizeof(key)),
+			       true, &added);
+		if (k < 0)
+			goto oom;
+		if (!d->v[k].b)
+			d->v[k].b = &b->sites[i];
+	}
+	d->n = m.n;
+	for (i = 0; i < d->n; i++) {
+		struct kp_delta *x = &d->v[i];
+		const struct kp_site *sa = x->a, *sb = x->b;
+
+		x->bytes = (sb ? sb->bytes : 0) - (sa ? sa->bytes : 0);
+		x->objs = (sb ? val(sb->objs) : 0) - (sa ? val(sa->objs) : 0);
+		x->allocs = (sb ? val(sb->allocs) : 0) -
+			    (sa ? val(sa->allocs) : 0);
+		x->frees = (sb ? val(sb->frees) : 0) - (sa ? val(sa->frees) : 0);
+		x->total = (sb ? val(sb->total) : 0) - (sa ? val(sa->total) : 0);
+	}
+	qsort(d->v, d->n, sizeof(*d->v), delta_cmp);
+	if (a->time > 0 && b->time > a->time)
+		d->dt = b->time - a->time;
+	keymap_free(&m);
+	return 0;
+oom:
+	keymap_free(&m);
+	kp_diff_free(d);
+	return -1;
+}
+
+void kp_diff_free(struct kp_diff *d)
+{
+	free(d->v);
+	memset(d, 0, sizeof(*d));
+}
+
+void kp_rates(struct kp_profile *b, const struct kp_profile *a, double dt)
+{
+	struct kp_diff d;
+	size_t i;
+
+	for (i = 0; i < b->n; i++)
+		b->sites[i].rate = 0;
+	if (dt <= 0 || kp_diff(a, b, &d))
+		return;
+	for (i = 0; i < d.n; i++) {
+		struct kp_site *s = (struct kp_site *)d.v[i].b;
+
+		/* A counter that went back (a reset) starts from zero. */
+		if (s && s->allocs >= 0)
+			s->rate = (double)(d.v[i].allocs >= 0 ? d.v[i].allocs :
+					   s->allocs) / dt;
+	}
+	kp_diff_free(&d);
+}
+
+/* Series */
+
+void kp_series_free(struct kp_series *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nsite; i++)
+		free(s->site[i]);
+	free(s->site);
+	free(s->t);
+	free(s->live);
+	memset(s, 0, sizeof(*s));
+}
+
+static bool is_header(const char *line)
+{
+	return !strncmp(line, "kmemprof - version:", 19) ||
+	       !strncmp(line, "allocinfo - version:", 20);
+}
+
+/* Parse one snapshot of a record, its first line at @first. */
+static int chunk(const char *text, size_t size, const char *name,
+		 size_t first, struct kp_profile *p, char *err, size_t errlen)
+{
+	FILE *f = fmemopen((void *)text, size ? size : 1, "r");
+	char why[256];
+	size_t line;
+	int off = 0;
+
+	if (!f)
+		return kp_fail(err, errlen, name, first, "out of memory");
+	if (!kp_parse(f, name, p, why, sizeof(why))) {
+		fclose(f);
+		if (p->time <= 0) {
+			kp_free(p);
+			return kp_fail(err, errlen, name, first,
+				       "snapshot without a time line");
+		}
+		return 0;
+	}
+	fclose(f);
+	/* Number the error's line within the whole record. */
+	if (sscanf(why + strlen(name), ":%zu: %n", &line, &off) == 1 && off)
+		return kp_fail(err, errlen, name, first + line - 1, "%s",
+			       why + strlen(name) + off);
+	snprintf(err, errlen, "%s", why);
+	return -1;
+}
+
+static int series_add(struct kp_series *s, struct keymap *m,
+		      const struct kp_profile *p, size_t t, size_t maxt)
+{
+	char key[KEY_LEN];
+	size_t i;
+	bool added;
+	long k;
+
+	s->t[t] = p->time;
+	for (i = 0; i < p->n; i++) {
+		k = keymap_get(m, kp_site_key(&p->sites[i], key, sizeof(key)),
+			       true, &added);
+		if (k < 0)
+			return -1;
+		s->live[(size_t)k * maxt + t] += p->sites[i].bytes;
+	}
+	return 0;
+}
+
+int kp_series_load(FILE *in, const char *name, struct kp_series *s,
+		   char *err, size_t errlen)
+{
+	struct kp_lines l = { .in = in, .name = name };
+	struct kp_profile *snaps = NULL;
+	size_t nsnap = 0, capsnap = 0, first = 0, total = 0, size = 0, i, t;
+	char *text = NULL;
+	FILE *mem = NULL;
+	struct keymap m;
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	for (;;) {
+		rc = kp_next(&l, err, errlen);
+		if (rc < 0)
+			goto out;
+		if (mem && (!rc || is_header(l.line))) {
+			/* The snapshot that just ended. */
+			if (fclose(mem)) {
+				mem = NULL;
+				rc = kp_fail(err, errlen, name, l.no,
+					     "out of memory");
+				goto out;
+			}
+			mem = NULL;
+			if (kp_grow((void **)&snaps, nsnap, &capsnap,
+				    sizeof(*snaps))) {
+				rc = kp_fail(err, errlen, name, l.no,
+					     "out of memory");
+				goto out;
+			}
+			rc = chunk(text, size, name, first, &snaps[nsnap],
+				   err, errlen);
+			free(text);
+			text = NULL;
+			if (rc)
+				goto out;
+			total += snaps[nsnap++].n;
+		}
+		if (!rc)
+			break;
+		if (!mem) {
+			if (!is_header(l.line)) {
+				rc = kp_fail(err, errlen, name, l.no,
+					     "not a kmemprof or allocinfo header");
+				goto out;
+			}
+			first = l.no;
+			mem = open_memstream(&text, &size);
+			if (!mem) {
+				rc = kp_fail(err, errlen, name, l.no,
+					     "out of memory");
+				goto out;
+			}
+		}
+		fprintf(mem, "%s\n", l.line);
+	}
+	if (!nsnap) {
+		rc = kp_fail(err, errlen, name, 1, "empty input");
+		goto out;
+	}
+	rc = -1;
+	if (keymap_init(&m, total)) {
+		kp_fail(err, errlen, name, 0, "out of memory");
+		goto out;
+	}
+	s->nt = nsnap;
+	s->t = calloc(nsnap, sizeof(*s->t));
+	s->live = calloc((total ? total : 1) * nsnap, sizeof(*s->live));
+	if (!s->t || !s->live) {
+		kp_fail(err, errlen, name, 0, "out of memory");
+		keymap_free(&m);
+		goto out;
+	}
+	for (t = 0; t < nsnap; t++) {
+		if (series_add(s, &m, &snaps[t], t, nsnap)) {
+			kp_fail(err, errlen, name, 0, "out of memory");
+			keymap_free(&m);
+			goto out;
+		}
+	}
+	/* Hand the keys over; shrink live to the sites seen. */
+	s->nsite = m.n;
+	s->site = m.keys;
+	m.keys = NULL;
+	m.n = 0;
+	hdestroy_r(&m.h);
+	rc = 0;
+out:
+	if (mem)
+		fclose(mem);
+	free(text);
+	free(l.line);
+	for (i = 0; i < nsnap; i++)
+		kp_free(&snaps[i]);
+	free(snaps);
+	if (rc)
+		kp_series_free(s);
+	return rc ? -1 : 0;
+}
