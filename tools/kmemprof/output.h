@@ -50,4 +50,7 @@ int kp_resolve(struct kp_profile *p, const char *spec, char *err,
 /* Which optional features this build has, e.g. "pprof resolve". */
 const char *kp_out_features(void);
 
+/* Internal: length of the valid UTF-8 sequence at @s, 0 if none (json.c). */
+size_t kp_utf8_len(const unsigned char *s);
+
 #endif /* KP_OUTPUT_H */

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemprof reader: the profile as CSV (RFC 4180): a header row, then one
+ * row per site, CRLF line ends. A field holding a comma, a quote, CR or LF
+ * is quoted, with quotes doubled. Counts the source does not have are
+ * empty fields. Columns: Documentation/kmemprof-output.rst.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "output.h"
+#include "profile.h"
+
+static void csv_str(FILE *out, const char *s)
+{
+	if (!s)
+		return;
+	if (!s[strcspn(s, ",\"\r\n")]) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+static void csv_int(FILE *out, int64_t v, bool absent_if_negative)
+{
+	fputc(',', out);
+	if (v >= 0 || !absent_if_negative)
+		fprintf(out, "%" PRId64, v);
+}
+
+int kp_out_csv(FILE *out, const struct kp_profile *p)
+{
+	size_t i;
+
+	fputs("site,module,func,kind,srcline,live_bytes,live_objects,allocs,"
+	      "frees,bytes_total,req_total,callers,accurate,sampled,unloaded\r\n",
+	      out);
+	for (i = 0; i < p->n; i++) {
+		const struct kp_site *s = &p->sites[i];
+
+		csv_str(out, s->site);
+		fputc(',', out);
+		csv_str(out, s->module);
+		fputc(',', out);
+		csv_str(out, s->func);
+		fputc(',', out);
+		csv_str(out, s->kind);
+		fputc(',', out);
+		csv_str(out, s->srcline);
+		csv_int(out, s->bytes, false);
+		csv_int(out, s->objs, false);
+		csv_int(out, s->allocs, true);
+		csv_int(out, s->frees, true);
+		csv_int(out, s->total, true);
+		csv_int(out, s->req, true);
+		fputc(',', out);
+		csv_str(out, s->callers);
+		fprintf(out, ",%d,%d,%d\r\n", !s->inaccurate, s->sampled,
+			s->unloaded);
+	}
+	return fflush(out) || ferror(out) ? -EIO : 0;
+}

@@ -1,0 +1,591 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemprof reader: the profile as a gzipped pprof profile (profile.proto,
+ * encoded with protobuf-c, compressed with zlib), which go tool pprof,
+ * Parca and Pyroscope read.
+ *
+ * Sample types, in this order: alloc_objects/count, alloc_space/bytes,
+ * inuse_objects/count, inuse_space/bytes (the default). Each site is one
+ * sample whose locations are the site and its caller: keys, nearest first.
+ * With the stacks view, a site that has sampled stacks is split into one
+ * sample per stack, by the stacks' share of the tag's sampled bytes, plus
+ * one sample for the share of the stacks the view does not list; the
+ * split values add up to the site's exactly. One location per distinct
+ * frame, one function per distinct symbol and module, one mapping per
+ * module (and one for the kernel proper).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "output.h"
+#include "profile.h"
+
+#ifndef KP_HAVE_PPROF
+
+int kp_out_pprof(const char *path, const struct kp_profile *p,
+		 const struct kp_stacks *st, char *err, size_t errlen)
+{
+	(void)path;
+	(void)p;
+	(void)st;
+	snprintf(err, errlen, "kmemprof: built without protobuf-c and zlib (pprof)");
+	return -ENOTSUP;
+}
+
+#else
+
+#include <zlib.h>
+#include "profile.pb-c.h"
+
+typedef Perftools__Profiles__Profile pb_profile;
+typedef Perftools__Profiles__Sample pb_sample;
+typedef Perftools__Profiles__Location pb_location;
+typedef Perftools__Profiles__Line pb_line;
+typedef Perftools__Profiles__Function pb_function;
+typedef Perftools__Profiles__Mapping pb_mapping;
+typedef Perftools__Profiles__ValueType pb_vtype;
+typedef Perftools__Profiles__Label pb_label;
+
+/* Interned strings: an open-addressed hash over a growing array. */
+struct intern {
+	char **str;
+	size_t n, cap;
+	size_t *slot;		/* index + 1, 0 empty */
+	size_t nslot;
+};
+
+static uint64_t hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+	return h;
+}
+
+static int intern_rehash(struct intern *t)
+{
+	size_t n = t->nslot ? t->nslot * 2 : 1024, i, j;
+	size_t *slot = calloc(n, sizeof(*slot));
+
+	if (!slot)
+		return -1;
+	for (i = 0; i < t->n; i++) {
+		for (j = hash(t->str[i]) & (n - 1); slot[j]; j = (j + 1) & (n - 1))
+			;
+		slot[j] = i + 1;
+	}
+	free(t->slot);
+	t->slot = slot;
+	t->nslot = n;
+	return 0;
+}
+
+/* Index of @s in @t, added if new; -1 on ENOMEM. @added says which. */
+static int64_t intern(struct intern *t, const char *s, bool *added)
+{
+	size_t j;
+	char *copy;
+
+	if (added)
+		*added = false;
+	if (2 * (t->n + 1) > t->nslot && intern_rehash(t))
+		return -1;
+	for (j = hash(s) & (t->nslot - 1); t->slot[j];
+	     j = (j + 1) & (t->nslot - 1))
+		if (!strcmp(t->str[t->slot[j] - 1], s))
+			return t->slot[j] - 1;
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 256;
+		char **v = realloc(t->str, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		t->str = v;
+		t->cap = cap;
+	}
+	copy = strdup(s);
+	if (!copy)
+		return -1;
+	t->str[t->n] = copy;
+	t->slot[j] = ++t->n;
+	if (added)
+		*added = true;
+	return t->n - 1;
+}
+
+static void intern_free(struct intern *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		free(t->str[i]);
+	free(t->str);
+	free(t->slot);
+}
+
+/*
+ * Growing arrays of protobuf messages (pointers, as protobuf-c wants):
+ * PUSH() is 0, or -1 when @item is NULL or the array cannot grow.
+ */
+static void *grow(void *arr, size_t n, size_t *cap, size_t size)
+{
+	size_t c;
+	void *v;
+
+	if (n < *cap)
+		return arr;
+	c = *cap ? 2 * *cap : 64;
+	v = realloc(arr, c * size);
+	if (v)
+		*cap = c;
+	return v;
+}
+
+#define PUSH(arr, n, cap, item)						\
+	(!(item) || !(pp->tmp = grow((arr), (n), &(cap), sizeof(*(arr)))) ? \
+	 -1 : ((arr) = pp->tmp, (arr)[(n)++] = (item), 0))
+
+struct pp {
+	pb_profile prof;
+	struct intern strs;	/* the string table */
+	struct intern funcs;	/* "sym [module]" -> function id - 1 */
+	struct intern locs;	/* frame text -> location id - 1 */
+	struct intern maps;	/* module ("" kernel) -> mapping id - 1 */
+	size_t csample, cloc, cfunc, cmap;
+	void *tmp;		/* PUSH()'s */
+	bool oom;
+};
+
+static int64_t str(struct pp *pp, const char *s)
+{
+	int64_t i = intern(&pp->strs, s ? s : "", NULL);
+
+	if (i < 0) {
+		pp->oom = true;
+		return 0;
+	}
+	return i;
+}
+
+static uint64_t mapping(struct pp *pp, const char *module)
+{
+	bool added;
+	int64_t i = intern(&pp->maps, module ? module : "", &added);
+	pb_mapping *m;
+	char name[256];
+
+	if (i < 0 || !added) {
+		pp->oom |= i < 0;
+		return i + 1;
+	}
+	m = calloc(1, sizeof(*m));
+	if (PUSH(pp->prof.mapping, pp->prof.n_mapping, pp->cmap, m)) {
+		free(m);
+		pp->oom = true;
+		return 0;
+	}
+	perftools__profiles__mapping__init(m);
+	m->id = i + 1;
+	if (module)
+		snprintf(name, sizeof(name), "%s.ko", module);
+	m->filename = str(pp, module ? name : "[kernel.kallsyms]");
+	m->has_functions = true;
+	return m->id;
+}
+
+static uint64_t function(struct pp *pp, const char *sym, const char *module,
+			 const char *file, int64_t line)
+{
+	char key[1024];
+	bool added;
+	int64_t i;
+	pb_function *f;
+
+	snprintf(key, sizeof(key), "%s [%s]", sym, module ? module : "");
+	i = intern(&pp->funcs, key, &added);
+	if (i < 0 || !added) {
+		pp->oom |= i < 0;
+		return i + 1;
+	}
+	f = calloc(1, sizeof(*f));
+	if (PUSH(pp->prof.function, pp->prof.n_function, pp->cfunc, f)) {
+		free(f);
+		pp->oom = true;
+		return 0;
+	}
+	perftools__profiles__function__init(f);
+	f->id = i + 1;
+	f->name = str(pp, sym);
+	f->system_name = f->name;
+	f->filename = str(pp, file);
+	f->start_line = line;
+	return f->id;
+}
+
+/*
+ * A frame as the views print it, "sym+0x38/0x48", "sym+0x38/0x48 [mod]" or
+ * "sym+0x38/0x48[mod]" (caller: keys), or an allocinfo site "file:line"
+ * with @func. @srcline, "file:line" from DWARF, names the source.
+ */
+static uint64_t location(struct pp *pp, const char *frame, const char *func,
+			 const char *module, const char *srcline)
+{
+	char sym[256], mod[128], file[512], key[1024];
+	const char *br = strchr(frame, '[');
+	const char *colon;
+	int64_t line = 0, i;
+	size_t len;
+	bool added;
+	pb_location *l;
+	pb_line *ln;
+
+	mod[0] = file[0] = '\0';
+	if (br) {
+		snprintf(mod, sizeof(mod), "%s", br + 1);
+		mod[strcspn(mod, "]")] = '\0';
+		module = mod;
+	}
+	len = br ? (size_t)(br - frame) : strlen(frame);
+	while (len && frame[len - 1] == ' ')
+		len--;
+	snprintf(key, sizeof(key), "%.*s [%s]", (int)len, frame,
+		 module ? module : "");
+	i = intern(&pp->locs, key, &added);
+	if (i < 0 || !added) {
+		pp->oom |= i < 0;
+		return i + 1;
+	}
+	if (func) {
+		/* allocinfo: the site is file:line */
+		snprintf(sym, sizeof(sym), "%s", func);
+		srcline = srcline ? srcline : frame;
+	} else {
+		len = strcspn(frame, "+ [");
+		snprintf(sym, sizeof(sym), "%.*s", (int)len, frame);
+	}
+	if (srcline && (colon = strrchr(srcline, ':'))) {
+		snprintf(file, sizeof(file), "%.*s", (int)(colon - srcline),
+			 srcline);
+		line = strtoll(colon + 1, NULL, 10);
+	}
+	l = calloc(1, sizeof(*l));
+	ln = calloc(1, sizeof(*ln));
+	if (!ln || PUSH(pp->prof.location, pp->prof.n_location, pp->cloc, l)) {
+		free(l);
+		free(ln);
+		pp->oom = true;
+		return 0;
+	}
+	perftools__profiles__location__init(l);
+	perftools__profiles__line__init(ln);
+	l->id = i + 1;
+	l->mapping_id = mapping(pp, module && *module ? module : NULL);
+	ln->function_id = function(pp, sym, module, file, line);
+	ln->line = line;
+	l->line = calloc(1, sizeof(*l->line));
+	if (!l->line) {
+		free(ln);
+		pp->oom = true;
+		return l->id;
+	}
+	l->line[0] = ln;
+	l->n_line = 1;
+	return l->id;
+}
+
+static int add_label(struct pp *pp, pb_sample *s, const char *key,
+		     const char *val)
+{
+	pb_label *lb = calloc(1, sizeof(*lb));
+	pb_label **v = realloc(s->label, (s->n_label + 1) * sizeof(*v));
+
+	if (!lb || !v) {
+		free(lb);
+		if (v)
+			s->label = v;
+		return -1;
+	}
+	perftools__profiles__label__init(lb);
+	lb->key = str(pp, key);
+	lb->str = str(pp, val);
+	s->label = v;
+	s->label[s->n_label++] = lb;
+	return 0;
+}
+
+/* One sample: @frames (nearest first) then the site's callers. */
+static void sample(struct pp *pp, const struct kp_site *site,
+		   char *const *frames, size_t nframes, const int64_t v[4])
+{
+	pb_sample *s = calloc(1, sizeof(*s));
+	const char *c, *comma;
+	char frame[512];
+	size_t i, ncallers = 0;
+
+	if (PUSH(pp->prof.sample, pp->prof.n_sample, pp->csample, s)) {
+		free(s);
+		pp->oom = true;
+		return;
+	}
+	perftools__profiles__sample__init(s);
+	for (c = site->callers; c && *c; c = comma ? comma + 1 : NULL) {
+		comma = strchr(c, ',');
+		ncallers++;
+	}
+	s->location_id = calloc(nframes + ncallers + 1,
+				sizeof(*s->location_id));
+	s->value = calloc(4, sizeof(*s->value));
+	if (!s->location_id || !s->value) {
+		pp->oom = true;
+		return;
+	}
+	if (!nframes) {
+		s->location_id[s->n_location_id++] = location(pp, site->site,
+			strstr(site->site, "+0x") ? NULL : site->func,
+			site->module, site->srcline);
+	}
+	for (i = 0; i < nframes; i++)
+		s->location_id[s->n_location_id++] = location(pp, frames[i],
+			NULL, i ? NULL : site->module, i ? NULL : site->srcline);
+	/* Stacks from the view hold the callers already. */
+	for (c = nframes ? NULL : site->callers; c && *c;
+	     c = comma ? comma + 1 : NULL) {
+		comma = strchr(c, ',');
+		snprintf(frame, sizeof(frame), "%.*s",
+			 (int)(comma ? (size_t)(comma - c) : strlen(c)), c);
+		s->location_id[s->n_location_id++] = location(pp, frame, NULL,
+							      NULL, NULL);
+	}
+	memcpy(s->value, v, 4 * sizeof(*v));
+	s->n_value = 4;
+	if ((site->kind && add_label(pp, s, "kind", site->kind)) ||
+	    (site->module && add_label(pp, s, "module", site->module)))
+		pp->oom = true;
+}
+
+/* Split @v by @w / @wsum; the last share takes what rounding left. */
+static void share(const int64_t v[4], int64_t left[4], int64_t w,
+		  int64_t wsum, bool last, int64_t out[4])
+{
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		out[i] = last ? left[i] :
+			(int64_t)((long double)v[i] * w / wsum);
+		if (out[i] > left[i])
+			out[i] = left[i];
+		left[i] -= out[i];
+	}
+}
+
+static void site_samples(struct pp *pp, const struct kp_site *site,
+			 const struct kp_stacks *st, const size_t *idx,
+			 size_t nidx)
+{
+	int64_t v[4], left[4], out[4], wsum = 0, wtag = 0, w;
+	size_t i;
+
+	v[0] = site->allocs >= 0 ? site->allocs : site->objs;
+	v[1] = site->total >= 0 ? site->total : site->bytes;
+	v[2] = site->objs;
+	v[3] = site->bytes;
+	for (i = 0; i < 4; i++)
+		left[i] = v[i] = v[i] > 0 ? v[i] : 0;
+	for (i = 0; i < nidx; i++) {
+		wsum += st->v[idx[i]].bytes > 0 ? st->v[idx[i]].bytes : 0;
+		wtag = st->v[idx[i]].tag_bytes;
+	}
+	if (!nidx || wsum <= 0) {
+		sample(pp, site, NULL, 0, v);
+		return;
+	}
+	/* The stacks the view left out get the rest, with the site alone. */
+	if (wtag > wsum)
+		w = wtag;
+	else
+		w = wsum;
+	for (i = 0; i < nidx; i++) {
+		const struct kp_stack *k = &st->v[idx[i]];
+
+		share(v, left, k->bytes > 0 ? k->bytes : 0, w,
+		      i == nidx - 1 && w == wsum, out);
+		sample(pp, site, k->frames, k->nframes, out);
+	}
+	if (w > wsum)
+		sample(pp, site, NULL, 0, left);
+}
+
+static int build(struct pp *pp, const struct kp_profile *p,
+		 const struct kp_stacks *st)
+{
+	static const char *const types[4][2] = {
+		{ "alloc_objects", "count" }, { "alloc_space", "bytes" },
+		{ "inuse_objects", "count" }, { "inuse_space", "bytes" },
+	};
+	struct intern keys = { 0 };
+	size_t i, j, *first = NULL, *next = NULL, *idx = NULL, nidx;
+	char key[1024];
+	pb_vtype *vt;
+	int64_t k;
+
+	str(pp, "");
+	pp->prof.sample_type = calloc(4, sizeof(*pp->prof.sample_type));
+	if (!pp->prof.sample_type)
+		return -ENOMEM;
+	for (i = 0; i < 4; i++) {
+		vt = calloc(1, sizeof(*vt));
+		if (!vt)
+			return -ENOMEM;
+		perftools__profiles__value_type__init(vt);
+		vt->type = str(pp, types[i][0]);
+		vt->unit = str(pp, types[i][1]);
+		pp->prof.sample_type[pp->prof.n_sample_type++] = vt;
+	}
+	pp->prof.default_sample_type = str(pp, "inuse_space");
+	pp->prof.period_type = calloc(1, sizeof(*pp->prof.period_type));
+	if (!pp->prof.period_type)
+		return -ENOMEM;
+	perftools__profiles__value_type__init(pp->prof.period_type);
+	pp->prof.period_type->type = str(pp, "space");
+	pp->prof.period_type->unit = str(pp, "bytes");
+	pp->prof.period = 1;
+	pp->prof.time_nanos = p->time > 0 ? (int64_t)(p->time * 1e9) :
+		(int64_t)time(NULL) * 1000000000;
+	pp->prof.comment = calloc(1, sizeof(*pp->prof.comment));
+	if (!pp->prof.comment)
+		return -ENOMEM;
+	snprintf(key, sizeof(key), "kmemprof: %s %s",
+		 p->source == KP_ALLOCINFO ? "allocinfo" : "kmemprof",
+		 p->version);
+	pp->prof.comment[pp->prof.n_comment++] = str(pp, key);
+
+	/* The stacks of each tag, chained by tag key. */
+	if (st && st->n) {
+		first = calloc(st->n, sizeof(*first));
+		next = calloc(st->n, sizeof(*next));
+		idx = calloc(st->n, sizeof(*idx));
+		if (!first || !next || !idx)
+			goto oom;
+		for (i = st->n; i-- > 0;) {
+			k = intern(&keys, kp_tag_key(&st->v[i].tag, key,
+						     sizeof(key)), NULL);
+			if (k < 0)
+				goto oom;
+			next[i] = first[k];
+			first[k] = i + 1;
+		}
+	}
+	for (i = 0; i < p->n && !pp->oom; i++) {
+		nidx = 0;
+		if (first) {
+			k = intern(&keys, kp_site_key(&p->sites[i], key,
+						      sizeof(key)), NULL);
+			if (k < 0)
+				goto oom;
+			for (j = (size_t)k < st->n ? first[k] : 0; j;
+			     j = next[j - 1])
+				idx[nidx++] = j - 1;
+		}
+		site_samples(pp, &p->sites[i], st, idx, nidx);
+	}
+	intern_free(&keys);
+	free(first);
+	free(next);
+	free(idx);
+	return pp->oom ? -ENOMEM : 0;
+oom:
+	intern_free(&keys);
+	free(first);
+	free(next);
+	free(idx);
+	return -ENOMEM;
+}
+
+static void pp_free(struct pp *pp)
+{
+	pb_profile *pr = &pp->prof;
+	size_t i, j;
+
+	for (i = 0; i < pr->n_sample_type; i++)
+		free(pr->sample_type[i]);
+	free(pr->sample_type);
+	for (i = 0; i < pr->n_sample; i++) {
+		for (j = 0; j < pr->sample[i]->n_label; j++)
+			free(pr->sample[i]->label[j]);
+		free(pr->sample[i]->label);
+		free(pr->sample[i]->location_id);
+		free(pr->sample[i]->value);
+		free(pr->sample[i]);
+	}
+	free(pr->sample);
+	for (i = 0; i < pr->n_location; i++) {
+		for (j = 0; j < pr->location[i]->n_line; j++)
+			free(pr->location[i]->line[j]);
+		free(pr->location[i]->line);
+		free(pr->location[i]);
+	}
+	free(pr->location);
+	for (i = 0; i < pr->n_function; i++)
+		free(pr->function[i]);
+	free(pr->function);
+	for (i = 0; i < pr->n_mapping; i++)
+		free(pr->mapping[i]);
+	free(pr->mapping);
+	free(pr->period_type);
+	free(pr->comment);
+	intern_free(&pp->strs);
+	intern_free(&pp->funcs);
+	intern_free(&pp->locs);
+	intern_free(&pp->maps);
+}
+
+int kp_out_pprof(const char *path, const struct kp_profile *p,
+		 const struct kp_stacks *st, char *err, size_t errlen)
+{
+	struct pp pp = { 0 };
+	uint8_t *buf = NULL;
+	size_t len;
+	gzFile gz;
+	int ret;
+
+	perftools__profiles__profile__init(&pp.prof);
+	ret = build(&pp, p, st);
+	if (ret) {
+		snprintf(err, errlen, "kmemprof: %s: out of memory", path);
+		goto out;
+	}
+	/* The string table is the interned strings, in their order. */
+	pp.prof.string_table = pp.strs.str;
+	pp.prof.n_string_table = pp.strs.n;
+	len = perftools__profiles__profile__get_packed_size(&pp.prof);
+	buf = malloc(len ? len : 1);
+	if (!buf) {
+		ret = -ENOMEM;
+		snprintf(err, errlen, "kmemprof: %s: out of memory", path);
+		goto out;
+	}
+	perftools__profiles__profile__pack(&pp.prof, buf);
+	pp.prof.string_table = NULL;
+	pp.prof.n_string_table = 0;
+	gz = gzopen(path, "wb");
+	if (!gz) {
+		ret = errno ? -errno : -EIO;
+		snprintf(err, errlen, "kmemprof: cannot write %s: %s", path,
+			 strerror(-ret));
+		goto out;
+	}
+	if ((len && gzwrite(gz, buf, len) != (int)len) | (gzclose(gz) != Z_OK)) {
+		ret = -EIO;
+		snprintf(err, errlen, "kmemprof: cannot write %s", path);
+	}
+out:
+	free(buf);
+	pp_free(&pp);
+	return ret;
+}
+
+#endif /* KP_HAVE_PPROF */
