@@ -83,12 +83,15 @@ static __always_inline void kmp_leave(unsigned long flags, u64 t0)
 	local_irq_restore(flags);
 }
 
-static void kmp_probe_kmalloc(KMP_KMALLOC_PROTO)
+static __always_inline void kmp_slab_alloc(enum kmp_event ev,
+					   unsigned long call_site,
+					   const void *ptr, size_t bytes_alloc,
+					   size_t bytes_req)
 {
 	unsigned long flags;
 	u64 t0;
 
-	if (!kmp_enter(KMP_EV_KMALLOC, &flags, &t0))
+	if (!kmp_enter(ev, &flags, &t0))
 		return;
 
 	if (!ZERO_OR_NULL_PTR(ptr))
@@ -98,21 +101,35 @@ static void kmp_probe_kmalloc(KMP_KMALLOC_PROTO)
 	kmp_leave(flags, t0);
 }
 
+static void kmp_probe_kmalloc(KMP_KMALLOC_PROTO)
+{
+	kmp_slab_alloc(KMP_EV_KMALLOC, call_site, ptr, bytes_alloc, bytes_req);
+}
+
 static void kmp_probe_kmem_cache_alloc(KMP_CACHE_ALLOC_PROTO)
 {
 	size_t size = KMP_CACHE_ALLOC_SIZE();
-	unsigned long flags;
-	u64 t0;
 
-	if (!kmp_enter(KMP_EV_KMEM_CACHE_ALLOC, &flags, &t0))
-		return;
-
-	if (!ZERO_OR_NULL_PTR(ptr))
-		kmp_account_alloc(KMP_KIND_SLAB, call_site,
-				  kmp_key_addr(KMP_KIND_SLAB, (unsigned long)ptr),
-				  size, size);
-	kmp_leave(flags, t0);
+	kmp_slab_alloc(KMP_EV_KMEM_CACHE_ALLOC, call_site, ptr, size, size);
 }
+
+#if KMP_HAVE_NODE_EVENTS
+/* Counted as the events they became in 6.1. */
+static void kmp_probe_kmalloc_node(KMP_KMALLOC_NODE_PROTO)
+{
+	kmp_slab_alloc(KMP_EV_KMALLOC, call_site, ptr, bytes_alloc, bytes_req);
+}
+
+static void kmp_probe_kmem_cache_alloc_node(KMP_CACHE_ALLOC_NODE_PROTO)
+{
+	kmp_slab_alloc(KMP_EV_KMEM_CACHE_ALLOC, call_site, ptr, bytes_alloc,
+		       bytes_alloc);
+}
+
+#define KMP_TP_NR	(KMP_EV_NR + 2)
+#else
+#define KMP_TP_NR	KMP_EV_NR
+#endif
 
 static void kmp_probe_kfree(KMP_KFREE_PROTO)
 {
@@ -208,7 +225,8 @@ struct kmp_tp {
 	bool attached;
 };
 
-static struct kmp_tp kmp_tps[KMP_EV_NR] = {
+/* Indexed by enum kmp_event; older kernels' extra events come last. */
+static struct kmp_tp kmp_tps[KMP_TP_NR] = {
 	[KMP_EV_KMALLOC] = {
 		"kmalloc", kmp_probe_kmalloc, KMP_KIND_SLAB },
 	[KMP_EV_KMEM_CACHE_ALLOC] = {
@@ -225,6 +243,13 @@ static struct kmp_tp kmp_tps[KMP_EV_NR] = {
 		"percpu_alloc_percpu", kmp_probe_percpu_alloc, KMP_KIND_PERCPU },
 	[KMP_EV_PERCPU_FREE] = {
 		"percpu_free_percpu", kmp_probe_percpu_free, KMP_KIND_PERCPU },
+#if KMP_HAVE_NODE_EVENTS
+	[KMP_EV_NR] = {
+		"kmalloc_node", kmp_probe_kmalloc_node, KMP_KIND_SLAB },
+	[KMP_EV_NR + 1] = {
+		"kmem_cache_alloc_node", kmp_probe_kmem_cache_alloc_node,
+		KMP_KIND_SLAB },
+#endif
 };
 
 /* Compile-time only: each probe must match the kernel's TP_PROTO. */
@@ -238,6 +263,11 @@ static inline void kmp_check_protos(void)
 	check_trace_callback_type_mm_page_free(kmp_probe_page_free);
 	check_trace_callback_type_percpu_alloc_percpu(kmp_probe_percpu_alloc);
 	check_trace_callback_type_percpu_free_percpu(kmp_probe_percpu_free);
+#if KMP_HAVE_NODE_EVENTS
+	check_trace_callback_type_kmalloc_node(kmp_probe_kmalloc_node);
+	check_trace_callback_type_kmem_cache_alloc_node(
+		kmp_probe_kmem_cache_alloc_node);
+#endif
 }
 
 const char *kmemprof_event_name(enum kmp_event ev)
@@ -310,10 +340,10 @@ static void kmp_tp_detach(int i)
  */
 int kmp_probes_set(bool enabled, unsigned int kinds)
 {
-	bool fresh[KMP_EV_NR] = { }, detached = false;
+	bool fresh[KMP_TP_NR] = { }, detached = false;
 	int i, ret;
 
-	for (i = 0; i < KMP_EV_NR; i++) {
+	for (i = 0; i < KMP_TP_NR; i++) {
 		if (!kmp_tp_wanted(i, enabled, kinds) || kmp_tps[i].attached)
 			continue;
 		ret = tracepoint_probe_register(kmp_tps[i].tp,
@@ -326,7 +356,7 @@ int kmp_probes_set(bool enabled, unsigned int kinds)
 		kmp_tps[i].attached = true;
 		fresh[i] = true;
 	}
-	for (i = 0; i < KMP_EV_NR; i++) {
+	for (i = 0; i < KMP_TP_NR; i++) {
 		if (kmp_tps[i].attached && !kmp_tp_wanted(i, enabled, kinds)) {
 			kmp_tp_detach(i);
 			detached = true;
@@ -371,7 +401,7 @@ static void kmp_find_tp(struct tracepoint *tp, void *priv)
 {
 	int i;
 
-	for (i = 0; i < KMP_EV_NR; i++)
+	for (i = 0; i < KMP_TP_NR; i++)
 		if (!kmp_tps[i].tp && !strcmp(tp->name, kmp_tps[i].name) &&
 		    !kmp_test_missing(tp->name))
 			kmp_tps[i].tp = tp;
@@ -395,7 +425,7 @@ int kmp_probes_init(void)
 	kmp_check_protos();
 	for_each_kernel_tracepoint(kmp_find_tp, NULL);
 	kmp_avail = KMP_KIND_ALL;
-	for (i = 0; i < KMP_EV_NR; i++) {
+	for (i = 0; i < KMP_TP_NR; i++) {
 		if (kmp_tps[i].tp)
 			continue;
 		pr_warn("tracepoint %s not found: %s allocations are not traced\n",

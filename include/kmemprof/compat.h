@@ -11,6 +11,7 @@
  *   event             5.10                       5.12..6.0         6.1+
  *   kmalloc           site,ptr,req,alloc,gfp     same              +node
  *   kmalloc_node      site,ptr,req,alloc,gfp,nd  same              (gone)
+ *   kmem_cache_alloc_node  as kmalloc_node       same              (gone)
  *   kmem_cache_alloc  site,ptr,req,alloc,gfp     same              site,ptr,s,gfp,node
  *   kmem_cache_free   site,ptr                   site,ptr,name     site,ptr,s
  *   kfree             site,ptr                   everywhere
@@ -39,6 +40,11 @@
 	void *data, unsigned long call_site, const void *ptr,		\
 	size_t bytes_req, size_t bytes_alloc, gfp_t gfp_flags
 #define KMP_HAVE_NODE_EVENTS	1
+/* Before 6.1, the _node allocations have events of their own. */
+#define KMP_KMALLOC_NODE_PROTO						\
+	void *data, unsigned long call_site, const void *ptr,		\
+	size_t bytes_req, size_t bytes_alloc, gfp_t gfp_flags, int node
+#define KMP_CACHE_ALLOC_NODE_PROTO	KMP_KMALLOC_NODE_PROTO
 #endif
 
 /*

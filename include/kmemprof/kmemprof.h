@@ -377,6 +377,15 @@ void kmp_sysctl_exit(void);
 int kmp_debugfs_init(void);
 void kmp_debugfs_exit(void);
 
+/* of.c: boot-time defaults from a device-tree node. */
+struct device_node;
+struct device_node *kmp_of_node(void);
+void kmp_of_put(struct device_node *np);
+int kmp_of_u32(struct device_node *np, const char *name, u32 min, u32 max,
+	       u32 *val);
+int kmp_of_events(struct device_node *np, unsigned int *kinds);
+void kmp_of_knobs(struct device_node *np);
+
 /* For the KUnit suites. */
 u64 kmemprof_event_count(enum kmp_event ev);
 const char *kmemprof_event_name(enum kmp_event ev);

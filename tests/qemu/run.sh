@@ -6,7 +6,7 @@
 #   tests/qemu/run.sh KVER MODE MODDIR OUTDIR
 #
 # KVER picks the cached kernel (tools/rig/kernel.sh), MODE is the guest's
-# rigmode (check or demo), MODDIR holds the built .ko files. OUTDIR gets
+# rigmode (check, demo, dt, capture or bench), MODDIR holds the built .ko files. OUTDIR gets
 # console.log and, through the 9p share, kunit/ and shell/.
 set -euo pipefail
 
@@ -46,6 +46,18 @@ cp "$TOP"/tests/bench/*.sh "$root/tests/bench/"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) \
 	> "$OUT/initramfs.cpio.gz"
 
+# KMEMPROF_DTSO: an overlay applied to QEMU virt's own DTB (dumped with the
+# same machine options), booted with -dtb.
+DTB_ARGS=
+if [ -n "${KMEMPROF_DTSO:-}" ]; then
+	qemu-system-aarch64 -M virt,dumpdtb="$OUT/virt.dtb" -cpu cortex-a76 \
+		-smp "$SMP" -m 1G -nographic -nic none > /dev/null 2>&1 ||
+		{ echo "rig: cannot dump the virt DTB" >&2; exit 1; }
+	dtc -q -@ -I dts -O dtb -o "$OUT/overlay.dtbo" "$KMEMPROF_DTSO"
+	fdtoverlay -i "$OUT/virt.dtb" -o "$OUT/guest.dtb" "$OUT/overlay.dtbo"
+	DTB_ARGS="-dtb $OUT/guest.dtb"
+fi
+
 set +e
 timeout --foreground -k 5 "$TIMEOUT" qemu-system-aarch64 \
 	-M virt -cpu cortex-a76 -smp "$SMP" -m 1G \
@@ -55,7 +67,7 @@ timeout --foreground -k 5 "$TIMEOUT" qemu-system-aarch64 \
 	-fsdev local,id=fs0,path="$OUT/share",security_model=none \
 	-device virtio-9p-device,fsdev=fs0,mount_tag=host0 \
 	-append "console=ttyAMA0 panic=-1 oops=panic rigmode=$MODE $EXTRA_APPEND ${KMEMPROF_APPEND:-}" \
-	${KMEMPROF_QEMU_EXTRA:-} \
+	$DTB_ARGS ${KMEMPROF_QEMU_EXTRA:-} \
 	< /dev/null > "$OUT/console.log" 2>&1
 rc=$?
 set -e

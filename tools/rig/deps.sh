@@ -9,7 +9,11 @@ CACHE=${KMEMPROF_CACHE:-$HOME/.cache/kmemprof}
 
 PKGS="make gcc bc bison flex cpio kmod xz-utils python3 rsync
       libssl-dev libelf-dev gcc-aarch64-linux-gnu libc6-dev-arm64-cross
-      qemu-system-arm linux-source-6.1 linux-source-6.12 sparse libcmocka-dev"
+      qemu-system-arm linux-source-6.1 linux-source-6.12 sparse libcmocka-dev
+      pkg-config libdw-dev libprotobuf-c-dev protobuf-c-compiler
+      protobuf-compiler zlib1g-dev jq libxml2-utils librsvg2-bin clang
+      libncurses-dev python3-prometheus-client
+      debhelper dh-dkms dkms lintian device-tree-compiler fakeroot"
 
 missing=""
 for p in $PKGS; do

@@ -26,8 +26,8 @@ ARCHV="ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-"
 log() { echo "kernel $VER${FLAVOUR:+-$FLAVOUR}: $*" >&2; }
 
 pkg=linux-source-$VER
-pkgver=$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null) ||
-	{ log "$pkg is not installed (run tools/rig/deps.sh)"; exit 1; }
+read -r pkgver tarball < <("$TOP/tools/rig/source.sh" "$VER") ||
+	{ log "no source for $VER (run tools/rig/deps.sh)"; exit 1; }
 
 frags="$TOP/tests/qemu/kernel.config"
 [ -f "$TOP/tests/qemu/kernel-$VER.config" ] &&
@@ -49,7 +49,7 @@ if [ ! -f "$SRC/Makefile" ]; then
 	log "unpacking $pkg $pkgver"
 	rm -rf "$SRC.tmp"
 	mkdir -p "$SRC.tmp"
-	tar -xf "/usr/src/linux-source-$VER.tar.xz" -C "$SRC.tmp" \
+	tar -xf "$tarball" -C "$SRC.tmp" \
 		--strip-components=1
 	mv "$SRC.tmp" "$SRC"
 fi
@@ -57,7 +57,11 @@ fi
 # Older builds of this version are dead weight once the key changes.
 rm -rf "$CACHE/build/$name-"*
 mkdir -p "$B"
-cat $frags > "$B/fragment.config"
+# A version fragment may drop a line of the base one, for options an
+# older kernel lacks: '# kmemprof-drop CONFIG_FOO'.
+drops=$(sed -n 's/^# kmemprof-drop //p' $frags)
+cat $frags | grep -vxF -f <(for d in $drops; do echo "$d=y"; done; echo '#nothing') \
+	> "$B/fragment.config"
 
 log "configuring ($key)"
 make -s -C "$SRC" O="$B" $ARCHV KCONFIG_ALLCONFIG="$B/fragment.config" \

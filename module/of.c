@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemprof: boot-time defaults from the device tree.
+ *
+ * A node with compatible = "kmemprof" (dts/rock-5b-plus-kmemprof.dtso) may
+ * set what the module starts with. Precedence, highest first:
+ *
+ *   1. module parameters given at load (insmod, modprobe.d, the kernel
+ *      command line);
+ *   2. the device-tree node;
+ *   3. the built-in defaults.
+ *
+ * Properties, all optional:
+ *
+ *   enabled      u32, 0 or 1          the enabled parameter
+ *   events       string               the events parameter ("slab,page")
+ *   max-tags     u32, [16, 2^24]      the max_tags parameter
+ *   max-live     u32, [16, 2^28]      the max_live parameter
+ *   stack-depth  u32                  the stack_depth knob's first value
+ *   key-depth    u32                  the key_depth knob's first value
+ *   sample-rate  u32                  the sample_rate knob's first value
+ *
+ * A property of the wrong type (a u32 property that is not one cell, an
+ * events string that is not a string) or out of range is refused with a
+ * line in dmesg naming it, and the value it would have set stays as it
+ * was. The others still apply.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/of.h>
+
+#include <kmemprof/kmemprof.h>
+
+#define KMP_OF_COMPATIBLE	"kmemprof"
+
+struct device_node *kmp_of_node(void)
+{
+	return of_find_compatible_node(NULL, NULL, KMP_OF_COMPATIBLE);
+}
+
+void kmp_of_put(struct device_node *np)
+{
+	of_node_put(np);
+}
+
+/*
+ * Read u32 property @name of @np into @val if it is one cell in [min, max].
+ * Returns 0 when @val was set, -ENOENT when there is no such property and
+ * -EINVAL when it was refused.
+ */
+int kmp_of_u32(struct device_node *np, const char *name, u32 min, u32 max,
+	       u32 *val)
+{
+	int len;
+	u32 v;
+
+	if (!np || !of_find_property(np, name, &len))
+		return -ENOENT;
+	if (len != sizeof(u32) || of_property_read_u32(np, name, &v)) {
+		pr_warn("device tree: %pOF/%s is not one u32 cell; ignored\n",
+			np, name);
+		return -EINVAL;
+	}
+	if (v < min || v > max) {
+		pr_warn("device tree: %pOF/%s = %u is outside [%u, %u]; ignored\n",
+			np, name, v, min, max);
+		return -EINVAL;
+	}
+	*val = v;
+	return 0;
+}
+
+/* The events property: a string the events knob would take. */
+int kmp_of_events(struct device_node *np, unsigned int *kinds)
+{
+	const char *s;
+	unsigned int k;
+
+	if (!np || !of_find_property(np, "events", NULL))
+		return -ENOENT;
+	if (of_property_read_string(np, "events", &s)) {
+		pr_warn("device tree: %pOF/events is not a string; ignored\n",
+			np);
+		return -EINVAL;
+	}
+	if (kmemprof_parse_events(s, &k)) {
+		pr_warn("device tree: %pOF/events = \"%s\": expected slab,page,percpu or none; ignored\n",
+			np, s);
+		return -EINVAL;
+	}
+	*kinds = k;
+	return 0;
+}
+
+/*
+ * The knobs' first values. Each is range-checked by the knob itself, as
+ * a write to /proc/sys/kmemprof/ would be.
+ */
+void kmp_of_knobs(struct device_node *np)
+{
+	static const struct {
+		const char *prop, *knob;
+	} map[] = {
+		{ "stack-depth", "stack_depth" },
+		{ "key-depth", "key_depth" },
+		{ "sample-rate", "sample_rate" },
+	};
+	unsigned int i;
+	u32 v;
+
+	for (i = 0; i < ARRAY_SIZE(map); i++) {
+		if (kmp_of_u32(np, map[i].prop, 0, U32_MAX, &v))
+			continue;
+		if (kmemprof_set_knob(map[i].knob, v))
+			pr_warn("device tree: %pOF/%s = %u: refused by %s; ignored\n",
+				np, map[i].prop, v, map[i].knob);
+	}
+}
