@@ -139,11 +139,11 @@ int kp_parse_hist(FILE *in, const char *name, struct kp_hists *h,
 {
 	struct kp_lines l = { .in = in, .name = name };
 	const char *why;
-	int rc;
+	int rc, got = 0;
 
 	memset(h, 0, sizeof(*h));
 	rc = header(&l, "hist", err, errlen);
-	while (!rc && (rc = kp_next(&l, err, errlen)) > 0) {
+	while (!rc && (got = kp_next(&l, err, errlen)) > 0) {
 		struct kp_hist *x;
 
 		if (l.line[0] == '#' || blank(l.line))
@@ -158,6 +158,8 @@ int kp_parse_hist(FILE *in, const char *name, struct kp_hists *h,
 		if (why)
 			rc = kp_fail(err, errlen, name, l.no, "%s", why);
 	}
+	if (got < 0)
+		rc = -1;
 	free(l.line);
 	if (rc)
 		kp_hists_free(h);
@@ -275,11 +277,11 @@ int kp_parse_ages(FILE *in, const char *name, struct kp_ages *a,
 {
 	struct kp_lines l = { .in = in, .name = name };
 	const char *why;
-	int rc;
+	int rc, got = 0;
 
 	memset(a, 0, sizeof(*a));
 	rc = header(&l, "ages", err, errlen);
-	while (!rc && (rc = kp_next(&l, err, errlen)) > 0) {
+	while (!rc && (got = kp_next(&l, err, errlen)) > 0) {
 		if (l.line[0] == '#' || blank(l.line))
 			continue;
 		if (kp_grow((void **)&a->v, a->n, &a->cap, sizeof(*a->v))) {
@@ -290,6 +292,8 @@ int kp_parse_ages(FILE *in, const char *name, struct kp_ages *a,
 		if (why)
 			rc = kp_fail(err, errlen, name, l.no, "%s", why);
 	}
+	if (got < 0)
+		rc = -1;
 	free(l.line);
 	if (rc)
 		kp_ages_free(a);
@@ -360,12 +364,12 @@ int kp_parse_leaks(FILE *in, const char *name, struct kp_leaks *l,
 	struct kp_lines ls = { .in = in, .name = name };
 	const char *why;
 	long long ms, objs, bytes, sites;
-	int rc;
+	int rc, got = 0;
 
 	memset(l, 0, sizeof(*l));
 	l->age_ms = l->objs = l->bytes = l->sites = -1;
 	rc = header(&ls, "leaks", err, errlen);
-	while (!rc && (rc = kp_next(&ls, err, errlen)) > 0) {
+	while (!rc && (got = kp_next(&ls, err, errlen)) > 0) {
 		if (ls.line[0] == '#') {
 			if (sscanf(ls.line, "# live longer than %lld ms: %lld objects, %lld bytes, %lld sites",
 				   &ms, &objs, &bytes, &sites) == 4) {
@@ -390,6 +394,8 @@ int kp_parse_leaks(FILE *in, const char *name, struct kp_leaks *l,
 		if (why)
 			rc = kp_fail(err, errlen, name, ls.no, "%s", why);
 	}
+	if (got < 0)
+		rc = -1;
 	free(ls.line);
 	if (rc)
 		kp_leaks_free(l);
@@ -517,11 +523,11 @@ int kp_parse_cpus(FILE *in, const char *name, struct kp_cpus *c,
 {
 	struct kp_lines l = { .in = in, .name = name };
 	const char *why;
-	int rc;
+	int rc, got = 0;
 
 	memset(c, 0, sizeof(*c));
 	rc = header(&l, "cpus", err, errlen);
-	while (!rc && (rc = kp_next(&l, err, errlen)) > 0) {
+	while (!rc && (got = kp_next(&l, err, errlen)) > 0) {
 		if (l.line[0] == '#' || blank(l.line))
 			continue;
 		if (kp_grow((void **)&c->v, c->n, &c->cap, sizeof(*c->v))) {
@@ -532,6 +538,8 @@ int kp_parse_cpus(FILE *in, const char *name, struct kp_cpus *c,
 		if (why)
 			rc = kp_fail(err, errlen, name, l.no, "%s", why);
 	}
+	if (got < 0)
+		rc = -1;
 	free(l.line);
 	if (rc)
 		kp_cpus_free(c);
@@ -663,12 +671,12 @@ int kp_parse_stacks(FILE *in, const char *name, struct kp_stacks *s,
 	struct kp_lines l = { .in = in, .name = name };
 	struct stacks_state st = { .have_tag = false };
 	const char *why;
-	int depth, sample, rc;
+	int depth, sample, rc, got = 0;
 
 	memset(s, 0, sizeof(*s));
 	s->depth = s->sample = -1;
 	rc = header(&l, "stacks", err, errlen);
-	while (!rc && (rc = kp_next(&l, err, errlen)) > 0) {
+	while (!rc && (got = kp_next(&l, err, errlen)) > 0) {
 		if (l.line[0] == '#') {
 			if (sscanf(l.line, "# stack_depth:%d stack_sample:%d",
 				   &depth, &sample) == 2) {
@@ -688,6 +696,8 @@ int kp_parse_stacks(FILE *in, const char *name, struct kp_stacks *s,
 		if (why)
 			rc = kp_fail(err, errlen, name, l.no, "%s", why);
 	}
+	if (got < 0)
+		rc = -1;
 	kp_tag_free(&st.tag);
 	free(l.line);
 	if (rc)

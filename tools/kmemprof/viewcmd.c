@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemprof reader: the subcommands that format a debugfs view: leaks,
+ * stacks, hist (ASCII bars) and stats.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static int parsed(int rc, const char *err)
+{
+	if (rc)
+		fprintf(stderr, "kmemprof: %s\n", err);
+	return rc;
+}
+
+/* An age in ms as "850ms", "4.3s", "12.5m", "3.1h". */
+static void age(int64_t ms, char *buf, size_t len)
+{
+	if (ms < 1000)
+		snprintf(buf, len, "%" PRId64 "ms", ms);
+	else if (ms < 60000)
+		snprintf(buf, len, "%.1fs", ms / 1000.0);
+	else if (ms < 3600000)
+		snprintf(buf, len, "%.1fm", ms / 60000.0);
+	else
+		snprintf(buf, len, "%.1fh", ms / 3600000.0);
+}
+
+/* leaks */
+
+int kp_cmd_leaks(struct kp_opts *o)
+{
+	char path[512], err[512], b[32], a[32], sz[32];
+	struct kp_leaks l;
+	size_t i, j, shown = 0;
+	FILE *in;
+	int rc;
+
+	in = kp_open(kp_view_path(o, "leaks", path, sizeof(path)));
+	if (!in)
+		return 1;
+	rc = parsed(kp_parse_leaks(in, path, &l, err, sizeof(err)), err);
+	fclose(in);
+	if (rc)
+		return 1;
+	kp_cell(l.bytes, o->human, b, sizeof(b));
+	if (l.age_ms >= 0)
+		printf("Leak suspects, live longer than %" PRId64 " ms: %" PRId64
+		       " objects, %s bytes, %" PRId64 " sites\n",
+		       l.age_ms, l.objs, b, l.sites);
+	printf("%12s %8s %8s %-6s %s\n", "LIVE", "OBJS", "OLDEST", "KIND",
+	       "SITE");
+	for (i = 0; i < l.n; i++) {
+		const struct kp_leak *k = &l.v[i];
+
+		if (o->filter.kind && strcmp(k->tag.kind, o->filter.kind))
+			continue;
+		if (o->filter.module && (!k->tag.module ||
+					 strcmp(k->tag.module, o->filter.module)))
+			continue;
+		if (o->n && shown++ >= (size_t)o->n)
+			break;
+		kp_cell(k->bytes, o->human, b, sizeof(b));
+		if (k->nobj)
+			age(k->obj[0].age_ms, a, sizeof(a));
+		else
+			snprintf(a, sizeof(a), "-");
+		printf("%12s %8" PRId64 " %8s %-6s ", b, k->objs, a,
+		       k->tag.kind);
+		kp_print_tag(stdout, &k->tag);
+		putchar('\n');
+		for (j = 0; j < k->nobj; j++) {
+			kp_cell(k->obj[j].size, o->human, sz, sizeof(sz));
+			age(k->obj[j].age_ms, a, sizeof(a));
+			printf("%12s %8s %8s cpu%-3d %s\n", sz, "", a,
+			       k->obj[j].cpu, k->obj[j].addr);
+		}
+	}
+	if (!l.n)
+		printf("(no leak suspects)\n");
+	kp_leaks_free(&l);
+	return 0;
+}
+
+/* stacks */
+
+int kp_cmd_stacks(struct kp_opts *o)
+{
+	const char *want = o->nargs ? o->args[0] : NULL;
+	char path[512], err[512], b[32], key[1024], prev[1024] = "";
+	struct kp_stacks s;
+	size_t i, f, tags = 0;
+	bool skip = false, any = false;
+	FILE *in;
+	int rc;
+
+	in = kp_open(kp_view_path(o, "stacks", path, sizeof(path)));
+	if (!in)
+		return 1;
+	rc = parsed(kp_parse_stacks(in, path, &s, err, sizeof(err)), err);
+	fclose(in);
+	if (rc)
+		return 1;
+	if (s.depth == 0)
+		printf("(no stacks: stack_depth is 0; try 'kmemprof set stack_depth=8')\n");
+	for (i = 0; i < s.n; i++) {
+		const struct kp_stack *st = &s.v[i];
+
+		kp_tag_key(&st->tag, key, sizeof(key));
+		if (strcmp(key, prev)) {
+			snprintf(prev, sizeof(prev), "%s", key);
+			skip = (want && !kp_tag_match(&st->tag, want)) ||
+			       (o->filter.kind &&
+				strcmp(st->tag.kind, o->filter.kind)) ||
+			       (o->n && tags >= (size_t)o->n);
+			if (skip)
+				continue;
+			tags++;
+			any = true;
+			kp_cell(st->tag_bytes, o->human, b, sizeof(b));
+			printf("%s", tags > 1 ? "\n" : "");
+			kp_print_tag(stdout, &st->tag);
+			printf(" kind:%s: %" PRId64 " allocs, %s bytes sampled\n",
+			       st->tag.kind, st->tag_allocs, b);
+		}
+		if (skip)
+			continue;
+		kp_cell(st->bytes, o->human, b, sizeof(b));
+		printf("  %5.1f%% %10s bytes %8" PRId64 " allocs\n",
+		       st->tag_bytes > 0 ? 100.0 * st->bytes / st->tag_bytes : 0,
+		       b, st->allocs);
+		for (f = 0; f < st->nframes; f++)
+			printf("        %s\n", st->frames[f]);
+	}
+	kp_stacks_free(&s);
+	if (want && !any) {
+		fprintf(stderr, "kmemprof: no stacks for '%s' in %s\n", want,
+			path);
+		return 1;
+	}
+	return 0;
+}
+
+/* hist */
+
+#define BAR 50
+
+static void bars(const char *title, const uint64_t *v, size_t n,
+		 enum kp_bucket kind)
+{
+	uint64_t max = 0, total = 0;
+	size_t i, first = n, last = 0, w;
+	char label[32];
+
+	for (i = 0; i < n; i++) {
+		total += v[i];
+		if (v[i] > max)
+			max = v[i];
+		if (v[i] && first == n)
+			first = i;
+		if (v[i])
+			last = i;
+	}
+	printf("  %s: %" PRIu64 "\n", title, total);
+	if (!max)
+		return;
+	for (i = first; i <= last; i++) {
+		w = (size_t)((v[i] * BAR + max - 1) / max);
+		kp_hist_label(kind, i, label, sizeof(label));
+		printf("  %8s |%.*s%*s %" PRIu64 "\n", label, (int)w,
+		       "##################################################",
+		       (int)(BAR - w), "", v[i]);
+	}
+}
+
+static bool same(const uint64_t *a, const uint64_t *b, size_t n)
+{
+	return !memcmp(a, b, n * sizeof(*a));
+}
+
+static void hist_one(const struct kp_hist *h)
+{
+	enum kp_bucket sz = !strcmp(h->kind, "page") ? KP_B_ORDER : KP_B_SIZE;
+
+	if (!strcmp(h->site, "all"))
+		printf("all %s allocations", h->kind);
+	else
+		kp_print_tag(stdout, &h->tag), printf(" kind:%s", h->kind);
+	printf(": xcpu %" PRIu64 ", xcluster %" PRIu64 ", frag %.1f%%, waste %"
+	       PRId64 " bytes\n", h->xcpu, h->xcluster, h->frag, h->waste);
+	bars(sz == KP_B_ORDER ? "allocations by size (page order)" :
+	     "allocations by size (each bucket: up to)", h->size, h->nsize,
+	     sz);
+	if (h->nreq == h->nsize && !same(h->size, h->req, h->nsize))
+		bars("allocations by requested size", h->req, h->nreq, sz);
+	bars("frees by lifetime (each bucket: from)", h->life, h->nlife,
+	     KP_B_LIFE);
+}
+
+int kp_cmd_hist(struct kp_opts *o)
+{
+	const char *want = o->nargs ? o->args[0] : NULL;
+	char path[512], err[512];
+	struct kp_hists h;
+	size_t i, shown = 0;
+	FILE *in;
+	int rc;
+
+	in = kp_open(kp_view_path(o, "hist", path, sizeof(path)));
+	if (!in)
+		return 1;
+	rc = parsed(kp_parse_hist(in, path, &h, err, sizeof(err)), err);
+	fclose(in);
+	if (rc)
+		return 1;
+	for (i = 0; i < h.n; i++) {
+		const struct kp_hist *x = &h.v[i];
+		bool all = !strcmp(x->site, "all");
+
+		if (want ? all || !kp_tag_match(&x->tag, want) : !all)
+			continue;
+		if (o->filter.kind && strcmp(x->kind, o->filter.kind))
+			continue;
+		if (o->n && shown >= (size_t)o->n)
+			break;
+		printf("%s", shown++ ? "\n" : "");
+		hist_one(x);
+	}
+	kp_hists_free(&h);
+	if (!shown) {
+		fprintf(stderr, "kmemprof: no histograms%s%s%s in %s\n",
+			want ? " for '" : "", want ? want : "", want ? "'" : "",
+			path);
+		return 1;
+	}
+	return 0;
+}
+
+/* stats */
+
+static int64_t num(const struct kp_stats *s, const char *key)
+{
+	const char *v = kp_stat(s, key);
+
+	return v ? strtoll(v, NULL, 10) : -1;
+}
+
+static void pool(const struct kp_stats *s, const char *name, bool human)
+{
+	char key[64], mem[32];
+	int64_t used, max, bytes;
+
+	snprintf(key, sizeof(key), "%s.used", name);
+	used = num(s, key);
+	snprintf(key, sizeof(key), "%s.max", name);
+	max = num(s, key);
+	snprintf(key, sizeof(key), "%s.bytes", name);
+	bytes = num(s, key);
+	if (used < 0 && max < 0)
+		return;
+	kp_cell(bytes, human, mem, sizeof(mem));
+	printf("  %-8s %10" PRId64 " %10" PRId64 " %6.1f%% %12s\n", name,
+	       used, max, max > 0 ? 100.0 * used / max : 0, mem);
+}
+
+int kp_cmd_stats(struct kp_opts *o)
+{
+	static const char *const pools[] = { "tags", "live", "hist", "stacks" };
+	char path[512], err[512];
+	struct kp_stats s;
+	const char *v, *u;
+	size_t i;
+	FILE *in;
+	int rc;
+
+	in = kp_open(kp_view_path(o, "stats", path, sizeof(path)));
+	if (!in)
+		return 1;
+	rc = parsed(kp_parse_stats(in, path, &s, err, sizeof(err)), err);
+	fclose(in);
+	if (rc)
+		return 1;
+	v = kp_stat(&s, "events");
+	u = kp_stat(&s, "unavailable");
+	printf("kmemprof is %s; events %s; unavailable %s\n",
+	       strcmp(kp_stat(&s, "enabled"), "0") ? "enabled" : "disabled",
+	       v ? v : "-", u ? u : "-");
+	printf("\nevents:\n");
+	for (i = 0; i < s.n; i++)
+		if (!strncmp(s.key[i], "events.", 7))
+			printf("  %-24s %12s\n", s.key[i] + 7, s.val[i]);
+	printf("\naccuracy:\n");
+	for (i = 0; i < s.n; i++) {
+		const char *k = s.key[i], *dot = strchr(k, '.');
+		size_t pl = dot ? (size_t)(dot - k) : 0;
+		bool is_pool = false, is_probe = !strncmp(k, "probe.", 6);
+		size_t p;
+
+		for (p = 0; dot && p < sizeof(pools) / sizeof(pools[0]); p++)
+			if (strlen(pools[p]) == pl && !strncmp(k, pools[p], pl))
+				is_pool = true;
+		if (!strcmp(k, "enabled") || !strcmp(k, "events") ||
+		    !strcmp(k, "unavailable") || !strncmp(k, "events.", 7) ||
+		    is_pool || is_probe)
+			continue;
+		printf("  %-24s %12s\n", k, s.val[i]);
+	}
+	printf("\n  %-8s %10s %10s %7s %12s\n", "pool", "used", "max", "fill",
+	       "memory");
+	for (i = 0; i < sizeof(pools) / sizeof(pools[0]); i++)
+		pool(&s, pools[i], o->human);
+	if (num(&s, "probe.samples") >= 0)
+		printf("\nprobe cost: %" PRId64 " ns per event (%" PRId64
+		       " events timed)\n", num(&s, "probe.ns_per_event"),
+		       num(&s, "probe.samples"));
+	kp_stats_free(&s);
+	return 0;
+}
