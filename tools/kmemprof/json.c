@@ -149,3 +149,15 @@ int kp_out_json(FILE *out, const struct kp_profile *p)
 	fputs("\n]}\n", out);
 	return fflush(out) || ferror(out) ? -EIO : 0;
 }
+
+const char *kp_out_features(void)
+{
+	return "json csv openmetrics svg"
+#ifdef KP_HAVE_PPROF
+		" pprof"
+#endif
+#ifdef KP_HAVE_DW
+		" resolve"
+#endif
+		;
+}

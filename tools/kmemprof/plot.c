@@ -142,11 +142,14 @@ static const char *kind_colour(const char *kind)
 	return "#9c9c9c";
 }
 
+/* "site [module] <- first caller" */
 static void site_label(char *buf, size_t len, const struct kp_site *s)
 {
-	snprintf(buf, len, "%s%s%s%s%s", s->site, s->module ? " [" : "",
+	size_t nc = s->callers ? strcspn(s->callers, ",") : 0;
+
+	snprintf(buf, len, "%s%s%s%s%s%.*s", s->site, s->module ? " [" : "",
 		 s->module ? s->module : "", s->module ? "]" : "",
-		 s->callers ? " <-" : "");
+		 s->callers ? " <- " : "", (int)nc, s->callers ? s->callers : "");
 }
 
 int kp_plot_top(FILE *out, const struct kp_profile *p, size_t n)

@@ -1,0 +1,852 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the kmemprof reader's machine outputs, plots and DWARF
+ * resolution, with cmocka. Every output is checked by an independent
+ * reader of its format: jq for JSON, protoc --decode for pprof, xmllint
+ * for SVG; values are the fixtures' own (real captures from the 6.12
+ * guest). check-outputs.sh adds the OpenMetrics and CSV parsers.
+ *
+ *   test_output FIXTURE_DIR
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#ifdef KP_HAVE_DW
+#include <fcntl.h>
+#include <gelf.h>
+#endif
+
+#include "output.h"
+#include "profile.h"
+
+static const char *fixtures;
+static char tmpdir[] = "/tmp/kp-test-output.XXXXXX";
+static char proto_dir[512];
+
+/* Run @cmd (sh -c); its stdout into @out. Returns the exit status. */
+static int run(char *out, size_t len, const char *fmt, ...)
+{
+	char cmd[4096];
+	va_list ap;
+	size_t n = 0, r;
+	int status;
+	FILE *f;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	while (n + 1 < len && (r = fread(out + n, 1, len - n - 1, f)) > 0)
+		n += r;
+	out[n] = '\0';
+	while (fgetc(f) != EOF)
+		;
+	status = pclose(f);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void tmp_path(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, "%s/%s", tmpdir, name);
+}
+
+static void load(const char *file, struct kp_profile *p)
+{
+	char path[512], err[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", fixtures, file);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_int_equal(kp_parse(f, file, p, err, sizeof(err)), 0);
+	fclose(f);
+}
+
+static void load_str(const char *text, struct kp_profile *p)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	char err[256];
+
+	assert_non_null(f);
+	assert_int_equal(kp_parse(f, "input", p, err, sizeof(err)), 0);
+	fclose(f);
+}
+
+/* Write @p with @fn into tmpdir/@name. */
+static void write_out(int (*fn)(FILE *, const struct kp_profile *),
+		      const struct kp_profile *p, const char *name)
+{
+	char path[512];
+	FILE *f;
+
+	tmp_path(path, sizeof(path), name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fn(f, p), 0);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void read_file(const char *name, char *buf, size_t len)
+{
+	char path[512];
+	size_t n;
+	FILE *f;
+
+	tmp_path(path, sizeof(path), name);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	n = fread(buf, 1, len - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+}
+
+/* A hostile site: quotes, backslash, newline, a control byte, markup,
+ * a comma, valid UTF-8 (U+00E9, U+20AC) and a byte that is not UTF-8. */
+static const char hostile[] =
+	"kmemprof - version: 1.0\n"
+	"# cols\n"
+	"         100        2 we\"ird\\x,<&>\xc3\xa9\xe2\x82\xac\xff\x01+0x1/0x2"
+	" [m'od] func:f kind:slab allocs:3 frees:1 bytes:300 req:200\n";
+
+/* JSON */
+
+static void json_fixture(void **state)
+{
+	struct kp_profile p;
+	char out[4096], path[512];
+	int64_t live = 0, objs = 0;
+	size_t i;
+
+	(void)state;
+	load("kmemprof-6.12.txt", &p);
+	for (i = 0; i < p.n; i++) {
+		live += p.sites[i].bytes;
+		objs += p.sites[i].objs;
+	}
+	write_out(kp_out_json, &p, "p.json");
+	tmp_path(path, sizeof(path), "p.json");
+	assert_int_equal(run(out, sizeof(out), "jq -r '[.schema, .source, "
+			     ".version, .totals.sites, (.sites|length), "
+			     ".totals.live_bytes, .totals.live_objects] | "
+			     "@tsv' %s", path), 0);
+	snprintf(path + 256, 256, "1\tkmemprof\t1.0\t138\t138\t%" PRId64 "\t%"
+		 PRId64 "\n", live, objs);
+	assert_string_equal(out, path + 256);
+	assert_string_equal(out, "1\tkmemprof\t1.0\t138\t138\t1022504\t609\n");
+	tmp_path(path, sizeof(path), "p.json");
+	assert_int_equal(run(out, sizeof(out), "jq -c '.sites[] | "
+			     "select(.func == \"hog_alloc\")' %s", path), 0);
+	assert_string_equal(out,
+		"{\"site\":\"hog_alloc+0x38/0x48\",\"module\":\"kmemprof_hog\","
+		"\"func\":\"hog_alloc\",\"kind\":\"page\",\"srcline\":null,"
+		"\"live_bytes\":524288,\"live_objects\":64,\"allocs\":64,"
+		"\"frees\":0,\"bytes_total\":524288,\"req_total\":524288,"
+		"\"callers\":[\"hog_init+0xb8/0x1000[kmemprof_hog]\"],"
+		"\"accurate\":true,\"sampled\":false,\"unloaded\":true}\n");
+	assert_int_equal(run(out, sizeof(out), "jq -c '.sites[17] | "
+			     "[.site, .live_bytes, .allocs, .frees, .callers]' %s",
+			     path), 0);
+	assert_string_equal(out, "[\"prepare_creds+0x30/0x140\",408,103,100,"
+			    "[\"copy_creds+0x64/0xd0\"]]\n");
+	kp_free(&p);
+}
+
+static void json_allocinfo(void **state)
+{
+	struct kp_profile p;
+	char out[4096], path[512];
+
+	(void)state;
+	load("allocinfo-2.0.txt", &p);
+	write_out(kp_out_json, &p, "a.json");
+	tmp_path(path, sizeof(path), "a.json");
+	assert_int_equal(run(out, sizeof(out), "jq -c '[.source, .version, "
+			     ".sites[12]]' %s", path), 0);
+	assert_string_equal(out,
+		"[\"allocinfo\",\"2.0\",{\"site\":\"arch/arm64/mm/fault.c:928\","
+		"\"module\":null,\"func\":\"vma_alloc_zeroed_movable_folio\","
+		"\"kind\":null,\"srcline\":null,\"live_bytes\":135168,"
+		"\"live_objects\":33,\"allocs\":null,\"frees\":null,"
+		"\"bytes_total\":null,\"req_total\":null,\"callers\":[],"
+		"\"accurate\":false,\"sampled\":false,\"unloaded\":false}]\n");
+	kp_free(&p);
+}
+
+static void json_escaping(void **state)
+{
+	struct kp_profile p;
+	char out[4096], path[512];
+
+	(void)state;
+	load_str(hostile, &p);
+	write_out(kp_out_json, &p, "h.json");
+	read_file("h.json", out, sizeof(out));
+	/* The exact escapes: \" \\ \u0001, UTF-8 kept, 0xff as U+00FF. */
+	assert_non_null(strstr(out, "\"site\":\"we\\\"ird\\\\x,<&>"
+			       "\xc3\xa9\xe2\x82\xac\\u00ff\\u0001+0x1/0x2\""));
+	tmp_path(path, sizeof(path), "h.json");
+	assert_int_equal(run(out, sizeof(out), "jq -j '.sites[0].site, \"|\", "
+			     ".sites[0].module' %s", path), 0);
+	assert_string_equal(out, "we\"ird\\x,<&>\xc3\xa9\xe2\x82\xac\xc3\xbf"
+			    "\x01+0x1/0x2|m'od");
+	kp_free(&p);
+}
+
+/* CSV */
+
+static void csv_fixture(void **state)
+{
+	struct kp_profile p;
+	char out[65536], *line;
+
+	(void)state;
+	load("kmemprof-6.12.txt", &p);
+	write_out(kp_out_csv, &p, "p.csv");
+	read_file("p.csv", out, sizeof(out));
+	assert_memory_equal(out, "site,module,func,kind,srcline,live_bytes,"
+			    "live_objects,allocs,frees,bytes_total,req_total,"
+			    "callers,accurate,sampled,unloaded\r\n"
+			    "tracepoint_add_func+0x12c/0x418,,tracepoint_add_func,"
+			    "slab,,448,7,7,0,448,448,,1,0,0\r\n", 180);
+	line = strstr(out, "\r\nhog_alloc");
+	assert_non_null(line);
+	assert_memory_equal(line, "\r\nhog_alloc+0x38/0x48,kmemprof_hog,"
+			    "hog_alloc,page,,524288,64,64,0,524288,524288,"
+			    "hog_init+0xb8/0x1000[kmemprof_hog],1,0,1\r\n", 116);
+	kp_free(&p);
+	load("allocinfo-1.0.txt", &p);
+	write_out(kp_out_csv, &p, "a.csv");
+	read_file("a.csv", out, sizeof(out));
+	assert_non_null(strstr(out, "\r\narch/arm64/mm/fault.c:928,,"
+			       "vma_alloc_zeroed_movable_folio,,,135168,33,,,,,"
+			       ",1,0,0\r\n"));
+	kp_free(&p);
+}
+
+static void csv_quoting(void **state)
+{
+	struct kp_profile p;
+	char out[4096];
+
+	(void)state;
+	load_str(hostile, &p);
+	free(p.sites[0].callers);
+	p.sites[0].callers = strdup("a+0x1/0x2,b+0x3/0x4");
+	write_out(kp_out_csv, &p, "h.csv");
+	read_file("h.csv", out, sizeof(out));
+	assert_string_equal(strchr(out, '\n') + 1,
+		"\"we\"\"ird\\x,<&>\xc3\xa9\xe2\x82\xac\xff\x01+0x1/0x2\",m'od,f,"
+		"slab,,100,2,3,1,300,200,\"a+0x1/0x2,b+0x3/0x4\",1,0,0\r\n");
+	kp_free(&p);
+}
+
+/* OpenMetrics */
+
+static void om_fixture(void **state)
+{
+	struct kp_profile p;
+	static char out[262144];
+	char *eof;
+
+	(void)state;
+	load("kmemprof-6.12.txt", &p);
+	write_out(kp_out_openmetrics, &p, "p.om");
+	read_file("p.om", out, sizeof(out));
+	assert_memory_equal(out, "# TYPE kmemprof_sites gauge\n", 28);
+	assert_non_null(strstr(out, "\nkmemprof_sites 138\n"));
+	assert_non_null(strstr(out, "\n# TYPE kmemprof_live_bytes gauge\n"
+			       "# UNIT kmemprof_live_bytes bytes\n"));
+	assert_non_null(strstr(out, "\nkmemprof_live_bytes{site=\"hog_alloc+"
+			       "0x38/0x48\",func=\"hog_alloc\",module=\""
+			       "kmemprof_hog\",kind=\"page\",callers=\"hog_init+"
+			       "0xb8/0x1000[kmemprof_hog]\"} 524288\n"));
+	assert_non_null(strstr(out, "\nkmemprof_allocs_total{site=\"hog_alloc+"
+			       "0x38/0x48\",func=\"hog_alloc\",module=\""
+			       "kmemprof_hog\",kind=\"page\",callers=\"hog_init+"
+			       "0xb8/0x1000[kmemprof_hog]\"} 64\n"));
+	assert_non_null(strstr(out, "\nkmemprof_requested_bytes_total{site=\""
+			       "tracepoint_add_func+0x12c/0x418\",func=\""
+			       "tracepoint_add_func\",module=\"\",kind=\"slab\"}"
+			       " 448\n"));
+	eof = strstr(out, "# EOF\n");
+	assert_non_null(eof);
+	assert_int_equal(eof[6], '\0');
+	kp_free(&p);
+}
+
+/* allocinfo repeats lines: one series each, summed. */
+static void om_allocinfo_dedup(void **state)
+{
+	struct kp_profile p;
+	static char out[262144];
+	const char *s, *key = "kmemprof_live_bytes{site=\"include/kunit/"
+			      "resource.h:288\"";
+	int n = 0;
+
+	(void)state;
+	load("allocinfo-1.0.txt", &p);
+	write_out(kp_out_openmetrics, &p, "a.om");
+	read_file("a.om", out, sizeof(out));
+	for (s = out; (s = strstr(s, key)); s++)
+		n++;
+	assert_int_equal(n, 1);
+	assert_null(strstr(out, "kmemprof_allocs_total"));
+	assert_non_null(strstr(out, "\nkmemprof_live_bytes{site=\"arch/arm64/mm/"
+			       "fault.c:928\",func=\"vma_alloc_zeroed_movable_"
+			       "folio\",module=\"\"} 135168\n"));
+	kp_free(&p);
+	load_str("allocinfo - version: 1.0\n#\n"
+		 "   10  1 a.c:1 func:f\n   20  2 a.c:1 func:f\n"
+		 "   40  4 a.c:2 func:f\n", &p);
+	write_out(kp_out_openmetrics, &p, "d.om");
+	read_file("d.om", out, sizeof(out));
+	assert_non_null(strstr(out, "\nkmemprof_live_bytes{site=\"a.c:1\","
+			       "func=\"f\",module=\"\"} 30\nkmemprof_live_bytes"
+			       "{site=\"a.c:2\",func=\"f\",module=\"\"} 40\n"));
+	assert_non_null(strstr(out, "\nkmemprof_live_objects{site=\"a.c:1\","
+			       "func=\"f\",module=\"\"} 3\n"));
+	kp_free(&p);
+}
+
+static void om_escaping(void **state)
+{
+	struct kp_profile p;
+	char out[8192];
+
+	(void)state;
+	load_str(hostile, &p);
+	free(p.sites[0].func);
+	p.sites[0].func = strdup("new\nline");
+	write_out(kp_out_openmetrics, &p, "h.om");
+	read_file("h.om", out, sizeof(out));
+	assert_non_null(strstr(out, "\nkmemprof_live_bytes{site=\"we\\\"ird"
+			       "\\\\x,<&>\xc3\xa9\xe2\x82\xac?\x01+0x1/0x2\","
+			       "func=\"new\\nline\",module=\"m'od\","
+			       "kind=\"slab\"} 100\n"));
+	kp_free(&p);
+}
+
+/* pprof, decoded by protoc */
+
+#ifdef KP_HAVE_PPROF
+static int decode(const char *name, const char *filter, char *out, size_t len)
+{
+	char path[512];
+
+	tmp_path(path, sizeof(path), name);
+	return run(out, len, "gunzip -c %s | protoc --proto_path=%s --decode "
+		   "perftools.profiles.Profile profile.proto %s", path,
+		   proto_dir, filter);
+}
+#endif
+
+/*
+ * The samples whose leaf is @leaf, as "fn<fn<... v0 v1 v2 v3" lines: the
+ * location ids followed to their functions' names in the string table.
+ */
+static int frames_of(const char *name, const char *leaf, char *out,
+		     size_t len)
+{
+	char filter[2048];
+
+	snprintf(filter, sizeof(filter), "| awk '/^function \\{/ {f=1} "
+		 "f && /id:/ {id=$2} f && /name:/ && !/system/ {fn[id]=$2; "
+		 "f=0} /^location \\{/ {l=1} l && /^  id:/ {lid=$2} l && "
+		 "/function_id:/ {lf[lid]=$2; l=0} /^string_table:/ "
+		 "{st[ns++]=$2} /^sample \\{/ {n++} n && /location_id:/ "
+		 "{loc[n]=loc[n] \" \" $2} n && /^  value:/ {v[n]=v[n] \" \" $2} "
+		 "END {for (i = 1; i <= n; i++) {s=\"\"; k=split(loc[i], a, "
+		 "\" \"); for (j = 1; j <= k; j++) s=s st[fn[lf[a[j]]]] \"<\"; "
+		 "if (s ~ /^\"%s\"</) print s v[i]}}'", leaf);
+	return decode(name, filter, out, len);
+}
+
+static void pprof_sites(void **state)
+{
+#ifdef KP_HAVE_PPROF
+	struct kp_profile p;
+	static char out[1 << 20];
+	char err[256], path[512];
+
+	(void)state;
+	load("kmemprof-6.12.txt", &p);
+	tmp_path(path, sizeof(path), "p.pb.gz");
+	assert_int_equal(kp_out_pprof(path, &p, NULL, err, sizeof(err)), 0);
+	assert_int_equal(decode("p.pb.gz", "| grep -c '^sample {'", out,
+				sizeof(out)), 0);
+	assert_string_equal(out, "138\n");
+	/* The sample types, in order, and the string table's "" first. */
+	assert_int_equal(decode("p.pb.gz", "| grep -A3 '^sample_type' | "
+				"tr -d ' \\n'", out, sizeof(out)), 0);
+	assert_string_equal(out, "sample_type{type:1unit:2}sample_type{type:"
+			    "3unit:4}sample_type{type:5unit:2}sample_type{"
+			    "type:6unit:4}");
+	assert_int_equal(decode("p.pb.gz", "| grep string_table | head -7",
+				out, sizeof(out)), 0);
+	assert_string_equal(out, "string_table: \"\"\n"
+			    "string_table: \"alloc_objects\"\n"
+			    "string_table: \"count\"\n"
+			    "string_table: \"alloc_space\"\n"
+			    "string_table: \"bytes\"\n"
+			    "string_table: \"inuse_objects\"\n"
+			    "string_table: \"inuse_space\"\n");
+	/* hog_alloc: two frames, the site then its caller: key. */
+	assert_int_equal(frames_of("p.pb.gz", "hog_alloc", out, sizeof(out)),
+			 0);
+	assert_string_equal(out, "\"hog_alloc\"<\"hog_init\"< 64 524288 64 "
+			    "524288\n");
+	/* The four kunit_filter_suites tags, one sample each. */
+	assert_int_equal(frames_of("p.pb.gz", "kunit_filter_suites", out,
+				   sizeof(out)), 0);
+	assert_string_equal(out, "\"kunit_filter_suites\"< 1 8 0 0\n"
+			    "\"kunit_filter_suites\"< 1 8 0 0\n"
+			    "\"kunit_filter_suites\"<\"kunit_module_notify\"< "
+			    "1 8 0 0\n"
+			    "\"kunit_filter_suites\"<\"kunit_module_notify\"< "
+			    "1 8 0 0\n");
+	/* The sums of each value over all samples are the profile's (awk
+	 * over the fixture's allocs:, bytes: and live columns). */
+	assert_int_equal(decode("p.pb.gz", "| awk '/^sample \\{/ {i=0} "
+				"/^  value:/ {s[i++] += $2} END {print s[0], "
+				"s[1], s[2], s[3]}'", out, sizeof(out)), 0);
+	assert_string_equal(out, "13493 24370848 609 1022504\n");
+	kp_free(&p);
+#else
+	(void)state;
+	skip();
+#endif
+}
+
+static void pprof_stacks(void **state)
+{
+#ifdef KP_HAVE_PPROF
+	struct kp_profile p;
+	struct kp_stacks st;
+	static char out[1 << 20];
+	char err[256], path[512];
+	int64_t sum[4] = { 0 };
+	size_t i;
+	FILE *f;
+
+	(void)state;
+	load("out-snapshot-b.txt", &p);
+	snprintf(path, sizeof(path), "%s/out-stacks.txt", fixtures);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_int_equal(kp_parse_stacks(f, "out-stacks.txt", &st, err,
+					 sizeof(err)), 0);
+	fclose(f);
+	for (i = 0; i < p.n; i++) {
+		const struct kp_site *s = &p.sites[i];
+
+		sum[0] += s->allocs;
+		sum[1] += s->total;
+		sum[2] += s->objs;
+		sum[3] += s->bytes;
+	}
+	tmp_path(path, sizeof(path), "s.pb.gz");
+	assert_int_equal(kp_out_pprof(path, &p, &st, err, sizeof(err)), 0);
+	/* Split by stack, the values still add up to the profile's. */
+	assert_int_equal(decode("s.pb.gz", "| awk '/^sample \\{/ {i=0} "
+				"/^  value:/ {s[i++] += $2} END {print s[0], "
+				"s[1], s[2], s[3]}'", out, sizeof(out)), 0);
+	snprintf(path, sizeof(path), "%" PRId64 " %" PRId64 " %" PRId64 " %"
+		 PRId64 "\n", sum[0], sum[1], sum[2], sum[3]);
+	assert_string_equal(out, path);
+	/* More samples than sites: the stacks' frames are locations. */
+	assert_int_equal(decode("s.pb.gz", "| grep -c '^sample {'", out,
+				sizeof(out)), 0);
+	assert_true(atoi(out) > (int)p.n);
+	/* hog_alloc's one stack: hog_alloc <- hog_init <- do_one_initcall
+	 * <- do_init_module, with all of the site's values. */
+	assert_int_equal(frames_of("s.pb.gz", "hog_alloc", out, sizeof(out)),
+			 0);
+	assert_string_equal(out, "\"hog_alloc\"<\"hog_init\"<\"do_one_initcall\""
+			    "<\"do_init_module\"< 256 2097152 256 2097152\n");
+	kp_free(&p);
+	kp_stacks_free(&st);
+#else
+	(void)state;
+	skip();
+#endif
+}
+
+static void pprof_errors(void **state)
+{
+	struct kp_profile p;
+	char err[256], path[512];
+	int ret;
+
+	(void)state;
+	load("allocinfo-1.0.txt", &p);
+	tmp_path(path, sizeof(path), "no/such/dir/p.pb.gz");
+	ret = kp_out_pprof(path, &p, NULL, err, sizeof(err));
+#ifdef KP_HAVE_PPROF
+	assert_int_equal(ret, -ENOENT);
+	assert_non_null(strstr(err, "cannot write"));
+	assert_non_null(strstr(err, "no/such/dir/p.pb.gz"));
+#else
+	assert_int_equal(ret, -ENOTSUP);
+	assert_string_equal(err, "kmemprof: built without protobuf-c and zlib "
+			    "(pprof)");
+#endif
+	kp_free(&p);
+}
+
+/* SVG, read back by xmllint */
+
+static const char *svg_count(const char *name, const char *xpath)
+{
+	static char out[4096];
+	char path[512];
+
+	tmp_path(path, sizeof(path), name);
+	assert_int_equal(run(out, sizeof(out), "xmllint --noout %s && "
+			     "xmllint --xpath \"%s\" %s", path, xpath, path), 0);
+	out[strcspn(out, "\n")] = '\0';
+	return out;
+}
+
+#define SVG(x) "//*[local-name()='" x "']"
+
+static void plot_top(void **state)
+{
+	struct kp_profile p;
+	char path[512];
+	FILE *f;
+
+	(void)state;
+	load("kmemprof-6.12.txt", &p);
+	kp_sort(&p, KP_BYTES);
+	tmp_path(path, sizeof(path), "top.svg");
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(kp_plot_top(f, &p, 12), 0);
+	fclose(f);
+	assert_string_equal(svg_count("top.svg",
+		"string(/*[local-name()='svg']/@viewBox)"), "0 0 1000 378");
+	assert_string_equal(svg_count("top.svg",
+		"count(" SVG("rect") "[@class='bar'])"), "12");
+	assert_string_equal(svg_count("top.svg",
+		"count(" SVG("text") "[@class='label'])"), "12");
+	assert_string_equal(svg_count("top.svg",
+		"string((" SVG("text") "[@class='label'])[1])"),
+		"hog_alloc+0x38/0x48 [kmemprof_hog] <- hog_init+0xb8/0x1\u2026");
+	/* The largest site has the full width, 1000 - 380 - 90. */
+	assert_string_equal(svg_count("top.svg",
+		"string((" SVG("rect") "[@class='bar'])[1]/@width)"), "530.0");
+	assert_string_equal(svg_count("top.svg",
+		"string((" SVG("rect") "[@class='bar'])[1]/@data-bytes)"),
+		"524288");
+	assert_string_equal(svg_count("top.svg",
+		"count(" SVG("g") "[@class='axis'])"), "1");
+	assert_string_equal(svg_count("top.svg",
+		"string(" SVG("text") "[@class='axis-title'])"), "live bytes");
+	kp_free(&p);
+}
+
+static void plot_top_escaping(void **state)
+{
+	struct kp_profile p;
+	char path[512];
+	FILE *f;
+
+	(void)state;
+	load_str(hostile, &p);
+	tmp_path(path, sizeof(path), "h.svg");
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(kp_plot_top(f, &p, 0), 0);
+	fclose(f);
+	assert_string_equal(svg_count("h.svg",
+		"count(" SVG("rect") "[@class='bar'])"), "1");
+	assert_string_equal(svg_count("h.svg",
+		"string(" SVG("text") "[@class='label'])"),
+		"we\"ird\\x,<&>\xc3\xa9\xe2\x82\xac??+0x1/0x2 [m'od]");
+	kp_free(&p);
+}
+
+static void plot_hist(void **state)
+{
+	struct kp_hists h;
+	char path[512], err[256];
+	size_t i, nz = 0;
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/out-hist.txt", fixtures);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_int_equal(kp_parse_hist(f, "out-hist.txt", &h, err,
+				       sizeof(err)), 0);
+	fclose(f);
+	assert_string_equal(h.v[0].site, "all");
+	assert_string_equal(h.v[0].kind, "slab");
+	for (i = 0; i < h.v[0].nsize; i++)
+		nz += !!h.v[0].size[i];
+	for (i = 0; i < h.v[0].nlife; i++)
+		nz += !!h.v[0].life[i];
+	assert_int_equal(nz, 11 + 20);
+	tmp_path(path, sizeof(path), "hist.svg");
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(kp_plot_hist(f, &h.v[0]), 0);
+	fclose(f);
+	assert_string_equal(svg_count("hist.svg",
+		"count(" SVG("rect") "[@class='bar'])"), "31");
+	assert_string_equal(svg_count("hist.svg",
+		"count(" SVG("g") "[@class='panel'])"), "2");
+	/* Every bucket is labelled: 20 sizes, 36 lifetimes. */
+	assert_string_equal(svg_count("hist.svg",
+		"count(" SVG("text") "[@class='bucket'])"), "56");
+	/* The tallest size bar: bucket 5 (128 < size <= 256), 8534 objects. */
+	assert_string_equal(svg_count("hist.svg",
+		"string((" SVG("rect") "[@class='bar'])[6]/@data-count)"),
+		"8534");
+	assert_string_equal(svg_count("hist.svg",
+		"string((" SVG("rect") "[@class='bar'])[6]/*)"), "256: 8534");
+	assert_string_equal(svg_count("hist.svg",
+		"string(" SVG("text") "[@class='title'])"),
+		"kmemprof: all kind:slab");
+	kp_hists_free(&h);
+}
+
+static void plot_series(void **state)
+{
+	struct kp_series s;
+	char path[512], err[256];
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/out-record.txt", fixtures);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_int_equal(kp_series_load(f, "out-record.txt", &s, err,
+					sizeof(err)), 0);
+	fclose(f);
+	assert_int_equal(s.nt, 2);
+	tmp_path(path, sizeof(path), "series.svg");
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(kp_plot_series(f, &s), 0);
+	fclose(f);
+	assert_string_equal(svg_count("series.svg",
+		"count(" SVG("polyline") "[@class='line'])"), "10");
+	/* Two points a line, 12.5 s apart: x from 80 to 680. */
+	assert_string_equal(svg_count("series.svg",
+		"substring-before((" SVG("polyline") ")[1]/@points, ',')"),
+		"80.0");
+	assert_string_equal(svg_count("series.svg",
+		"string(" SVG("text") "[@class='title'])"),
+		"kmemprof: live bytes over 12 s, top 10 of 104 call sites");
+	kp_series_free(&s);
+}
+
+/* DWARF resolution of an arm64 object built here with -g */
+
+#ifdef KP_HAVE_DW
+/* Offset of the return address of the first BL in @sym, and its size. */
+static void first_call(const char *path, const char *sym, uint64_t *ret,
+		       uint64_t *size)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	GElf_Sym s;
+	Elf_Data *d, *text;
+	size_t i, n;
+	Elf *e;
+	int fd;
+
+	*ret = *size = 0;
+	elf_version(EV_CURRENT);
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	assert_non_null(e);
+	while ((scn = elf_nextscn(e, scn))) {
+		gelf_getshdr(scn, &sh);
+		if (sh.sh_type != SHT_SYMTAB)
+			continue;
+		d = elf_getdata(scn, NULL);
+		n = sh.sh_size / sh.sh_entsize;
+		for (i = 0; i < n; i++) {
+			gelf_getsym(d, i, &s);
+			if (strcmp(elf_strptr(e, sh.sh_link, s.st_name), sym))
+				continue;
+			text = elf_getdata(elf_getscn(e, s.st_shndx), NULL);
+			*size = s.st_size;
+			for (n = 0; n < s.st_size; n += 4) {
+				uint32_t w;
+
+				memcpy(&w, (char *)text->d_buf + s.st_value + n,
+				       4);
+				if ((w & 0xfc000000) == 0x94000000) {
+					*ret = n + 4;
+					break;
+				}
+			}
+			break;
+		}
+	}
+	elf_end(e);
+	close(fd);
+}
+
+static int marker_line(const char *marker)
+{
+	char path[512], line[256];
+	int n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/out-resolve.c", fixtures);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		n++;
+		if (strstr(line, marker)) {
+			fclose(f);
+			return n;
+		}
+	}
+	fclose(f);
+	return -1;
+}
+#endif
+
+static void resolve_arm64(void **state)
+{
+#ifdef KP_HAVE_DW
+	char out[1024], obj[512], text[1024], err[256], want[64];
+	struct kp_profile p;
+	uint64_t ret, size;
+
+	(void)state;
+	tmp_path(obj, sizeof(obj), "out_resolve.ko");
+	if (run(out, sizeof(out), "cd %s && aarch64-linux-gnu-gcc -g -O2 -c "
+		"-o %s out-resolve.c 2>&1", fixtures, obj)) {
+		print_message("no aarch64-linux-gnu-gcc: %s\n", out);
+		skip();
+	}
+	first_call(obj, "fx_alloc", &ret, &size);
+	assert_true(ret > 0);
+	snprintf(text, sizeof(text), "kmemprof - version: 1.0\n#\n"
+		 "  64 1 fx_alloc+0x%" PRIx64 "/0x%" PRIx64 " [out_resolve] "
+		 "func:fx_alloc kind:slab\n"
+		 "  64 1 fx_alloc+0x%" PRIx64 "/0x%" PRIx64 " [other] "
+		 "func:fx_alloc kind:slab\n"
+		 "  64 1 fx_alloc+0x%" PRIx64 "/0x%" PRIx64 " func:fx_alloc "
+		 "kind:slab\n"
+		 "  64 1 fx_nothing+0x4/0x8 [out_resolve] func:fx_nothing "
+		 "kind:slab\n", ret, size, ret, size, ret, size);
+	load_str(text, &p);
+	assert_int_equal(kp_resolve(&p, obj, err, sizeof(err)), 1);
+	snprintf(want, sizeof(want), "out-resolve.c:%d", marker_line("/* SITE-A */"));
+	assert_string_equal(p.sites[0].srcline, want);
+	assert_null(p.sites[1].srcline);	/* another module */
+	assert_null(p.sites[2].srcline);	/* the kernel: no vmlinux */
+	assert_null(p.sites[3].srcline);	/* no such symbol */
+	kp_free(&p);
+
+	/* Built without -g: nothing resolves, and that is not an error. */
+	tmp_path(obj, sizeof(obj), "nodebug/out_resolve.ko");
+	assert_int_equal(run(out, sizeof(out), "mkdir -p %s/nodebug && cd %s "
+			     "&& aarch64-linux-gnu-gcc -O2 -c -o %s "
+			     "out-resolve.c 2>&1", tmpdir, fixtures, obj), 0);
+	load_str(text, &p);
+	assert_int_equal(kp_resolve(&p, obj, err, sizeof(err)), 0);
+	assert_null(p.sites[0].srcline);
+	kp_free(&p);
+#else
+	(void)state;
+	skip();
+#endif
+}
+
+static void resolve_errors(void **state)
+{
+	struct kp_profile p;
+	char err[256];
+	int ret;
+
+	(void)state;
+	load("kmemprof-6.12.txt", &p);
+	ret = kp_resolve(&p, "/nonexistent/vmlinux", err, sizeof(err));
+#ifdef KP_HAVE_DW
+	assert_int_equal(ret, -ENOENT);
+	assert_string_equal(err, "kmemprof: --resolve: cannot read "
+			    "/nonexistent/vmlinux: No such file or directory");
+#else
+	assert_int_equal(ret, -ENOTSUP);
+	assert_string_equal(err, "kmemprof: built without libdw (--resolve)");
+#endif
+	kp_free(&p);
+}
+
+static void features(void **state)
+{
+	const char *f = kp_out_features();
+
+	(void)state;
+#ifdef KP_HAVE_PPROF
+	assert_non_null(strstr(f, "pprof"));
+#else
+	assert_null(strstr(f, "pprof"));
+#endif
+#ifdef KP_HAVE_DW
+	assert_non_null(strstr(f, "resolve"));
+#else
+	assert_null(strstr(f, "resolve"));
+#endif
+	assert_memory_equal(f, "json csv openmetrics svg", 24);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(json_fixture),
+		cmocka_unit_test(json_allocinfo),
+		cmocka_unit_test(json_escaping),
+		cmocka_unit_test(csv_fixture),
+		cmocka_unit_test(csv_quoting),
+		cmocka_unit_test(om_fixture),
+		cmocka_unit_test(om_allocinfo_dedup),
+		cmocka_unit_test(om_escaping),
+		cmocka_unit_test(pprof_sites),
+		cmocka_unit_test(pprof_stacks),
+		cmocka_unit_test(pprof_errors),
+		cmocka_unit_test(plot_top),
+		cmocka_unit_test(plot_top_escaping),
+		cmocka_unit_test(plot_hist),
+		cmocka_unit_test(plot_series),
+		cmocka_unit_test(resolve_arm64),
+		cmocka_unit_test(resolve_errors),
+		cmocka_unit_test(features),
+	};
+	char out[16];
+	int ret;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: test_output FIXTURE_DIR\n");
+		return 2;
+	}
+	fixtures = argv[1];
+	snprintf(proto_dir, sizeof(proto_dir), "%s/../../../tools/kmemprof",
+		 fixtures);
+	if (!mkdtemp(tmpdir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	ret = cmocka_run_group_tests(tests, NULL, NULL);
+	run(out, sizeof(out), "rm -rf %s", tmpdir);
+	return ret;
+}
