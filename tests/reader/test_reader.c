@@ -17,8 +17,11 @@
 #include <cmocka.h>
 
 #include "profile.h"
+#include "tests.h"
 
-static const char *fixtures;
+const char *kp_fixtures;
+const char *kp_binary;
+#define fixtures kp_fixtures
 
 static int parse_file(const char *file, struct kp_profile *p, char *err,
 		      size_t len)
@@ -292,7 +295,7 @@ static void iec_matches_numfmt(void **state)
 
 int main(int argc, char **argv)
 {
-	const struct CMUnitTest tests[] = {
+	static const struct CMUnitTest tests[] = {
 		cmocka_unit_test(parses_kmemprof),
 		cmocka_unit_test(parses_allocinfo_v1),
 		cmocka_unit_test(parses_allocinfo_v2),
@@ -303,7 +306,30 @@ int main(int argc, char **argv)
 		cmocka_unit_test(filters),
 		cmocka_unit_test(iec_matches_numfmt),
 	};
+	size_t n = sizeof(tests) / sizeof(tests[0]), all;
+	struct CMUnitTest *v;
+	int rc;
 
-	fixtures = argc > 1 ? argv[1] : "tests/reader/fixtures";
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	/* Absolute: the command tests run in a directory of their own. */
+	kp_fixtures = realpath(argc > 1 ? argv[1] : "tests/reader/fixtures",
+			       NULL);
+	kp_binary = realpath(argc > 2 ? argv[2] : "tools/kmemprof/kmemprof",
+			     NULL);
+	if (!kp_fixtures || !kp_binary) {
+		fprintf(stderr, "usage: test_reader FIXTURE_DIR KMEMPROF\n");
+		return 1;
+	}
+	/* One group, so there is one closing line to read. */
+	all = n + kp_view_ntests + kp_cli_ntests;
+	v = calloc(all, sizeof(*v));
+	if (!v)
+		return 1;
+	memcpy(v, tests, sizeof(tests));
+	memcpy(v + n, kp_view_tests, kp_view_ntests * sizeof(*v));
+	memcpy(v + n + kp_view_ntests, kp_cli_tests, kp_cli_ntests * sizeof(*v));
+	rc = _cmocka_run_group_tests("reader", v, all, NULL, NULL);
+	free(v);
+	free((char *)kp_fixtures);
+	free((char *)kp_binary);
+	return rc;
 }

@@ -213,19 +213,21 @@ const char *kp_view_path(const struct kp_opts *o, const char *view,
 FILE *kp_open(const char *path)
 {
 	char dir[512];
+	bool view;
 	FILE *f;
+	int e;
 
 	if (!strcmp(path, "-"))
 		return fdopen(dup(0), "r");
 	f = fopen(path, "r");
 	if (f)
 		return f;
-	fprintf(stderr, "kmemprof: cannot open %s: %s%s\n", path,
-		strerror(errno),
-		errno == EACCES ? " (it is root only)" :
-		errno == ENOENT && !strncmp(path, kp_path(DEBUGFS, dir,
-							  sizeof(dir)),
-					   strlen(dir)) ?
+	e = errno;
+	kp_path(DEBUGFS, dir, sizeof(dir));
+	view = !strncmp(path, dir, strlen(dir));
+	fprintf(stderr, "kmemprof: cannot open %s: %s%s\n", path, strerror(e),
+		e == EACCES ? " (it is root only)" :
+		e == ENOENT && view ?
 		" (is debugfs mounted and the kmemprof module loaded?)" : "");
 	return NULL;
 }

@@ -315,12 +315,13 @@ int kp_series_load(FILE *in, const char *name, struct kp_series *s,
 					     "out of memory");
 				goto out;
 			}
-			rc = chunk(text, size, name, first, &snaps[nsnap],
-				   err, errlen);
+			if (chunk(text, size, name, first, &snaps[nsnap], err,
+				  errlen)) {
+				rc = -1;
+				goto out;
+			}
 			free(text);
 			text = NULL;
-			if (rc)
-				goto out;
 			total += snaps[nsnap++].n;
 		}
 		if (!rc)

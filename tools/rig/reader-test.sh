@@ -1,10 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Build the reader and run its cmocka unit tests; print 'P F S' last.
+# Build the reader out of tree, run its cmocka unit tests and a bounded
+# libFuzzer run over every parser; print 'P F S' last.
+#   KMEMPROF_FUZZ_TIME=SECS  fuzzing time (default 20; 0 skips it)
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-make -s -C "$TOP/tools/kmemprof" kmemprof test_reader || { echo "0 1 0"; exit 1; }
-out=$("$TOP/tools/kmemprof/test_reader" "$TOP/tests/reader/fixtures" 2>&1)
+O=${KMEMPROF_READER_OUT:-$TOP/.build/reader}
+FUZZ_TIME=${KMEMPROF_FUZZ_TIME:-20}
+M="make -s -C $TOP/tools/kmemprof O=$O"
+$M kmemprof test_reader || { echo "0 1 0"; exit 1; }
+out=$("$O/test_reader" "$TOP/tests/reader/fixtures" "$O/kmemprof" 2>&1)
 rc=$?
 echo "$out"
 run=$(echo "$out" | sed -n 's/^\[==========\] \([0-9]*\) test(s) run\./\1/p')
@@ -12,4 +17,21 @@ failed=$(echo "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test(s).*/\1/p')
 run=${run:-0}
 failed=${failed:-0}
 [ "$rc" -eq 0 ] || [ "$failed" -gt 0 ] || failed=1
-echo "$((run - failed)) $failed 0"
+pass=$((run - failed))
+skip=0
+
+# The fuzz run is one more test case: any crash, leak or UB fails it.
+if [ "$FUZZ_TIME" -gt 0 ]; then
+	if $M fuzz FUZZ_TIME="$FUZZ_TIME" > "$O/fuzz.log" 2>&1; then
+		echo "fuzz: $(grep -E '^(Done|#[0-9]+ +DONE)' "$O/fuzz.log" | tail -1)"
+		pass=$((pass + 1))
+	else
+		tail -40 "$O/fuzz.log"
+		echo "fuzz: FAILED (log: $O/fuzz.log)"
+		failed=$((failed + 1))
+	fi
+else
+	skip=1
+fi
+echo "$pass $failed $skip"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,429 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the kmemprof reader's commands, against a fake root
+ * ($KMEMPROF_ROOT) made of the 6.12 captures: /proc/kmemprof, the knobs
+ * under /proc/sys/kmemprof and the debugfs views. Knob writes and their
+ * error messages, and each subcommand's output and exit status.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "profile.h"
+#include "tests.h"
+
+static char root[64];
+
+static void copy(const char *from, const char *to)
+{
+	char src[512], dst[512], buf[4096];
+	FILE *in, *out;
+	size_t n;
+
+	snprintf(src, sizeof(src), "%s/%s", kp_fixtures, from);
+	snprintf(dst, sizeof(dst), "%s/%s", root, to);
+	in = fopen(src, "r");
+	out = fopen(dst, "w");
+	assert_non_null(in);
+	assert_non_null(out);
+	while ((n = fread(buf, 1, sizeof(buf), in)))
+		assert_int_equal(fwrite(buf, 1, n, out), n);
+	fclose(in);
+	assert_int_equal(fclose(out), 0);
+}
+
+static void mkdirs(const char *rel)
+{
+	char path[512], *p;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	for (p = path + strlen(root) + 1; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		mkdir(path, 0755);
+		*p = '/';
+	}
+	mkdir(path, 0755);
+}
+
+static char *slurp(const char *rel)
+{
+	char path[512], *buf = calloc(1, 65536);
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(buf);
+	if (!fread(buf, 1, 65535, f))
+		buf[0] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static void write_file(const char *rel, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* The fake root: one fresh tree per test. */
+static int setup(void **state)
+{
+	static const char *const views[] = {
+		"stats", "hist", "ages", "leaks", "cpus", "stacks",
+	};
+	char line[128], rel[256], key[64], val[64];
+	size_t i;
+	FILE *f;
+
+	(void)state;
+	snprintf(root, sizeof(root), "/tmp/kp-root-XXXXXX");
+	if (!mkdtemp(root))
+		return -1;
+	mkdirs("proc/sys/kmemprof");
+	mkdirs("sys/kernel/debug/kmemprof");
+	copy("snap-b.txt", "proc/kmemprof");
+	for (i = 0; i < sizeof(views) / sizeof(views[0]); i++) {
+		char from[64];
+
+		snprintf(from, sizeof(from), "view-%s.txt", views[i]);
+		snprintf(rel, sizeof(rel), "sys/kernel/debug/kmemprof/%s",
+			 views[i]);
+		copy(from, rel);
+	}
+	snprintf(rel, sizeof(rel), "%s/sysctl.txt", kp_fixtures);
+	f = fopen(rel, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%63s %63s", key, val) != 2)
+			continue;
+		snprintf(rel, sizeof(rel), "proc/sys/kmemprof/%s", key);
+		write_file(rel, val);
+	}
+	fclose(f);
+	setenv("KMEMPROF_ROOT", root, 1);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	unsetenv("KMEMPROF_ROOT");
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	return system(cmd) ? -1 : 0;
+}
+
+/* Run kmemprof ARGS (through sh), stdout and stderr into @out. */
+static int run(char *out, size_t len, const char *fmt, ...)
+{
+	char args[1024], cmd[2048];
+	va_list ap;
+	size_t n = 0, got;
+	FILE *p;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' %s 2>&1", root, kp_binary,
+		 args);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while (n + 1 < len && (got = fread(out + n, 1, len - n - 1, p)))
+		n += got;
+	out[n] = '\0';
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void knob_writes(void **state)
+{
+	char buf[64], err[256], *v;
+
+	(void)state;
+	assert_int_equal(kp_knob_write("stack_depth", "8", err, sizeof(err)), 0);
+	v = slurp("proc/sys/kmemprof/stack_depth");
+	assert_string_equal(v, "8");	/* one write, no newline */
+	free(v);
+	assert_int_equal(kp_knob_read("stack_depth", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "8");
+	assert_int_equal(kp_knob_write("nope", "1", err, sizeof(err)), -1);
+	assert_string_equal(err, "no knob 'nope' (see 'kmemprof set' for the list)");
+	assert_int_equal(kp_knob_write("../../x", "1", err, sizeof(err)), -1);
+	assert_string_equal(err, "no knob '../../x'");
+	if (geteuid()) {
+		/* A knob the caller may not write, as /proc/sys's 0600 ones. */
+		char path[512], want[600];
+
+		snprintf(path, sizeof(path), "%s/proc/sys/kmemprof/enabled",
+			 root);
+		chmod(path, 0400);
+		assert_int_equal(kp_knob_write("enabled", "1", err, sizeof(err)),
+				 -1);
+		snprintf(want, sizeof(want), "writing %s needs root", path);
+		assert_string_equal(err, want);
+	}
+	setenv("KMEMPROF_ROOT", "/nonexistent", 1);
+	assert_int_equal(kp_knob_write("enabled", "1", err, sizeof(err)), -1);
+	assert_string_equal(err, "the kmemprof module is not loaded (no /nonexistent/proc/sys/kmemprof)");
+	setenv("KMEMPROF_ROOT", root, 1);
+}
+
+static void knob_messages(void **state)
+{
+	static const char *const path = "/proc/sys/kmemprof/enabled";
+	char err[256];
+
+	(void)state;
+	unsetenv("KMEMPROF_ROOT");
+	kp_knob_error(path, "enabled", "1", EACCES, err, sizeof(err));
+	assert_string_equal(err, "writing /proc/sys/kmemprof/enabled needs root");
+	kp_knob_error(path, "enabled", "1", EPERM, err, sizeof(err));
+	assert_string_equal(err, "writing /proc/sys/kmemprof/enabled needs root");
+	kp_knob_error(path, "enabled", "foo", EINVAL, err, sizeof(err));
+	assert_string_equal(err, "the module refused enabled=foo (EINVAL)");
+	kp_knob_error(path, "enabled", "1", EIO, err, sizeof(err));
+	assert_string_equal(err, "writing /proc/sys/kmemprof/enabled: Input/output error");
+	setenv("KMEMPROF_ROOT", "/nonexistent", 1);
+	kp_knob_error(path, "enabled", "1", ENOENT, err, sizeof(err));
+	assert_string_equal(err, "the kmemprof module is not loaded (no /nonexistent/proc/sys/kmemprof)");
+	setenv("KMEMPROF_ROOT", root, 1);
+}
+
+static void cli_knobs(void **state)
+{
+	char out[4096], *v;
+
+	(void)state;
+	assert_int_equal(run(out, sizeof(out), "set stack_depth=6 key_depth=1"), 0);
+	v = slurp("proc/sys/kmemprof/stack_depth");
+	assert_string_equal(v, "6");
+	free(v);
+	v = slurp("proc/sys/kmemprof/key_depth");
+	assert_string_equal(v, "1");
+	free(v);
+	assert_int_equal(run(out, sizeof(out), "disable"), 0);
+	v = slurp("proc/sys/kmemprof/enabled");
+	assert_string_equal(v, "0");
+	free(v);
+	assert_int_equal(run(out, sizeof(out), "enable"), 0);
+	v = slurp("proc/sys/kmemprof/enabled");
+	assert_string_equal(v, "1");
+	free(v);
+	assert_int_equal(run(out, sizeof(out), "reset"), 0);
+	v = slurp("proc/sys/kmemprof/reset");
+	assert_string_equal(v, "1");
+	free(v);
+	assert_int_equal(run(out, sizeof(out), "set"), 0);
+	assert_non_null(strstr(out, "stack_depth=6\n"));
+	assert_non_null(strstr(out, "events=slab,page,percpu\n"));
+	assert_int_equal(run(out, sizeof(out), "set stack_depth"), 2);
+	assert_string_equal(out, "kmemprof: set stack_depth: expected KEY=VALUE\n");
+	assert_int_equal(run(out, sizeof(out), "set nope=1"), 1);
+	assert_string_equal(out, "kmemprof: no knob 'nope' (see 'kmemprof set' for the list)\n");
+	setenv("KMEMPROF_ROOT", "/nonexistent", 1);
+	assert_int_equal(run(out, sizeof(out), "enable"), 1);
+	assert_string_equal(out, "kmemprof: the kmemprof module is not loaded (no /nonexistent/proc/sys/kmemprof)\n");
+	assert_int_equal(run(out, sizeof(out), "set"), 1);
+	setenv("KMEMPROF_ROOT", root, 1);
+}
+
+static void cli_help(void **state)
+{
+	static const char *const cmds[] = {
+		"top", "watch", "snapshot", "diff", "leaks", "stacks", "hist",
+		"stats", "enable", "disable", "reset", "set", "plot", "help",
+	};
+	char out[8192], want[64];
+	size_t i;
+
+	(void)state;
+	assert_int_equal(run(out, sizeof(out), "help"), 0);
+	assert_non_null(strstr(out, "commands:"));
+	assert_int_equal(run(out, sizeof(out), "--help"), 0);
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		snprintf(want, sizeof(want), "\n  %s ", cmds[i]);
+		assert_non_null(strstr(out, want));
+	}
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		assert_int_equal(run(out, sizeof(out), "%s --help", cmds[i]), 0);
+		snprintf(want, sizeof(want), "usage: kmemprof %s ", cmds[i]);
+		assert_non_null(strstr(out, want));
+		assert_int_equal(run(out, sizeof(out), "help %s", cmds[i]), 0);
+		assert_non_null(strstr(out, want));
+	}
+	assert_int_equal(run(out, sizeof(out), "frobnicate"), 2);
+	assert_string_equal(out, "kmemprof: unknown command 'frobnicate' (kmemprof help lists them)\n");
+	assert_int_equal(run(out, sizeof(out), "top --sort size"), 2);
+	assert_int_equal(run(out, sizeof(out), "leaks extra"), 2);
+	assert_int_equal(run(out, sizeof(out), "top -n x"), 2);
+}
+
+static void cli_top(void **state)
+{
+	char out[8192];
+
+	(void)state;
+	assert_int_equal(run(out, sizeof(out), "-n 3 -H"), 0);
+	assert_string_equal(out,
+		"        LIVE     OBJS       AVG    ALLOCS KIND   SITE\n"
+		"        2.0M      256      8.0K       256 page   hog_alloc+0x38/0x48 [kmemprof_hog]\n"
+		"        308K       37      8.4K        54 page   new_slab+0x2d8/0x454\n"
+		"         64K       16      4.0K      3225 page   __handle_mm_fault+0xd4c/0x1624\n");
+	assert_int_equal(run(out, sizeof(out), "top -n 1 --kind slab --func '^kmp_'"), 0);
+	assert_non_null(strstr(out, "[kmemprof]"));
+	/* allocinfo when /proc/kmemprof is not there */
+	copy("allocinfo-6.12.txt", "proc/allocinfo");
+	unlink(strcat(strcpy(out, root), "/proc/kmemprof"));
+	assert_int_equal(run(out, sizeof(out), "-n 1"), 0);
+	assert_non_null(strstr(out, " -      "));
+	/* top by age, from the ages view; by rate, from two snapshots */
+	copy("snap-b.txt", "proc/kmemprof");
+	assert_int_equal(run(out, sizeof(out), "top --sort age -n 1"), 0);
+	assert_non_null(strstr(out, "    4294ms slab   __d_alloc+0x44/0x1d8\n"));
+	assert_int_equal(run(out, sizeof(out), "top --sort age --module kmemprof_hog -n 1"), 0);
+	assert_non_null(strstr(out, "AGE>="));
+	assert_non_null(strstr(out, "    2147ms page   hog_alloc+0x38/0x48"));
+	assert_int_equal(run(out, sizeof(out), "snapshot -o a.snap"), 0);
+	assert_int_equal(run(out, sizeof(out), "top --sort rate --since a.snap -n 1"), 0);
+	assert_non_null(strstr(out, "ALLOCS/S"));
+	assert_int_equal(run(out, sizeof(out), "top --sort rate -i a.snap"), 2);
+}
+
+static void cli_malformed(void **state)
+{
+	char out[1024], path[512];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/bad-value.txt", kp_fixtures);
+	assert_int_equal(run(out, sizeof(out), "-i '%s'", path), 1);
+	assert_non_null(strstr(out, "bad-value.txt:3: bad value\n"));
+	write_file("sys/kernel/debug/kmemprof/leaks",
+		   "kmemprof leaks - version: 1.0\n  00 size:1 age_ms:1 cpu:0\n");
+	assert_int_equal(run(out, sizeof(out), "leaks"), 1);
+	assert_non_null(strstr(out, "/sys/kernel/debug/kmemprof/leaks:2: object before any tag\n"));
+	assert_int_equal(run(out, sizeof(out), "stats -i /nonexistent"), 1);
+	assert_string_equal(out, "kmemprof: cannot open /nonexistent: No such file or directory\n");
+	assert_int_equal(run(out, sizeof(out), "diff /nonexistent"), 2);
+}
+
+static void cli_snapshot_diff(void **state)
+{
+	char out[8192], path[512];
+
+	(void)state;
+	assert_int_equal(run(out, sizeof(out), "snapshot -o b.snap"), 0);
+	assert_string_equal(out, "");
+	assert_int_equal(run(out, sizeof(out), "diff b.snap b.snap"), 0);
+	assert_non_null(strstr(out, ": live +0 bytes; 0 sites grew, 0 new, 0 gone\n"));
+	snprintf(path, sizeof(path), "%s/snap-a.txt", kp_fixtures);
+	assert_int_equal(run(out, sizeof(out), "diff '%s' b.snap -n 2 -H", path), 0);
+	assert_non_null(strstr(out,
+		"      GROWTH       LIVE A       LIVE B      OBJS    ALLOCS KIND   SITE\n"
+		"       +2.0M        (new)         2.0M      +256      +256 page   hog_alloc+0x38/0x48 [kmemprof_hog]\n"
+		"        +80K         228K         308K       +11       +25 page   new_slab+0x2d8/0x454\n"));
+	assert_non_null(strstr(out, "live +2.2M bytes; 30 sites grew, 24 new, 0 gone\n"));
+	assert_int_equal(run(out, sizeof(out), "diff '%s' b.snap --min-bytes 100000", path), 0);
+	assert_non_null(strstr(out, "hog_alloc"));
+	assert_null(strstr(out, "new_slab"));
+}
+
+static void cli_watch(void **state)
+{
+	char out[16384], err[256], path[512];
+	struct kp_series s;
+	FILE *f;
+	char *p;
+	int frames = 0;
+
+	(void)state;
+	assert_int_equal(run(out, sizeof(out), "watch -i 0.1 -c 3 -n 2 --record rec"), 0);
+	for (p = out; (p = strstr(p, "kmemprof watch")); p++)
+		frames++;
+	assert_int_equal(frames, 3);
+	assert_null(strstr(out, "\033["));	/* no ANSI when not a terminal */
+	assert_non_null(strstr(out, "    LIVE     GROWTH/S   ALLOCS/S      BYTES/S KIND   SITE\n"));
+	assert_non_null(strstr(out, " 2097152            0        0.0            0 page   hog_alloc"));
+	snprintf(path, sizeof(path), "%s/rec", root);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_int_equal(kp_series_load(f, "rec", &s, err, sizeof(err)), 0);
+	fclose(f);
+	assert_int_equal(s.nt, 3);
+	assert_true(s.t[2] > s.t[0]);
+	kp_series_free(&s);
+	assert_int_equal(run(out, sizeof(out), "watch -i 0"), 2);
+}
+
+static void cli_views(void **state)
+{
+	char out[16384];
+
+	(void)state;
+	assert_int_equal(run(out, sizeof(out), "leaks -n 1"), 0);
+	assert_string_equal(out,
+		"Leak suspects, live longer than 1000 ms: 586 objects, 2535160 bytes, 43 sites\n"
+		"        LIVE     OBJS   OLDEST KIND   SITE\n"
+		"     2097152      256     4.3s page   hog_alloc+0x38/0x48 [kmemprof_hog]\n"
+		"        8192              4.3s cpu3   000000003f609b8a\n"
+		"        8192              4.3s cpu3   000000003f60d021\n"
+		"        8192              4.3s cpu3   000000000d522450\n"
+		"        8192              4.3s cpu3   0000000025c2aa25\n"
+		"        8192              4.3s cpu3   00000000131ce54b\n");
+	assert_int_equal(run(out, sizeof(out), "stacks hog_alloc"), 0);
+	assert_string_equal(out,
+		"hog_alloc+0x38/0x48 [kmemprof_hog] kind:page: 256 allocs, 2097152 bytes sampled\n"
+		"  100.0%    2097152 bytes      256 allocs\n"
+		"        hog_alloc+0x38/0x48 [kmemprof_hog]\n"
+		"        hog_init+0xb8/0x1000 [kmemprof_hog]\n"
+		"        do_one_initcall+0x5c/0x1c4\n"
+		"        do_init_module+0x70/0x218\n");
+	assert_int_equal(run(out, sizeof(out), "hist hog_alloc"), 0);
+	assert_string_equal(out,
+		"hog_alloc+0x38/0x48 [kmemprof_hog] kind:page: xcpu 0, xcluster 0, frag 0.0%, waste 0 bytes\n"
+		"  allocations by size (page order): 256\n"
+		"      8.0K |################################################## 256\n"
+		"  frees by lifetime (each bucket: from): 0\n");
+	assert_int_equal(run(out, sizeof(out), "hist"), 0);
+	assert_non_null(strstr(out, "all slab allocations: xcpu 12709, xcluster 12239, frag 5.5%, waste 6491 bytes\n"));
+	assert_non_null(strstr(out, "all page allocations"));
+	assert_non_null(strstr(out, "all percpu allocations"));
+	assert_int_equal(run(out, sizeof(out), "hist nosuch"), 1);
+	assert_non_null(strstr(out, "kmemprof: no histograms for 'nosuch' in "));
+	assert_int_equal(run(out, sizeof(out), "stats -H"), 0);
+	assert_non_null(strstr(out, "kmemprof is enabled; events slab,page,percpu; unavailable none\n"));
+	assert_non_null(strstr(out, "  live            736     524288    0.1%          18M\n"));
+	assert_non_null(strstr(out, "probe cost: 11807 ns per event (81 events timed)\n"));
+}
+
+const struct CMUnitTest kp_cli_tests[] = {
+	cmocka_unit_test_setup_teardown(knob_writes, setup, teardown),
+	cmocka_unit_test_setup_teardown(knob_messages, setup, teardown),
+	cmocka_unit_test_setup_teardown(cli_knobs, setup, teardown),
+	cmocka_unit_test_setup_teardown(cli_help, setup, teardown),
+	cmocka_unit_test_setup_teardown(cli_top, setup, teardown),
+	cmocka_unit_test_setup_teardown(cli_malformed, setup, teardown),
+	cmocka_unit_test_setup_teardown(cli_snapshot_diff, setup, teardown),
+	cmocka_unit_test_setup_teardown(cli_watch, setup, teardown),
+	cmocka_unit_test_setup_teardown(cli_views, setup, teardown),
+};
+
+const size_t kp_cli_ntests = sizeof(kp_cli_tests) / sizeof(kp_cli_tests[0]);

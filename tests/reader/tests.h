@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The reader's unit tests: one cmocka group over these tables. */
+#ifndef KP_TESTS_H
+#define KP_TESTS_H
+
+#include <stddef.h>
+
+struct CMUnitTest;
+
+extern const char *kp_fixtures;	/* the fixture directory */
+extern const char *kp_binary;	/* the kmemprof binary, for CLI tests */
+
+extern const struct CMUnitTest kp_view_tests[];
+extern const size_t kp_view_ntests;
+extern const struct CMUnitTest kp_cli_tests[];
+extern const size_t kp_cli_ntests;
+
+#endif /* KP_TESTS_H */
