@@ -97,8 +97,11 @@ static int svg_close(FILE *out)
 	return fflush(out) || ferror(out) ? -EIO : 0;
 }
 
-/* A step giving 4 to 10 ticks up to @max: bytes in powers of 2 times
- * 1 or 5 of a unit, counts in 1, 2, 5 times a power of 10. */
+/*
+ * A tick step up to @max. Bytes: a power of 2, 2 to 4 ticks, so that every
+ * tick prints exactly in IEC units with one decimal (512K, 1.5M); counts:
+ * 1, 2 or 5 times a power of 10, up to 10 ticks.
+ */
 static uint64_t tick_step(uint64_t max, bool bytes)
 {
 	uint64_t step = 1;
@@ -106,7 +109,7 @@ static uint64_t tick_step(uint64_t max, bool bytes)
 	if (max < 4)
 		return 1;
 	if (bytes) {
-		while (max / step > 8)
+		while (max / step > 4)
 			step *= 2;
 		return step;
 	}
@@ -419,6 +422,14 @@ int kp_plot_series(FILE *out, const struct kp_series *s)
 		fputs("\"><title>", out);
 		xml_text(out, s->site[r[i].i], 0);
 		fputs("</title></polyline>\n", out);
+		/* The points read, where there are few enough to see. */
+		for (j = 0; s->nt <= 60 && j < s->nt; j++) {
+			x = left + pw * (s->t[j] - t0) / span;
+			y = top + ph - (double)ph * (l[j] > 0 ? l[j] : 0) / max;
+			fprintf(out, "<circle class=\"point\" cx=\"%.1f\" "
+				"cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>\n", x, y,
+				palette[i]);
+		}
 		/* Legend. */
 		fprintf(out, "<g class=\"legend\"><rect x=\"%d\" y=\"%zu\" "
 			"width=\"14\" height=\"4\" fill=\"%s\"/><text "

@@ -31,7 +31,7 @@ int kp_out_pprof(const char *path, const struct kp_profile *p,
 	(void)path;
 	(void)p;
 	(void)st;
-	snprintf(err, errlen, "kmemprof: built without protobuf-c and zlib (pprof)");
+	snprintf(err, errlen, "built without protobuf-c and zlib (pprof)");
 	return -ENOTSUP;
 }
 
@@ -555,7 +555,7 @@ int kp_out_pprof(const char *path, const struct kp_profile *p,
 	perftools__profiles__profile__init(&pp.prof);
 	ret = build(&pp, p, st);
 	if (ret) {
-		snprintf(err, errlen, "kmemprof: %s: out of memory", path);
+		snprintf(err, errlen, "%s: out of memory", path);
 		goto out;
 	}
 	/* The string table is the interned strings, in their order. */
@@ -565,7 +565,7 @@ int kp_out_pprof(const char *path, const struct kp_profile *p,
 	buf = malloc(len ? len : 1);
 	if (!buf) {
 		ret = -ENOMEM;
-		snprintf(err, errlen, "kmemprof: %s: out of memory", path);
+		snprintf(err, errlen, "%s: out of memory", path);
 		goto out;
 	}
 	perftools__profiles__profile__pack(&pp.prof, buf);
@@ -574,13 +574,13 @@ int kp_out_pprof(const char *path, const struct kp_profile *p,
 	gz = gzopen(path, "wb");
 	if (!gz) {
 		ret = errno ? -errno : -EIO;
-		snprintf(err, errlen, "kmemprof: cannot write %s: %s", path,
+		snprintf(err, errlen, "cannot write %s: %s", path,
 			 strerror(-ret));
 		goto out;
 	}
 	if ((len && gzwrite(gz, buf, len) != (int)len) | (gzclose(gz) != Z_OK)) {
 		ret = -EIO;
-		snprintf(err, errlen, "kmemprof: cannot write %s", path);
+		snprintf(err, errlen, "cannot write %s", path);
 	}
 out:
 	free(buf);

@@ -32,7 +32,7 @@ int kp_resolve(struct kp_profile *p, const char *spec, char *err,
 {
 	(void)p;
 	(void)spec;
-	snprintf(err, errlen, "kmemprof: built without libdw (--resolve)");
+	snprintf(err, errlen, "built without libdw (--resolve)");
 	return -ENOTSUP;
 }
 
@@ -95,14 +95,14 @@ static int elf_open(struct elf_file *f, char *err, size_t errlen)
 
 	fd = open(f->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		snprintf(err, errlen, "kmemprof: cannot open %s: %s", f->path,
+		snprintf(err, errlen, "cannot open %s: %s", f->path,
 			 strerror(errno));
 		return -errno;
 	}
 	f->dwfl = dwfl_begin(&callbacks);
 	if (!f->dwfl) {
 		close(fd);
-		snprintf(err, errlen, "kmemprof: %s: %s", f->path,
+		snprintf(err, errlen, "%s: %s", f->path,
 			 dwfl_errmsg(-1));
 		return -ENOMEM;
 	}
@@ -110,13 +110,13 @@ static int elf_open(struct elf_file *f, char *err, size_t errlen)
 	f->mod = dwfl_report_offline(f->dwfl, f->name ? f->name : "kernel",
 				     f->path, fd);
 	if (!f->mod || dwfl_report_end(f->dwfl, NULL, NULL)) {
-		snprintf(err, errlen, "kmemprof: %s: %s", f->path,
+		snprintf(err, errlen, "%s: %s", f->path,
 			 dwfl_errmsg(-1));
 		return -EINVAL;
 	}
 	n = dwfl_module_getsymtab(f->mod);
 	if (n <= 0) {
-		snprintf(err, errlen, "kmemprof: %s: no symbol table", f->path);
+		snprintf(err, errlen, "%s: no symbol table", f->path);
 		return -EINVAL;
 	}
 	f->syms = calloc(n, sizeof(*f->syms));
@@ -319,8 +319,7 @@ static int files_of(struct kp_profile *p, const char *spec,
 		     tok = strtok_r(NULL, ",", &save)) {
 			if (access(tok, R_OK)) {
 				ret = -errno;
-				snprintf(err, errlen, "kmemprof: --resolve: "
-					 "cannot read %s: %s", tok,
+				snprintf(err, errlen, "cannot read %s: %s", tok,
 					 strerror(errno));
 				break;
 			}
@@ -355,7 +354,7 @@ static int files_of(struct kp_profile *p, const char *spec,
 	*files = walk.files;
 	*n = walk.n;
 	if (!ret && !*n) {
-		snprintf(err, errlen, "kmemprof: --resolve: no vmlinux with "
+		snprintf(err, errlen, "no vmlinux with "
 			 "debug info in /usr/lib/debug/boot/vmlinux-%s, and no "
 			 "modules under /lib/modules/%s", u.release, u.release);
 		ret = -ENOENT;
@@ -368,7 +367,7 @@ int kp_resolve(struct kp_profile *p, const char *spec, char *err,
 {
 	struct elf_file *files, *f;
 	char buf[1024];
-	size_t n, i, j;
+	size_t n, i, j, tried;
 	int ret, done = 0, opened = 0;
 
 	ret = files_of(p, spec, &files, &n, err, errlen);
@@ -378,10 +377,11 @@ int kp_resolve(struct kp_profile *p, const char *spec, char *err,
 		f = &files[j];
 		if (elf_open(f, err, errlen)) {
 			/* Say why, and go on with the others. */
-			fprintf(stderr, "%s\n", err);
+			fprintf(stderr, "kmemprof: --resolve: %s\n", err);
 			continue;
 		}
 		opened++;
+		tried = 0;
 		for (i = 0; i < p->n; i++) {
 			struct kp_site *s = &p->sites[i];
 			char *line;
@@ -390,6 +390,7 @@ int kp_resolve(struct kp_profile *p, const char *spec, char *err,
 			    (s->module ? !f->name || strcmp(s->module, f->name) :
 			     !!f->name))
 				continue;
+			tried++;
 			if (!lookup(f, s->site, buf, sizeof(buf)))
 				continue;
 			line = strdup(buf);
@@ -400,10 +401,10 @@ int kp_resolve(struct kp_profile *p, const char *spec, char *err,
 			s->srcline = line;
 			done++;
 		}
-		if (!f->has_lines)
-			fprintf(stderr, "kmemprof: %s: no DWARF line table for "
-				"its sites (build with CONFIG_DEBUG_INFO_DWARF5=y, "
-				"or -g)\n", f->path);
+		if (tried && !f->has_lines)
+			fprintf(stderr, "kmemprof: --resolve: %s: no DWARF line "
+				"table for its sites (build with "
+				"CONFIG_DEBUG_INFO_DWARF5=y, or -g)\n", f->path);
 	}
 	if (!opened) {
 		ret = -ENOENT;
