@@ -20,6 +20,13 @@ failed=${failed:-0}
 pass=$((run - failed))
 skip=0
 
+# The outputs: test_output's cmocka cases, then the external validators.
+$M test_output || echo "FAIL: building test_output"
+res=$("$TOP/tests/reader/check-outputs.sh" "$O/kmemprof" "$O/test_output")
+echo "$res"
+read -r p f s <<< "$(echo "$res" | tail -1)"
+pass=$((pass + p)) failed=$((failed + f)) skip=$((skip + s))
+
 # The fuzz run is one more test case: any crash, leak or UB fails it.
 if [ "$FUZZ_TIME" -gt 0 ]; then
 	if $M fuzz FUZZ_TIME="$FUZZ_TIME" > "$O/fuzz.log" 2>&1; then

@@ -1,0 +1,205 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The reader's machine outputs, read back by independent parsers, through
+# the command line: JSON by jq, CSV by Python's csv module, OpenMetrics by
+# prometheus_client's OpenMetrics parser and its Prometheus text parser
+# (what node_exporter's textfile collector reads), pprof by protoc
+# --decode, SVG by xmllint, and --resolve against binutils' addr2line on
+# an arm64 object built with -g. Expected values come from the fixtures
+# through awk, not from the reader. With TEST_OUTPUT, runs those cmocka
+# tests first and counts each of their cases. Prints 'P F S' last.
+#
+#   check-outputs.sh KMEMPROF [TEST_OUTPUT [FIXTURE_DIR]]
+set -uo pipefail
+K=${1:?usage: check-outputs.sh KMEMPROF [TEST_OUTPUT [FIXTURE_DIR]]}
+K=$(cd "$(dirname "$K")" && pwd)/$(basename "$K")
+TEST_OUTPUT=${2:-}
+HERE=$(cd "$(dirname "$0")" && pwd)
+F=${3:-$HERE/fixtures}
+PROTO_DIR=$HERE/../../tools/kmemprof
+# Debian's python3, which has python3-prometheus-client (not a pyenv one).
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+T=$(mktemp -d /tmp/kp-check-outputs.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0 skip=0
+
+ok() { echo "PASS $1"; pass=$((pass + 1)); }
+ko() { echo "FAIL $1${2:+: $2}"; fail=$((fail + 1)); }
+sk() { echo "SKIP $1${2:+: $2}"; skip=$((skip + 1)); }
+# check NAME EXPECTED ACTUAL
+check() { if [ "$2" = "$3" ]; then ok "$1"; else ko "$1" "want '$2', got '$3'"; fi; }
+
+# The fixture's sites and sums, by awk: lines, live bytes, live objects,
+# allocs: and bytes: (0 where absent).
+sums() {
+	awk 'NR > 2 && !/^#/ { n++; b += $1; o += $2
+		for (i = 4; i <= NF; i++) {
+			if ($i ~ /^allocs:/) { split($i, a, ":"); al += a[2] }
+			if ($i ~ /^bytes:/) { split($i, a, ":"); by += a[2] }
+		} } END { print n, b, o, al + 0, by + 0 }' "$1"
+}
+
+# The cmocka tests of test_output.c, one count per case.
+if [ -n "$TEST_OUTPUT" ]; then
+	out=$("$TEST_OUTPUT" "$F" 2>&1)
+	rc=$?
+	echo "$out"
+	r=$(echo "$out" | sed -n 's/^\[==========\] \([0-9]*\) test(s) run\./\1/p')
+	f=$(echo "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test(s).*/\1/p')
+	s=$(echo "$out" | sed -n 's/^\[  SKIPPED \] \([0-9]*\) test(s).*/\1/p')
+	r=${r:-0} f=${f:-0} s=${s:-0}
+	[ "$rc" -eq 0 ] || [ "$f" -gt 0 ] || f=1
+	pass=$((pass + r - f - s)) fail=$((fail + f)) skip=$((skip + s))
+fi
+
+FIXTURES="kmemprof-6.12.txt out-snapshot-b.txt allocinfo-1.0.txt allocinfo-2.0.txt"
+
+# JSON
+for fx in $FIXTURES; do
+	read -r n b o _ _ < <(sums "$F/$fx")
+	if ! "$K" top -i "$F/$fx" -n 0 --json > "$T/out.json" 2> "$T/err"; then
+		ko "json $fx" "$(cat "$T/err")"
+		continue
+	fi
+	got=$(jq -r '[.schema, (.sites | length), .totals.sites,
+		([.sites[].live_bytes] | add), .totals.live_bytes,
+		([.sites[].live_objects] | add)] | @tsv' "$T/out.json")
+	check "json $fx: schema, sites, bytes, objects" \
+		"$(printf '1\t%s\t%s\t%s\t%s\t%s' "$n" "$n" "$b" "$b" "$o")" "$got"
+done
+"$K" top -i "$F/kmemprof-6.12.txt" -n 0 --json > "$T/out.json"
+check "json: hog_alloc's counts" "524288 64 64 0 524288 true" \
+	"$(jq -r '.sites[] | select(.func == "hog_alloc") | [.live_bytes,
+	.live_objects, .allocs, .frees, .bytes_total, .unloaded] |
+	map(tostring) | join(" ")' "$T/out.json")"
+
+# CSV
+for fx in kmemprof-6.12.txt allocinfo-2.0.txt; do
+	read -r n b _ _ _ < <(sums "$F/$fx")
+	"$K" top -i "$F/$fx" -n 0 --csv > "$T/out.csv"
+	got=$("$PY" - "$T/out.csv" <<'EOF'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline='')))
+head, body = rows[0], rows[1:]
+widths = {len(r) for r in rows}
+print(len(body), sum(int(r[head.index('live_bytes')]) for r in body),
+      ','.join(str(w) for w in sorted(widths)))
+EOF
+)
+	check "csv $fx: rows, bytes, columns" "$n $b 15" "$got"
+done
+
+# OpenMetrics: the strict parser, the Prometheus text parser, unique series
+for fx in kmemprof-6.12.txt allocinfo-1.0.txt; do
+	read -r n b _ al _ < <(sums "$F/$fx")
+	"$K" top -i "$F/$fx" -n 0 --openmetrics > "$T/out.om"
+	got=$("$PY" - "$T/out.om" <<'EOF' 2>&1
+import sys
+from prometheus_client.openmetrics.parser import \
+	text_string_to_metric_families as om
+from prometheus_client.parser import text_string_to_metric_families as prom
+text = open(sys.argv[1]).read()
+fams = {f.name: f for f in om(text)}
+seen = set()
+for f in fams.values():
+	for s in f.samples:
+		key = (s.name, tuple(sorted(s.labels.items())))
+		if key in seen:
+			sys.exit('duplicate series %s' % (key,))
+		seen.add(key)
+live = fams['kmemprof_live_bytes']
+allocs = fams.get('kmemprof_allocs')
+# The older text format: what node_exporter's textfile collector reads.
+p = {f.name: f for f in prom(text)}
+assert p['kmemprof_live_bytes'].type == 'gauge'
+print(int(fams['kmemprof_sites'].samples[0].value), live.type, live.unit,
+      int(sum(s.value for s in live.samples)),
+      int(sum(s.value for s in allocs.samples)) if allocs else 0,
+      allocs.type if allocs else '-')
+EOF
+)
+	if [ "$fx" = allocinfo-1.0.txt ]; then want="$n gauge bytes $b 0 -"
+	else want="$n gauge bytes $b $al counter"; fi
+	check "openmetrics $fx: parsers, sites, live bytes, allocs" "$want" "$got"
+done
+printf 'kmemprof - version: 1.0\n#\n 5 1 a"b\\c+0x1/0x2 [m] func:f kind:slab allocs:1 frees:0 bytes:5 req:5\n' \
+	> "$T/esc.txt"
+"$K" top -i "$T/esc.txt" --openmetrics > "$T/esc.om"
+check "openmetrics: label escaping read back" 'a"b\c+0x1/0x2 m' \
+	"$("$PY" -c '
+import sys
+from prometheus_client.openmetrics.parser import text_string_to_metric_families as om
+for f in om(open(sys.argv[1]).read()):
+	if f.name == "kmemprof_live_bytes":
+		s = f.samples[0]
+		print(s.labels["site"], s.labels["module"])' "$T/esc.om" 2>&1)"
+
+# pprof
+if "$K" top -i "$F/kmemprof-6.12.txt" -n 0 --pprof "$T/p.pb.gz" \
+	2> "$T/err"; then
+	read -r n b o al by < <(sums "$F/kmemprof-6.12.txt")
+	got=$(gunzip -c "$T/p.pb.gz" | protoc --proto_path="$PROTO_DIR" \
+		--decode perftools.profiles.Profile profile.proto |
+		awk '/^sample \{/ { n++; i = 0 }
+		     /^  value:/ { s[i++] += $2 }
+		     END { print n, s[0], s[1], s[2], s[3] }')
+	check "pprof: protoc --decode: samples and value sums" \
+		"$n $al $by $o $b" "$got"
+elif grep -q "built without" "$T/err"; then
+	sk pprof "$(cat "$T/err")"
+else
+	ko pprof "$(cat "$T/err")"
+fi
+
+# SVG
+"$K" plot top -i "$F/kmemprof-6.12.txt" -n 7 -o "$T/top.svg" &&
+	xmllint --noout "$T/top.svg" &&
+	check "svg top: 7 bars" 7 "$(xmllint --xpath \
+		"count(//*[local-name()='rect'][@class='bar'])" "$T/top.svg")" ||
+	ko "svg top"
+"$K" plot hist all --kind page -i "$F/out-hist.txt" -o "$T/hist.svg" &&
+	xmllint --noout "$T/hist.svg" &&
+	check "svg hist: all kind:page, bars of the nonzero buckets" \
+		"$(awk '$1 == "all" && $2 == "kind:page" {
+			for (i = 3; i <= 5; i += 2) {
+				sub(/^[a-z]*:/, "", $i); k = split($i, a, ",")
+				for (j = 1; j <= k; j++) n += a[j] > 0
+			} print n }' "$F/out-hist.txt")" \
+		"$(xmllint --xpath \
+		"count(//*[local-name()='rect'][@class='bar'])" "$T/hist.svg")" ||
+	ko "svg hist"
+"$K" plot series "$F/out-record.txt" -o "$T/series.svg" &&
+	xmllint --noout "$T/series.svg" &&
+	check "svg series: 10 lines of 2 points" "10 20" \
+		"$(xmllint --xpath \
+		"count(//*[local-name()='polyline'])" "$T/series.svg") $(xmllint \
+		--xpath "count(//*[local-name()='circle'])" "$T/series.svg")" ||
+	ko "svg series"
+
+# --resolve, against addr2line on an arm64 object built with -g
+if ! command -v aarch64-linux-gnu-gcc > /dev/null; then
+	sk resolve "no aarch64-linux-gnu-gcc"
+else
+	(cd "$F" && aarch64-linux-gnu-gcc -g -O2 -c -o "$T/out_resolve.ko" \
+		out-resolve.c)
+	# fx_alloc's value and size, and the return address of its first bl.
+	read -r val size < <(aarch64-linux-gnu-readelf -sW "$T/out_resolve.ko" |
+		awk '$8 == "fx_alloc" { print $2, $3 }')
+	ret=$(aarch64-linux-gnu-objdump -d "$T/out_resolve.ko" |
+		awk '/<fx_alloc>:/ { f = 1; next } f && /\tbl\t/ {
+			sub(/:.*/, "", $1); print $1; exit }')
+	off=$(( 0x$ret - 0x$val + 4 ))
+	want=$(aarch64-linux-gnu-addr2line -e "$T/out_resolve.ko" -j .text \
+		"$(printf '0x%x' $(( 0x$ret + 3 )))")
+	printf 'kmemprof - version: 1.0\n#\n 64 1 fx_alloc+0x%x/0x%x [out_resolve] func:fx_alloc kind:slab\n' \
+		"$off" "$size" > "$T/res.txt"
+	got=$("$K" top -i "$T/res.txt" --resolve="$T/out_resolve.ko" --json |
+		jq -r '.sites[0].srcline')
+	check "resolve: fx_alloc+0x$(printf %x $off) as addr2line says" \
+		"$(basename "${want%% *}")" "$got"
+fi
+
+echo "$pass $fail $skip"
+[ "$fail" -eq 0 ]
