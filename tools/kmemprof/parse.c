@@ -17,7 +17,7 @@ static int set_key(struct kp_site *s, const char *key, const char *val)
 	int64_t *dst = NULL;
 
 	if (!strcmp(key, "kind"))
-		return (s->kind = strdup(val)) ? 0 : -1;
+		return !s->kind && (s->kind = strdup(val)) ? 0 : -1;
 	if (!strcmp(key, "accurate")) {
 		if (strcmp(val, "no") && strcmp(val, "yes"))
 			return -1;

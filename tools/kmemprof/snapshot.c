@@ -179,7 +179,8 @@ int kp_diff(const struct kp_profile *a, const struct kp_profile *b,
 		x->frees = (sb ? val(sb->frees) : 0) - (sa ? val(sa->frees) : 0);
 		x->total = (sb ? val(sb->total) : 0) - (sa ? val(sa->total) : 0);
 	}
-	qsort(d->v, d->n, sizeof(*d->v), delta_cmp);
+	if (d->n > 1)
+		qsort(d->v, d->n, sizeof(*d->v), delta_cmp);
 	if (a->time > 0 && b->time > a->time)
 		d->dt = b->time - a->time;
 	keymap_free(&m);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* kmemprof reader: sorting and filtering the parsed profile. */
 #include <regex.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,7 +47,8 @@ static int64_t value(const struct kp_site *s, enum kp_key key)
 		return frag(s);
 	case KP_RATE:
 		/* allocations a second, in thousandths */
-		return (int64_t)(s->rate * 1000);
+		return s->rate >= 9e15 ? INT64_MAX :
+		       s->rate <= -9e15 ? INT64_MIN : (int64_t)(s->rate * 1000);
 	case KP_AGE:
 		return s->age_ms;
 	case KP_BYTES:
@@ -71,7 +73,8 @@ static int cmp(const void *a, const void *b)
 void kp_sort(struct kp_profile *p, enum kp_key key)
 {
 	sort_key = key;
-	qsort(p->sites, p->n, sizeof(*p->sites), cmp);
+	if (p->n > 1)
+		qsort(p->sites, p->n, sizeof(*p->sites), cmp);
 }
 
 static void site_drop(struct kp_site *s)

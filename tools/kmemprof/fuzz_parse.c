@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer harness over every parser of the reader. The first byte of
+ * an input picks the parser, the rest is the text it reads. Whatever
+ * parses is also sorted, filtered, diffed against itself and labelled,
+ * so those paths see hostile values too.
+ *
+ *   make -C tools/kmemprof fuzz FUZZ_TIME=20
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile.h"
+
+enum { F_PROC, F_HIST, F_AGES, F_LEAKS, F_STATS, F_CPUS, F_STACKS,
+       F_SERIES, F_SNAPSHOT, F_NR };
+
+static void use_profile(struct kp_profile *p)
+{
+	struct kp_filter f = { .kind = "slab", .func_re = "^a|b$" };
+	struct kp_diff d;
+	char buf[64];
+	size_t i;
+
+	for (i = 0; i < p->n; i++) {
+		kp_iec(p->sites[i].bytes, buf, sizeof(buf));
+		kp_site_key(&p->sites[i], buf, sizeof(buf));
+	}
+	if (!kp_diff(p, p, &d))
+		kp_diff_free(&d);
+	kp_rates(p, p, 1.5);
+	for (i = 0; i <= KP_AGE; i++)
+		kp_sort(p, (enum kp_key)i);
+	kp_filter_apply(p, &f, buf, sizeof(buf));
+}
+
+static void use_hists(const struct kp_hists *h)
+{
+	char buf[32];
+	size_t i, b;
+
+	for (i = 0; i < h->n; i++) {
+		for (b = 0; b < h->v[i].nsize; b++)
+			kp_hist_label(KP_B_SIZE, b, buf, sizeof(buf));
+		for (b = 0; b < h->v[i].nsize; b++)
+			kp_hist_label(KP_B_ORDER, b, buf, sizeof(buf));
+		for (b = 0; b < h->v[i].nlife; b++)
+			kp_hist_label(KP_B_LIFE, b, buf, sizeof(buf));
+		kp_tag_key(&h->v[i].tag, buf, sizeof(buf));
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char err[256], *out = NULL;
+	size_t outlen = 0;
+	FILE *in, *o;
+
+	if (size < 1)
+		return 0;
+	in = fmemopen((void *)(data + 1), size > 1 ? size - 1 : 1, "r");
+	if (!in)
+		return 0;
+	if (size == 1)
+		fgetc(in);
+	switch (data[0] % F_NR) {
+	case F_PROC: {
+		struct kp_profile p;
+
+		if (!kp_parse(in, "in", &p, err, sizeof(err))) {
+			use_profile(&p);
+			kp_free(&p);
+		}
+		break;
+	}
+	case F_HIST: {
+		struct kp_hists h;
+
+		if (!kp_parse_hist(in, "in", &h, err, sizeof(err))) {
+			use_hists(&h);
+			kp_hists_free(&h);
+		}
+		break;
+	}
+	case F_AGES: {
+		struct kp_ages a;
+
+		if (!kp_parse_ages(in, "in", &a, err, sizeof(err)))
+			kp_ages_free(&a);
+		break;
+	}
+	case F_LEAKS: {
+		struct kp_leaks l;
+
+		if (!kp_parse_leaks(in, "in", &l, err, sizeof(err)))
+			kp_leaks_free(&l);
+		break;
+	}
+	case F_STATS: {
+		struct kp_stats s;
+
+		if (!kp_parse_stats(in, "in", &s, err, sizeof(err))) {
+			kp_stat(&s, "live.used");
+			kp_stats_free(&s);
+		}
+		break;
+	}
+	case F_CPUS: {
+		struct kp_cpus c;
+
+		if (!kp_parse_cpus(in, "in", &c, err, sizeof(err)))
+			kp_cpus_free(&c);
+		break;
+	}
+	case F_STACKS: {
+		struct kp_stacks s;
+
+		if (!kp_parse_stacks(in, "in", &s, err, sizeof(err)))
+			kp_stacks_free(&s);
+		break;
+	}
+	case F_SERIES: {
+		struct kp_series s;
+
+		if (!kp_series_load(in, "in", &s, err, sizeof(err)))
+			kp_series_free(&s);
+		break;
+	}
+	case F_SNAPSHOT:
+	default:
+		o = open_memstream(&out, &outlen);
+		if (o) {
+			kp_snapshot_write(o, in, "in", 1.5, err, sizeof(err));
+			fclose(o);
+			free(out);
+		}
+		break;
+	}
+	fclose(in);
+	return 0;
+}
