@@ -49,9 +49,14 @@ typedef Perftools__Profiles__Mapping pb_mapping;
 typedef Perftools__Profiles__ValueType pb_vtype;
 typedef Perftools__Profiles__Label pb_label;
 
-/* Interned strings: an open-addressed hash over a growing array. */
+/*
+ * Interned strings: an open-addressed hash over offsets into one growing
+ * arena of NUL-terminated strings, numbered in the order they came.
+ */
 struct intern {
-	char **str;
+	char *arena;
+	size_t used, size;
+	size_t *off;		/* string i at arena + off[i] */
 	size_t n, cap;
 	size_t *slot;		/* index + 1, 0 empty */
 	size_t nslot;
@@ -66,6 +71,11 @@ static uint64_t hash(const char *s)
 	return h;
 }
 
+static const char *intern_str(const struct intern *t, size_t i)
+{
+	return t->arena + t->off[i];
+}
+
 static int intern_rehash(struct intern *t)
 {
 	size_t n = t->nslot ? t->nslot * 2 : 1024, i, j;
@@ -74,7 +84,8 @@ static int intern_rehash(struct intern *t)
 	if (!slot)
 		return -1;
 	for (i = 0; i < t->n; i++) {
-		for (j = hash(t->str[i]) & (n - 1); slot[j]; j = (j + 1) & (n - 1))
+		for (j = hash(intern_str(t, i)) & (n - 1); slot[j];
+		     j = (j + 1) & (n - 1))
 			;
 		slot[j] = i + 1;
 	}
@@ -87,8 +98,7 @@ static int intern_rehash(struct intern *t)
 /* Index of @s in @t, added if new; -1 on ENOMEM. @added says which. */
 static int64_t intern(struct intern *t, const char *s, bool *added)
 {
-	size_t j;
-	char *copy;
+	size_t j, len = strlen(s) + 1;
 
 	if (added)
 		*added = false;
@@ -96,21 +106,32 @@ static int64_t intern(struct intern *t, const char *s, bool *added)
 		return -1;
 	for (j = hash(s) & (t->nslot - 1); t->slot[j];
 	     j = (j + 1) & (t->nslot - 1))
-		if (!strcmp(t->str[t->slot[j] - 1], s))
+		if (!strcmp(intern_str(t, t->slot[j] - 1), s))
 			return t->slot[j] - 1;
-	if (t->n == t->cap) {
+	if (t->n >= t->cap) {
 		size_t cap = t->cap ? 2 * t->cap : 256;
-		char **v = realloc(t->str, cap * sizeof(*v));
+		size_t *v = realloc(t->off, cap * sizeof(*v));
 
 		if (!v)
 			return -1;
-		t->str = v;
+		t->off = v;
 		t->cap = cap;
 	}
-	copy = strdup(s);
-	if (!copy)
-		return -1;
-	t->str[t->n] = copy;
+	if (t->used + len > t->size) {
+		size_t size = t->size ? 2 * t->size : 16384;
+		char *v;
+
+		while (size < t->used + len)
+			size *= 2;
+		v = realloc(t->arena, size);
+		if (!v)
+			return -1;
+		t->arena = v;
+		t->size = size;
+	}
+	memcpy(t->arena + t->used, s, len);
+	t->off[t->n] = t->used;
+	t->used += len;
 	t->slot[j] = ++t->n;
 	if (added)
 		*added = true;
@@ -119,11 +140,8 @@ static int64_t intern(struct intern *t, const char *s, bool *added)
 
 static void intern_free(struct intern *t)
 {
-	size_t i;
-
-	for (i = 0; i < t->n; i++)
-		free(t->str[i]);
-	free(t->str);
+	free(t->arena);
+	free(t->off);
 	free(t->slot);
 }
 
@@ -548,7 +566,8 @@ int kp_out_pprof(const char *path, const struct kp_profile *p,
 {
 	struct pp pp = { 0 };
 	uint8_t *buf = NULL;
-	size_t len;
+	char **table = NULL;
+	size_t len, i;
 	gzFile gz;
 	int ret;
 
@@ -559,7 +578,15 @@ int kp_out_pprof(const char *path, const struct kp_profile *p,
 		goto out;
 	}
 	/* The string table is the interned strings, in their order. */
-	pp.prof.string_table = pp.strs.str;
+	table = calloc(pp.strs.n ? pp.strs.n : 1, sizeof(*table));
+	if (!table) {
+		ret = -ENOMEM;
+		snprintf(err, errlen, "%s: out of memory", path);
+		goto out;
+	}
+	for (i = 0; i < pp.strs.n; i++)
+		table[i] = pp.strs.arena + pp.strs.off[i];
+	pp.prof.string_table = table;
 	pp.prof.n_string_table = pp.strs.n;
 	len = perftools__profiles__profile__get_packed_size(&pp.prof);
 	buf = malloc(len ? len : 1);
@@ -584,6 +611,7 @@ int kp_out_pprof(const char *path, const struct kp_profile *p,
 	}
 out:
 	free(buf);
+	free(table);
 	pp_free(&pp);
 	return ret;
 }

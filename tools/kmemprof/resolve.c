@@ -46,9 +46,14 @@ struct rsym {
 	GElf_Word size;
 };
 
+/* A file to read: vmlinux (name "") or a module's .ko. */
+struct elf_path {
+	char path[4096];
+	char name[128];		/* module name, "-" as "_"; "" for vmlinux */
+};
+
 struct elf_file {
-	char *path;
-	char *name;		/* module name ("-" as "_"); NULL: vmlinux */
+	const struct elf_path *ep;
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	struct rsym *syms;	/* functions, by name */
@@ -72,51 +77,47 @@ static int cmp_rsym(const void *a, const void *b)
 }
 
 /* "dir/kmemprof-hog.ko.xz" -> "kmemprof_hog" */
-static char *module_name(const char *path)
+static void module_name(const char *path, char *buf, size_t len)
 {
 	const char *base = strrchr(path, '/');
-	char *name, *c;
+	char *c;
 
-	name = strdup(base ? base + 1 : path);
-	if (!name)
-		return NULL;
-	c = strstr(name, ".ko");
+	snprintf(buf, len, "%s", base ? base + 1 : path);
+	c = strstr(buf, ".ko");
 	if (c)
 		*c = '\0';
-	for (c = name; *c; c++)
+	for (c = buf; *c; c++)
 		if (*c == '-')
 			*c = '_';
-	return name;
 }
 
 static int elf_open(struct elf_file *f, char *err, size_t errlen)
 {
+	const char *path = f->ep->path;
 	int i, n, fd;
 
-	fd = open(f->path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		snprintf(err, errlen, "cannot open %s: %s", f->path,
+		snprintf(err, errlen, "cannot open %s: %s", path,
 			 strerror(errno));
 		return -errno;
 	}
 	f->dwfl = dwfl_begin(&callbacks);
 	if (!f->dwfl) {
 		close(fd);
-		snprintf(err, errlen, "%s: %s", f->path,
-			 dwfl_errmsg(-1));
+		snprintf(err, errlen, "%s: %s", path, dwfl_errmsg(-1));
 		return -ENOMEM;
 	}
 	/* The Dwfl owns @fd from here. */
-	f->mod = dwfl_report_offline(f->dwfl, f->name ? f->name : "kernel",
-				     f->path, fd);
+	f->mod = dwfl_report_offline(f->dwfl, *f->ep->name ? f->ep->name :
+				     "kernel", path, fd);
 	if (!f->mod || dwfl_report_end(f->dwfl, NULL, NULL)) {
-		snprintf(err, errlen, "%s: %s", f->path,
-			 dwfl_errmsg(-1));
+		snprintf(err, errlen, "%s: %s", path, dwfl_errmsg(-1));
 		return -EINVAL;
 	}
 	n = dwfl_module_getsymtab(f->mod);
 	if (n <= 0) {
-		snprintf(err, errlen, "%s: no symbol table", f->path);
+		snprintf(err, errlen, "%s: no symbol table", path);
 		return -EINVAL;
 	}
 	f->syms = calloc(n, sizeof(*f->syms));
@@ -146,9 +147,8 @@ static void elf_close(struct elf_file *f)
 	if (f->dwfl)
 		dwfl_end(f->dwfl);
 	free(f->syms);
-	free(f->path);
-	free(f->name);
-	memset(f, 0, sizeof(*f));
+	f->dwfl = NULL;
+	f->syms = NULL;
 }
 
 /* "sym+0x1c/0x80" -> sym, off, len; false if it is not of that form. */
@@ -232,85 +232,69 @@ static bool lookup(struct elf_file *f, const char *site, char *buf,
 	return true;
 }
 
-/* Module files under the release's module trees, found by walking. */
+/* The files to read, and nftw()'s view of them (it takes no argument). */
 static struct {
 	const struct kp_profile *p;
-	struct elf_file *files;
+	struct elf_path *v;
 	size_t n, cap;
-} walk;
+} files;
 
+static int add_file(const char *path, bool vmlinux)
+{
+	struct elf_path *e;
+
+	if (files.n == files.cap) {
+		size_t c = files.cap ? 2 * files.cap : 8;
+
+		e = realloc(files.v, c * sizeof(*e));
+		if (!e)
+			return -ENOMEM;
+		files.v = e;
+		files.cap = c;
+	}
+	e = &files.v[files.n++];
+	snprintf(e->path, sizeof(e->path), "%s", path);
+	e->name[0] = '\0';
+	if (!vmlinux)
+		module_name(path, e->name, sizeof(e->name));
+	return 0;
+}
+
+/* A module of the profile's that has no file yet. */
 static bool wanted(const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < walk.n; i++)
-		if (walk.files[i].name && !strcmp(walk.files[i].name, name))
-			return false;	/* have one already */
-	for (i = 0; i < walk.p->n; i++)
-		if (walk.p->sites[i].module &&
-		    !strcmp(walk.p->sites[i].module, name))
+	for (i = 0; i < files.n; i++)
+		if (!strcmp(files.v[i].name, name))
+			return false;
+	for (i = 0; i < files.p->n; i++)
+		if (files.p->sites[i].module &&
+		    !strcmp(files.p->sites[i].module, name))
 			return true;
 	return false;
-}
-
-static int add_file(struct elf_file **v, size_t *n, size_t *cap,
-		    const char *path, bool vmlinux)
-{
-	struct elf_file *f;
-
-	if (*n == *cap) {
-		size_t c = *cap ? 2 * *cap : 16;
-
-		f = realloc(*v, c * sizeof(*f));
-		if (!f)
-			return -ENOMEM;
-		*v = f;
-		*cap = c;
-	}
-	f = &(*v)[*n];
-	memset(f, 0, sizeof(*f));
-	f->path = strdup(path);
-	f->name = vmlinux ? NULL : module_name(path);
-	if (!f->path || (!vmlinux && !f->name)) {
-		free(f->path);
-		free(f->name);
-		return -ENOMEM;
-	}
-	(*n)++;
-	return 0;
 }
 
 static int walk_one(const char *path, const struct stat *st, int type,
 		    struct FTW *ftw)
 {
-	char *name;
-	int ret = 0;
+	char name[128];
 
 	(void)st;
 	(void)ftw;
 	if (type != FTW_F || !strstr(path, ".ko"))
 		return 0;
-	name = module_name(path);
-	if (!name)
-		return -1;
-	if (wanted(name))
-		ret = add_file(&walk.files, &walk.n, &walk.cap, path, false);
-	free(name);
-	return ret ? -1 : 0;
+	module_name(path, name, sizeof(name));
+	return wanted(name) && add_file(path, false) ? -1 : 0;
 }
 
 /* The files to read: @spec's, or the running kernel's debug files. */
-static int files_of(struct kp_profile *p, const char *spec,
-		    struct elf_file **files, size_t *n, char *err,
-		    size_t errlen)
+static int files_of(const char *spec, char *err, size_t errlen)
 {
 	char path[512], *copy, *tok, *save = NULL;
 	struct utsname u;
-	size_t cap = 0;
 	int ret = 0;
 
-	*files = NULL;
-	*n = 0;
 	if (spec) {
 		copy = strdup(spec);
 		if (!copy)
@@ -323,8 +307,7 @@ static int files_of(struct kp_profile *p, const char *spec,
 					 strerror(errno));
 				break;
 			}
-			ret = add_file(files, n, &cap, tok,
-				       tok == copy && !strstr(tok, ".ko"));
+			ret = add_file(tok, tok == copy && !strstr(tok, ".ko"));
 		}
 		free(copy);
 		return ret;
@@ -339,11 +322,7 @@ static int files_of(struct kp_profile *p, const char *spec,
 	if (access(path, R_OK))
 		snprintf(path, sizeof(path), "/boot/vmlinux-%s", u.release);
 	if (!access(path, R_OK))
-		ret = add_file(files, n, &cap, path, true);
-	walk.p = p;
-	walk.files = *files;
-	walk.n = *n;
-	walk.cap = cap;
+		ret = add_file(path, true);
 	snprintf(path, sizeof(path), "/usr/lib/debug/lib/modules/%s",
 		 u.release);
 	if (!ret && !access(path, R_OK) && nftw(path, walk_one, 16, FTW_PHYS))
@@ -351,72 +330,78 @@ static int files_of(struct kp_profile *p, const char *spec,
 	snprintf(path, sizeof(path), "/lib/modules/%s", u.release);
 	if (!ret && !access(path, R_OK) && nftw(path, walk_one, 16, FTW_PHYS))
 		ret = -ENOMEM;
-	*files = walk.files;
-	*n = walk.n;
-	if (!ret && !*n) {
-		snprintf(err, errlen, "no vmlinux with "
-			 "debug info in /usr/lib/debug/boot/vmlinux-%s, and no "
-			 "modules under /lib/modules/%s", u.release, u.release);
+	if (!ret && !files.n) {
+		snprintf(err, errlen, "no vmlinux with debug info in "
+			 "/usr/lib/debug/boot/vmlinux-%s, and no modules under "
+			 "/lib/modules/%s", u.release, u.release);
 		ret = -ENOENT;
 	}
 	return ret;
 }
 
+/* Resolve the sites that belong to @f; returns how many, or -ENOMEM. */
+static int resolve_file(struct kp_profile *p, struct elf_file *f)
+{
+	const char *name = f->ep->name;
+	size_t i, tried = 0;
+	char buf[1024];
+	int done = 0;
+
+	for (i = 0; i < p->n; i++) {
+		struct kp_site *s = &p->sites[i];
+
+		if (s->srcline || !strstr(s->site, "+0x") ||
+		    strcmp(s->module ? s->module : "", name))
+			continue;
+		tried++;
+		if (!lookup(f, s->site, buf, sizeof(buf)))
+			continue;
+		s->srcline = strdup(buf);
+		if (!s->srcline)
+			return -ENOMEM;
+		done++;
+	}
+	if (tried && !f->has_lines)
+		fprintf(stderr, "kmemprof: --resolve: %s: no DWARF line table "
+			"for its sites (build with CONFIG_DEBUG_INFO_DWARF5=y, "
+			"or -g)\n", f->ep->path);
+	return done;
+}
+
 int kp_resolve(struct kp_profile *p, const char *spec, char *err,
 	       size_t errlen)
 {
-	struct elf_file *files, *f;
-	char buf[1024];
-	size_t n, i, j, tried;
-	int ret, done = 0, opened = 0;
+	int ret, r, done = 0, opened = 0;
+	size_t j;
 
-	ret = files_of(p, spec, &files, &n, err, errlen);
-	if (ret)
-		goto out;
-	for (j = 0; j < n; j++) {
-		f = &files[j];
-		if (elf_open(f, err, errlen)) {
+	files.p = p;
+	files.n = 0;
+	ret = files_of(spec, err, errlen);
+	for (j = 0; !ret && j < files.n; j++) {
+		struct elf_file f = { .ep = &files.v[j] };
+
+		if (elf_open(&f, err, errlen)) {
 			/* Say why, and go on with the others. */
 			fprintf(stderr, "kmemprof: --resolve: %s\n", err);
+			elf_close(&f);
 			continue;
 		}
 		opened++;
-		tried = 0;
-		for (i = 0; i < p->n; i++) {
-			struct kp_site *s = &p->sites[i];
-			char *line;
-
-			if (s->srcline || !strstr(s->site, "+0x") ||
-			    (s->module ? !f->name || strcmp(s->module, f->name) :
-			     !!f->name))
-				continue;
-			tried++;
-			if (!lookup(f, s->site, buf, sizeof(buf)))
-				continue;
-			line = strdup(buf);
-			if (!line) {
-				ret = -ENOMEM;
-				goto out;
-			}
-			s->srcline = line;
-			done++;
-		}
-		if (tried && !f->has_lines)
-			fprintf(stderr, "kmemprof: --resolve: %s: no DWARF line "
-				"table for its sites (build with "
-				"CONFIG_DEBUG_INFO_DWARF5=y, or -g)\n", f->path);
+		r = resolve_file(p, &f);
+		elf_close(&f);
+		if (r < 0)
+			ret = r;
+		else
+			done += r;
 	}
-	if (!opened) {
-		ret = -ENOENT;
-		goto out;
-	}
-	ret = done;
+	free(files.v);
+	memset(&files, 0, sizeof(files));
+	if (ret)
+		return ret;
+	if (!opened)
+		return -ENOENT;
 	err[0] = '\0';
-out:
-	for (j = 0; j < n; j++)
-		elf_close(&files[j]);
-	free(files);
-	return ret;
+	return done;
 }
 
 #endif /* KP_HAVE_DW */
