@@ -10,6 +10,10 @@
 #   make bench            cost per event: bare, kmemprof, allocinfo, ftrace
 #   make kernels          fetch and build the rig's kernels (cached)
 #   make lint             checkpatch --strict and sparse
+#   make deb              kmemprof-dkms and kmemprof-tools packages, in .build/deb
+#   make install          the module into /lib/modules/RELEASE/extra, and depmod:
+#                         the running kernel's, or KDIR's (INSTALL_MOD_PATH=DIR)
+#   make install-tools    the reader into $(DESTDIR)$(PREFIX)/bin (/usr/local)
 #   make clean
 
 KMEMPROF_CACHE ?= $(HOME)/.cache/kmemprof
@@ -26,6 +30,7 @@ export KERNELS
 RIG := tools/rig
 
 .PHONY: all module board deps kernels demo check bench lint clean help
+.PHONY: deb install install-tools
 
 all: module
 
@@ -63,6 +68,41 @@ bench:
 lint: deps
 	@$(RIG)/lint.sh $(KVER)
 
+deb:
+	@$(RIG)/deb.sh
+
+# make install: for the running kernel unless KDIR is given (then with ARCH
+# and CROSS_COMPILE, as above). INSTALL_MOD_PATH, or DESTDIR, installs into
+# a staging root instead of /.
+ifeq ($(origin KDIR),file)
+INSTALL_KDIR = /lib/modules/$(shell uname -r)/build
+INSTALL_KARGS =
+else
+INSTALL_KDIR = $(KDIR)
+INSTALL_KARGS = $(if $(ARCH),ARCH=$(ARCH)) \
+	$(if $(CROSS_COMPILE),CROSS_COMPILE=$(CROSS_COMPILE))
+endif
+INSTALL_MOD_PATH ?= $(DESTDIR)
+INSTALL_ROOT = $(if $(INSTALL_MOD_PATH),$(abspath $(INSTALL_MOD_PATH)))
+INSTALL_KREL = $(shell cat $(INSTALL_KDIR)/include/config/kernel.release 2>/dev/null)
+PREFIX ?= /usr/local
+
+install:
+	@test -n "$(INSTALL_KREL)" || { echo "install: no prepared kernel tree" \
+		"at $(INSTALL_KDIR): install linux-headers-$$(uname -r), or give KDIR=" >&2; \
+		exit 1; }
+	$(MAKE) -C $(INSTALL_KDIR) M=$(CURDIR)/module $(INSTALL_KARGS) modules
+	$(MAKE) -C $(INSTALL_KDIR) M=$(CURDIR)/module $(INSTALL_KARGS) \
+		INSTALL_MOD_PATH=$(INSTALL_ROOT) INSTALL_MOD_DIR=extra modules_install
+	depmod $(if $(INSTALL_ROOT),-b $(INSTALL_ROOT)) $(INSTALL_KREL)
+
+install-tools:
+	$(MAKE) -C tools/kmemprof
+	install -D -m 0755 tools/kmemprof/kmemprof $(DESTDIR)$(PREFIX)/bin/kmemprof
+	install -D -m 0644 \
+		$(firstword $(wildcard tools/kmemprof/kmemprof.1) debian/kmemprof.1) \
+		$(DESTDIR)$(PREFIX)/share/man/man1/kmemprof.1
+
 clean:
 	rm -rf .build
 	find module tests -name '*.o' -o -name '*.ko' -o -name '*.mod' \
@@ -71,4 +111,4 @@ clean:
 	rm -f Module.symvers modules.order .*.cmd
 
 help:
-	@sed -n '3,14p' Makefile | sed 's/^# //'
+	@sed -n '3,/^$$/s/^# \{0,1\}//p' Makefile
