@@ -51,6 +51,7 @@ start=$(date +%s)
 
 host_suite harness/results "$TOP/tests/harness/selftest.sh"
 host_suite reader/unit "$TOP/tools/rig/reader-test.sh"
+host_suite packaging "$TOP/tools/rig/package-test.sh"
 
 for k in $KERNELS; do
 	t0=$(date +%s)
