@@ -155,7 +155,12 @@ vermagic_ok() { # vermagic_ok KO
 	fi
 	echo "$vm"
 }
-is_arm64_ko() { file -b "$1" | grep -q 'ELF 64-bit LSB relocatable, ARM aarch64'; }
+elf_kind() { # "ELF64 REL AArch64"
+	LC_ALL=C readelf -h "$1" 2>/dev/null |
+		awk '/Class:/ { c = $2 } /Type:/ { t = $2 } /Machine:/ { m = $2 }
+		     END { print c, t, m }'
+}
+is_arm64_ko() { [ "$(elf_kind "$1")" = "ELF64 REL AArch64" ]; }
 
 # dkms strips what it builds with 'strip': the cross one, for arm64.
 mkdir -p "$T/bin"
@@ -188,7 +193,7 @@ dkms_check() {
 	if [ ! -f "$ko" ]; then
 		fail "$name" "no kmemprof.ko:" "$(find "$d/dkms" -name '*.ko*')"
 	elif ! is_arm64_ko "$ko"; then
-		fail "$name" "not an arm64 module: $(file -b "$ko")"
+		fail "$name" "not an arm64 module: $(elf_kind "$ko")"
 	elif ! vm=$(vermagic_ok "$ko"); then
 		fail "$name" "$vm"
 	elif ! grep -qx 'updates/dkms/kmemprof.ko:.*' \
@@ -229,7 +234,7 @@ if make -C "$T/src" install KDIR="$KDIR" "${KARGS[@]}" \
 	elif [ "$(modinfo -b "$root" -k "$rel" -F filename kmemprof 2>/dev/null)" != "$ko" ]; then
 		fail make-install "modinfo -b does not find kmemprof"
 	elif ! is_arm64_ko "$ko" || ! vm=$(vermagic_ok "$ko"); then
-		fail make-install "bad module: $(file -b "$ko") ${vm:-}"
+		fail make-install "bad module: $(elf_kind "$ko") ${vm:-}"
 	else
 		pass "make-install (lib/modules/$rel/extra, depmod, $(($(date +%s) - t0)) s)"
 	fi
