@@ -228,7 +228,9 @@ FILE *kp_open(const char *path)
 	fprintf(stderr, "kmemprof: cannot open %s: %s%s\n", path, strerror(e),
 		e == EACCES ? " (it is root only)" :
 		e == ENOENT && view ?
-		" (is debugfs mounted and the kmemprof module loaded?)" : "");
+		" (is debugfs mounted and the kmemprof module loaded?)" :
+		e == ENOENT && strstr(path, "/proc/kmemprof") ?
+		" (is the kmemprof module loaded?)" : "");
 	return NULL;
 }
 
@@ -297,25 +299,29 @@ static const char *live_path(char *buf, size_t len)
 static int load(const char *path, struct kp_profile *p, char **text,
 		size_t *size)
 {
-	char err[512], *buf;
+	char err[512], *buf = NULL;
 	size_t n = 0;
 	FILE *f;
 	int rc;
 
-	buf = kp_slurp(path, &n);
-	if (!buf) {
-		if (errno == ENOENT && strstr(path, "/proc/"))
-			fprintf(stderr, "kmemprof: is the kmemprof module loaded?\n");
-		return -1;
+	if (text) {
+		/* Keep the text: read it whole, parse from memory. */
+		buf = kp_slurp(path, &n);
+		if (!buf)
+			return -1;
+		f = fmemopen(buf, n ? n : 1, "r");
+		if (f && !n)
+			fgetc(f);	/* fmemopen() needs a size: read past it */
+	} else {
+		f = kp_open(path);
+		if (!f)
+			return -1;
 	}
-	f = fmemopen(buf, n ? n : 1, "r");
 	if (!f) {
 		free(buf);
 		fprintf(stderr, "kmemprof: %s: out of memory\n", path);
 		return -1;
 	}
-	if (!n)
-		fgetc(f);	/* fmemopen() needs a size: read past it */
 	rc = kp_parse(f, path, p, err, sizeof(err));
 	fclose(f);
 	if (rc)

@@ -12,69 +12,146 @@
 #include "profile.h"
 #include "util.h"
 
-static int set_key(struct kp_site *s, const char *key, const char *val)
+static int add_caller(struct kp_site *s, const char *val)
+{
+	size_t old = s->callers ? strlen(s->callers) : 0;
+	char *c = realloc(s->callers, old + strlen(val) + 2);
+
+	if (!c)
+		return -1;
+	if (old)
+		c[old++] = ',';
+	strcpy(c + old, val);
+	s->callers = c;
+	return 0;
+}
+
+/* @val points into the site's own buffer and stays there. */
+static int set_key(struct kp_site *s, const char *key, char *val)
 {
 	int64_t *dst = NULL;
 
-	if (!strcmp(key, "kind"))
-		return !s->kind && (s->kind = strdup(val)) ? 0 : -1;
-	if (!strcmp(key, "accurate")) {
-		if (strcmp(val, "no") && strcmp(val, "yes"))
-			return -1;
-		s->inaccurate = !strcmp(val, "no");
-		return 0;
+	switch (key[0]) {
+	case 'a':
+		if (!strcmp(key, "allocs")) {
+			dst = &s->allocs;
+		} else if (!strcmp(key, "accurate")) {
+			if (strcmp(val, "no") && strcmp(val, "yes"))
+				return -1;
+			s->inaccurate = !strcmp(val, "no");
+			return 0;
+		}
+		break;
+	case 'b':
+		if (!strcmp(key, "bytes"))
+			dst = &s->total;
+		break;
+	case 'c':
+		if (!strcmp(key, "caller"))
+			return add_caller(s, val);
+		break;
+	case 'f':
+		if (!strcmp(key, "frees"))
+			dst = &s->frees;
+		break;
+	case 'k':
+		if (!strcmp(key, "kind")) {
+			if (s->kind || !*val)
+				return -1;
+			s->kind = val;
+			return 0;
+		}
+		break;
+	case 'm':
+		if (!strcmp(key, "module")) {
+			s->unloaded = !strcmp(val, "unloaded");
+			return 0;
+		}
+		break;
+	case 'r':
+		if (!strcmp(key, "req"))
+			dst = &s->req;
+		break;
+	case 's':
+		if (!strcmp(key, "sampled")) {
+			s->sampled = true;
+			return 0;
+		}
+		break;
 	}
-	if (!strcmp(key, "module")) {
-		s->unloaded = !strcmp(val, "unloaded");
-		return 0;
-	}
-	if (!strcmp(key, "sampled")) {
-		s->sampled = true;
-		return 0;
-	}
-	if (!strcmp(key, "caller")) {
-		size_t old = s->callers ? strlen(s->callers) : 0;
-		char *c = realloc(s->callers, old + strlen(val) + 2);
-
-		if (!c)
-			return -1;
-		if (old)
-			c[old++] = ',';
-		strcpy(c + old, val);
-		s->callers = c;
-		return 0;
-	}
-	if (!strcmp(key, "allocs"))
-		dst = &s->allocs;
-	else if (!strcmp(key, "frees"))
-		dst = &s->frees;
-	else if (!strcmp(key, "bytes"))
-		dst = &s->total;
-	else if (!strcmp(key, "req"))
-		dst = &s->req;
 	if (dst)
 		return kp_int(val, dst, false);
 	return 0;	/* a key of a later version: ignored */
 }
 
-static void site_free(struct kp_site *s)
+void kp_site_release(struct kp_site *s)
 {
-	free(s->site);
-	free(s->module);
-	free(s->func);
-	free(s->kind);
+	if (!s->shared) {
+		free(s->site);
+		free(s->module);
+		free(s->func);
+		free(s->kind);
+	}
 	free(s->callers);
 	free(s->srcline);
 }
 
-/* One tag line into @s; returns an error message or NULL. */
-static const char *parse_line(char *line, struct kp_site *s)
+/*
+ * The sites' text: lines copied into blocks of 1 MiB (or one line's
+ * size), freed with the profile. Cheaper than an allocation a string.
+ */
+struct arena {
+	struct arena *next;
+	size_t used, size;
+	char data[];
+};
+
+static char *arena_copy(void **head, const char *text, size_t len)
 {
-	char *save = NULL, *tok, *colon;
+	struct arena *a = *head;
+	size_t size;
+
+	if (!a || a->size - a->used < len + 1) {
+		size = len + 1 > (1 << 20) ? len + 1 : (1 << 20);
+		a = malloc(sizeof(*a) + size);
+		if (!a)
+			return NULL;
+		a->next = *head;
+		a->used = 0;
+		a->size = size;
+		*head = a;
+	}
+	memcpy(a->data + a->used, text, len + 1);
+	a->used += len + 1;
+	return a->data + a->used - len - 1;
+}
+
+static void arena_free(void *head)
+{
+	struct arena *a = head, *next;
+
+	for (; a; a = next) {
+		next = a->next;
+		free(a);
+	}
+}
+
+/*
+ * One tag line into @s; returns an error message or NULL. The site's
+ * strings point into a copy of the line in the profile's arena.
+ */
+static const char *parse_line(const char *text, size_t len,
+			      struct kp_site *s, void **arena)
+{
+	char *save = NULL, *tok, *colon, *line;
 	int field = 0;
 
 	memset(s, 0, sizeof(*s));
 	s->allocs = s->frees = s->total = s->req = -1;
+	s->shared = true;
+	line = arena_copy(arena, text, len);
+	if (!line)
+		return "out of memory";
 	for (tok = strtok_r(line, " \t", &save); tok;
 	     tok = strtok_r(NULL, " \t", &save), field++) {
 		if (field == 0) {
@@ -84,18 +161,18 @@ static const char *parse_line(char *line, struct kp_site *s)
 			if (kp_int(tok, &s->objs, false))
 				return "bad object count";
 		} else if (field == 2) {
-			if (!(s->site = strdup(tok)))
-				return "out of memory";
+			s->site = tok;
 		} else if (tok[0] == '[' && !s->module && !s->func) {
 			size_t n = strlen(tok);
 
 			if (n < 3 || tok[n - 1] != ']')
 				return "bad [module]";
-			if (!(s->module = strndup(tok + 1, n - 2)))
-				return "out of memory";
+			tok[n - 1] = '\0';
+			s->module = tok + 1;
 		} else if (!strncmp(tok, "func:", 5) && !s->func) {
-			if (!tok[5] || !(s->func = strdup(tok + 5)))
+			if (!tok[5])
 				return "bad func:";
+			s->func = tok + 5;
 		} else {
 			colon = strchr(tok, ':');
 			if (!colon || colon == tok || !s->func)
@@ -115,7 +192,7 @@ static const char *parse_line(char *line, struct kp_site *s)
 int kp_parse(FILE *in, const char *name, struct kp_profile *p,
 	     char *err, size_t errlen)
 {
-	char *line = NULL, *nl;
+	char *line = NULL;
 	size_t cap = 0, lineno = 0;
 	const char *why;
 	ssize_t len;
@@ -129,9 +206,8 @@ int kp_parse(FILE *in, const char *name, struct kp_profile *p,
 			ret = kp_fail(err, errlen, name, lineno, "NUL byte in line");
 			break;
 		}
-		nl = strchr(line, '\n');
-		if (nl)
-			*nl = '\0';
+		if (len && line[len - 1] == '\n')
+			line[--len] = '\0';
 		if (lineno == 1) {
 			if (sscanf(line, "kmemprof - version: %15s", p->version) == 1) {
 				p->source = KP_KMEMPROF;
@@ -170,9 +246,10 @@ int kp_parse(FILE *in, const char *name, struct kp_profile *p,
 			p->sites = ns;
 			p->cap = ncap;
 		}
-		why = parse_line(line, &p->sites[p->n]);
+		why = parse_line(line, (size_t)len, &p->sites[p->n],
+				 &p->arena);
 		if (why) {
-			site_free(&p->sites[p->n]);
+			kp_site_release(&p->sites[p->n]);
 			ret = kp_fail(err, errlen, name, lineno, "%s", why);
 			break;
 		}
@@ -191,7 +268,8 @@ void kp_free(struct kp_profile *p)
 	size_t i;
 
 	for (i = 0; i < p->n; i++)
-		site_free(&p->sites[i]);
+		kp_site_release(&p->sites[i]);
 	free(p->sites);
+	arena_free(p->arena);
 	memset(p, 0, sizeof(*p));
 }

@@ -33,6 +33,12 @@ struct kp_site {
 	/* Filled by the subcommands that compute them, else 0: */
 	double rate;		/* allocs per second between two reads */
 	int64_t age_ms;		/* oldest live object, from the ages view */
+	/*
+	 * Private to parse.c: site, module, func and kind point into the
+	 * profile's arena when @shared, else each is its own allocation.
+	 * callers and srcline are always their own allocations.
+	 */
+	bool shared;
 };
 
 struct kp_profile {
@@ -41,6 +47,7 @@ struct kp_profile {
 	double time;		/* "# snapshot time:" (unix seconds), or 0 */
 	struct kp_site *sites;
 	size_t n, cap;
+	void *arena;		/* private to parse.c: the sites' text */
 };
 
 /* Parse @in (named @name in errors). On error, @err says "name:line: why". */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "profile.h"
+#include "util.h"
 
 static const char * const key_names[] = {
 	[KP_BYTES] = "bytes", [KP_OBJS] = "calls", [KP_AVG] = "avg",
@@ -57,34 +58,52 @@ static int64_t value(const struct kp_site *s, enum kp_key key)
 	}
 }
 
-static enum kp_key sort_key;
+/* The sort works on keys computed once: (value, site, index). */
+struct sort_item {
+	int64_t v;
+	const char *site;
+	size_t i;
+};
 
 /* Largest first; ties by site text, so the order is the same every run. */
 static int cmp(const void *a, const void *b)
 {
-	const struct kp_site *x = a, *y = b;
-	int64_t vx = value(x, sort_key), vy = value(y, sort_key);
+	const struct sort_item *x = a, *y = b;
 
-	if (vx != vy)
-		return vx < vy ? 1 : -1;
+	if (x->v != y->v)
+		return x->v < y->v ? 1 : -1;
 	return strcmp(x->site, y->site);
 }
 
 void kp_sort(struct kp_profile *p, enum kp_key key)
 {
-	sort_key = key;
-	if (p->n > 1)
-		qsort(p->sites, p->n, sizeof(*p->sites), cmp);
-}
+	struct sort_item *items;
+	struct kp_site tmp;
+	size_t i, j, k;
 
-static void site_drop(struct kp_site *s)
-{
-	free(s->site);
-	free(s->module);
-	free(s->func);
-	free(s->kind);
-	free(s->callers);
-	free(s->srcline);
+	if (p->n < 2)
+		return;
+	items = malloc(p->n * sizeof(*items));
+	if (!items)
+		return;		/* out of memory: left as it was */
+	for (i = 0; i < p->n; i++)
+		items[i] = (struct sort_item){ value(&p->sites[i], key),
+					       p->sites[i].site, i };
+	qsort(items, p->n, sizeof(*items), cmp);
+	/* Permute in place, cycle by cycle: sites[i] = old sites[items[i].i]. */
+	for (i = 0; i < p->n; i++) {
+		if (items[i].i == i || items[i].i == SIZE_MAX)
+			continue;
+		tmp = p->sites[i];
+		for (j = i; items[j].i != i; j = k) {
+			k = items[j].i;
+			p->sites[j] = p->sites[k];
+			items[j].i = SIZE_MAX;
+		}
+		p->sites[j] = tmp;
+		items[j].i = SIZE_MAX;
+	}
+	free(items);
 }
 
 int kp_filter_apply(struct kp_profile *p, const struct kp_filter *f,
@@ -94,6 +113,8 @@ int kp_filter_apply(struct kp_profile *p, const struct kp_filter *f,
 	size_t i, kept = 0;
 	int rc;
 
+	if (!f->kind && !f->module && !f->func_re && f->min_bytes <= 0)
+		return 0;	/* nothing to filter: keep every site */
 	if (f->func_re) {
 		rc = regcomp(&re, f->func_re, REG_EXTENDED | REG_NOSUB);
 		if (rc) {
@@ -114,12 +135,12 @@ int kp_filter_apply(struct kp_profile *p, const struct kp_filter *f,
 			keep = 0;
 		if (f->func_re && regexec(&re, s->func, 0, NULL, 0))
 			keep = 0;
-		if (s->bytes < f->min_bytes)
+		if (f->min_bytes > 0 && s->bytes < f->min_bytes)
 			keep = 0;
 		if (keep)
 			p->sites[kept++] = *s;
 		else
-			site_drop(s);
+			kp_site_release(s);
 	}
 	p->n = kept;
 	if (f->func_re)

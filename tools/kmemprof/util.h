@@ -40,4 +40,8 @@ struct kp_tag;
 const char *kp_tag_parse(char *line, char **save, struct kp_tag *t,
 			 char **rest);
 
+/* Free what a parsed site owns (kp_free() does it for every site). */
+struct kp_site;
+void kp_site_release(struct kp_site *s);
+
 #endif /* KP_UTIL_H */
