@@ -34,8 +34,8 @@ mkdir -p "$root/lib" "$root/usr/bin"
 cp "$CACHE/guest/numfmt" "$root/usr/bin/numfmt"
 cp /usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1 /usr/aarch64-linux-gnu/lib/libc.so.6 "$root/lib/"
 # The reader, static for arm64, to run against the live module.
-aarch64-linux-gnu-gcc -static -std=c11 -D_GNU_SOURCE -O2 -Wall -Werror \
-	-o "$root/bin/kmemprof" "$TOP"/tools/kmemprof/{main,parse,sort,human}.c
+make -s -C "$TOP/tools/kmemprof" CC=aarch64-linux-gnu-gcc LDFLAGS=-static \
+	NO_OPTIONAL=1 O="$(cd "$OUT" && pwd)/reader-arm64"; cp "$OUT/reader-arm64/kmemprof" "$root/bin/"
 for t in runas kmpio; do
 	aarch64-linux-gnu-gcc -static -O2 -o "$root/bin/$t" "$TOP/tests/qemu/$t.c"
 done

@@ -782,6 +782,54 @@ static void resolve_arm64(void **state)
 #endif
 }
 
+/*
+ * The rig's own test module, built for the 6.12 guest with -g (and
+ * -ffile-prefix-map, for relative paths), code identical to the one the
+ * snapshot was taken with: its three sites in the snapshot resolve to the
+ * lines the last line of aarch64-linux-gnu-addr2line -i gives, the call in
+ * kmemprof_hog.c itself, not the inlined slab.h or gfp.h helper.
+ */
+static void resolve_real_module(void **state)
+{
+#ifdef KP_HAVE_DW
+	char out[1024], ko[512], err[256];
+	struct kp_profile p;
+	size_t i, n = 0;
+
+	(void)state;
+	tmp_path(ko, sizeof(ko), "kmemprof_hog.ko");
+	assert_int_equal(run(out, sizeof(out), "cp %s/out-kmemprof_hog-6.12-g.elf "
+			     "%s", fixtures, ko), 0);
+	load("out-snapshot-b.txt", &p);
+	assert_int_equal(kp_resolve(&p, ko, err, sizeof(err)), 3);
+	for (i = 0; i < p.n; i++) {
+		const struct kp_site *s = &p.sites[i];
+
+		if (!s->module || strcmp(s->module, "kmemprof_hog")) {
+			assert_null(s->srcline);
+			continue;
+		}
+		n++;
+		if (!strcmp(s->site, "hog_alloc+0x38/0x48"))
+			assert_string_equal(s->srcline,
+					    "tests/modules/kmemprof_hog.c:28");
+		else if (!strcmp(s->site, "hog_init+0x58/0x1000"))
+			assert_string_equal(s->srcline,
+					    "tests/modules/kmemprof_hog.c:48");
+		else if (!strcmp(s->site, "hog_init+0x7c/0x1000"))
+			assert_string_equal(s->srcline,
+					    "tests/modules/kmemprof_hog.c:49");
+		else
+			fail_msg("unexpected site %s", s->site);
+	}
+	assert_int_equal(n, 3);
+	kp_free(&p);
+#else
+	(void)state;
+	skip();
+#endif
+}
+
 static void resolve_errors(void **state)
 {
 	struct kp_profile p;
@@ -839,6 +887,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(plot_hist),
 		cmocka_unit_test(plot_series),
 		cmocka_unit_test(resolve_arm64),
+		cmocka_unit_test(resolve_real_module),
 		cmocka_unit_test(resolve_errors),
 		cmocka_unit_test(features),
 	};

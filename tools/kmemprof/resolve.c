@@ -38,6 +38,7 @@ int kp_resolve(struct kp_profile *p, const char *spec, char *err,
 
 #else
 
+#include <dwarf.h>
 #include <elfutils/libdwfl.h>
 
 struct rsym {
@@ -196,6 +197,98 @@ static const struct rsym *find_sym(const struct elf_file *f, const char *name,
 	return NULL;
 }
 
+/*
+ * A kernel source path as allocinfo prints it: relative to the build's
+ * directory @dir, or, for sources outside it (an O= build), from the
+ * first top-level kernel directory on. Other paths are kept whole.
+ */
+static const char *short_path(const char *file, const char *dir)
+{
+	static const char *const tops[] = {
+		"arch", "block", "certs", "crypto", "drivers", "fs", "include",
+		"init", "io_uring", "ipc", "kernel", "lib", "mm", "net", "rust",
+		"security", "sound", "virt",
+	};
+	size_t dlen = dir ? strlen(dir) : 0, i, n;
+	const char *c;
+
+	if (dlen && !strncmp(file, dir, dlen) && file[dlen] == '/')
+		return file + dlen + 1;
+	while (!strncmp(file, "./", 2))
+		file += 2;
+	if (file[0] != '/')
+		return file;
+	for (c = file; (c = strchr(c, '/')); c++) {
+		for (i = 0; i < sizeof(tops) / sizeof(tops[0]); i++) {
+			n = strlen(tops[i]);
+			if (!strncmp(c + 1, tops[i], n) && c[n + 1] == '/')
+				return c + 1;
+		}
+	}
+	return file;
+}
+
+/*
+ * The outermost function inlined at @pc into the concrete function there:
+ * the first DW_TAG_inlined_subroutine on the way down from the CU through
+ * the DIEs that hold @pc. (dwarf_getscopes() goes up through the abstract
+ * definitions instead, which would name the innermost call.)
+ */
+static bool outermost_inline(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *out)
+{
+	Dwarf_Die die = *cu, child;
+	bool down;
+	int tag;
+
+	for (;;) {
+		if (dwarf_child(&die, &child))
+			return false;
+		down = false;
+		do {
+			tag = dwarf_tag(&child);
+			if ((tag == DW_TAG_subprogram ||
+			     tag == DW_TAG_inlined_subroutine ||
+			     tag == DW_TAG_lexical_block) &&
+			    dwarf_haspc(&child, pc) == 1) {
+				if (tag == DW_TAG_inlined_subroutine) {
+					*out = child;
+					return true;
+				}
+				die = child;
+				down = true;
+				break;
+			}
+		} while (!dwarf_siblingof(&child, &child));
+		if (!down)
+			return false;
+	}
+}
+
+/* Where that outermost inlined function is called: its call_file:line. */
+static bool inlined_call(Dwfl_Module *mod, Dwarf_Addr pc, const char **file,
+			 int *line, const char **dir)
+{
+	Dwarf_Die *cu, outer;
+	Dwarf_Attribute a;
+	Dwarf_Word fidx, lno;
+	Dwarf_Files *files;
+	Dwarf_Addr bias;
+	size_t nfiles;
+
+	cu = dwfl_module_addrdie(mod, pc, &bias);
+	if (!cu || !outermost_inline(cu, pc - bias, &outer) ||
+	    !dwarf_attr_integrate(&outer, DW_AT_call_file, &a) ||
+	    dwarf_formudata(&a, &fidx) ||
+	    !dwarf_attr_integrate(&outer, DW_AT_call_line, &a) ||
+	    dwarf_formudata(&a, &lno) || !lno ||
+	    dwarf_getsrcfiles(cu, &files, &nfiles) || fidx >= nfiles)
+		return false;
+	*file = dwarf_filesrc(files, fidx, NULL, NULL);
+	*line = (int)lno;
+	*dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &a));
+	return *file != NULL;
+}
+
 /* file:line of @site in @f, into @buf; false if unknown. */
 static bool lookup(struct elf_file *f, const char *site, char *buf,
 		   size_t buflen)
@@ -206,7 +299,6 @@ static bool lookup(struct elf_file *f, const char *site, char *buf,
 	uint64_t off, len;
 	Dwfl_Line *line;
 	Dwarf_Addr addr;
-	size_t dlen;
 	int lineno;
 
 	if (!split_site(site, sym, sizeof(sym), &off, &len))
@@ -219,16 +311,13 @@ static bool lookup(struct elf_file *f, const char *site, char *buf,
 	if (!line)
 		return false;
 	f->has_lines = true;
-	file = dwfl_lineinfo(line, &addr, &lineno, NULL, NULL, NULL);
+	if (!inlined_call(f->mod, addr, &file, &lineno, &dir)) {
+		file = dwfl_lineinfo(line, &addr, &lineno, NULL, NULL, NULL);
+		dir = dwfl_line_comp_dir(line);
+	}
 	if (!file || lineno <= 0)
 		return false;
-	dir = dwfl_line_comp_dir(line);
-	dlen = dir ? strlen(dir) : 0;
-	if (dlen && !strncmp(file, dir, dlen) && file[dlen] == '/')
-		file += dlen + 1;
-	while (!strncmp(file, "./", 2))
-		file += 2;
-	snprintf(buf, buflen, "%s:%d", file, lineno);
+	snprintf(buf, buflen, "%s:%d", short_path(file, dir), lineno);
 	return true;
 }
 
