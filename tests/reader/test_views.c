@@ -492,6 +492,34 @@ static void diff_arithmetic(void **state)
 	kp_free(&b);
 }
 
+/* A module loaded again: new tags with the same text match in order. */
+static void diff_reloaded_module(void **state)
+{
+	struct kp_profile a, b;
+	struct kp_diff d;
+
+	(void)state;
+	load_str("kmemprof - version: 1.0\n"
+		 "  100 1 h+0x1/0x2 [hog] func:h kind:page allocs:1 frees:0 bytes:100 req:100\n",
+		 &a);
+	load_str("kmemprof - version: 1.0\n"
+		 "    0 0 h+0x1/0x2 [hog] func:h kind:page allocs:1 frees:1 bytes:100 req:100 module:unloaded\n"
+		 "  300 3 h+0x1/0x2 [hog] func:h kind:page allocs:3 frees:0 bytes:300 req:300\n",
+		 &b);
+	assert_int_equal(kp_diff(&a, &b, &d), 0);
+	assert_int_equal(d.n, 2);
+	assert_int_equal(d.v[0].bytes, 300);
+	assert_null(d.v[0].a);
+	assert_ptr_equal(d.v[0].b, &b.sites[1]);
+	assert_int_equal(d.v[1].bytes, -100);
+	assert_ptr_equal(d.v[1].a, &a.sites[0]);
+	assert_ptr_equal(d.v[1].b, &b.sites[0]);
+	assert_int_equal(d.v[1].frees, 1);
+	kp_diff_free(&d);
+	kp_free(&a);
+	kp_free(&b);
+}
+
 static void diff_real_snapshots(void **state)
 {
 	struct kp_profile a, b;
@@ -616,6 +644,7 @@ const struct CMUnitTest kp_view_tests[] = {
 	cmocka_unit_test(bucket_labels),
 	cmocka_unit_test(snapshot_roundtrip),
 	cmocka_unit_test(diff_arithmetic),
+	cmocka_unit_test(diff_reloaded_module),
 	cmocka_unit_test(diff_real_snapshots),
 	cmocka_unit_test(series_record),
 	cmocka_unit_test(sorts_by_rate_and_age),

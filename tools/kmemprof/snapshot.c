@@ -135,37 +135,89 @@ static int delta_cmp(const void *x, const void *y)
 	return strcmp(sa->site, sb->site);
 }
 
+/*
+ * The key of each site of @p, numbered when a key repeats (a module
+ * loaded again at the same address gets new tags with the same text):
+ * the n-th tag of a key in A matches the n-th in B, in the order of the
+ * file, which is the order the tags were made in.
+ */
+static char **numbered_keys(const struct kp_profile *p)
+{
+	char **keys = calloc(p->n + 1, sizeof(*keys));
+	long *count = calloc(p->n + 1, sizeof(*count));
+	char key[KEY_LEN], num[24];
+	struct keymap seen;
+	size_t i;
+	bool added;
+	long k;
+
+	if (!keys || !count || keymap_init(&seen, p->n)) {
+		free(keys);
+		free(count);
+		return NULL;
+	}
+	for (i = 0; i < p->n; i++) {
+		kp_site_key(&p->sites[i], key, sizeof(key));
+		k = keymap_get(&seen, key, true, &added);
+		if (k < 0)
+			break;
+		num[0] = '\0';
+		if (count[k]++)
+			snprintf(num, sizeof(num), " #%ld", count[k]);
+		if (asprintf(&keys[i], "%s%s", key, num) < 0) {
+			keys[i] = NULL;
+			break;
+		}
+	}
+	keymap_free(&seen);
+	free(count);
+	if (i < p->n) {
+		while (i--)
+			free(keys[i]);
+		free(keys);
+		return NULL;
+	}
+	return keys;
+}
+
+static void keys_free(char **keys, size_t n)
+{
+	size_t i;
+
+	for (i = 0; keys && i < n; i++)
+		free(keys[i]);
+	free(keys);
+}
+
 int kp_diff(const struct kp_profile *a, const struct kp_profile *b,
 	    struct kp_diff *d)
 {
+	char **ka = numbered_keys(a), **kb = numbered_keys(b);
 	struct keymap m;
-	char key[KEY_LEN];
 	size_t i;
 	bool added;
 	long k;
 
 	memset(d, 0, sizeof(*d));
-	if (keymap_init(&m, a->n + b->n))
+	if (!ka || !kb || keymap_init(&m, a->n + b->n)) {
+		keys_free(ka, a->n);
+		keys_free(kb, b->n);
 		return -1;
+	}
 	d->v = calloc(a->n + b->n + 1, sizeof(*d->v));
 	if (!d->v)
 		goto oom;
 	for (i = 0; i < a->n; i++) {
-		k = keymap_get(&m, kp_site_key(&a->sites[i], key, sizeof(key)),
-			       true, &added);
+		k = keymap_get(&m, ka[i], true, &added);
 		if (k < 0)
 			goto oom;
-		if (!added)
-			continue;	/* the same tag twice: keep the first */
 		d->v[k].a = &a->sites[i];
 	}
 	for (i = 0; i < b->n; i++) {
-		k = keymap_get(&m, kp_site_key(&b->sites[i], key, sizeof(key)),
-			       true, &added);
+		k = keymap_get(&m, kb[i], true, &added);
 		if (k < 0)
 			goto oom;
-		if (!d->v[k].b)
-			d->v[k].b = &b->sites[i];
+		d->v[k].b = &b->sites[i];
 	}
 	d->n = m.n;
 	for (i = 0; i < d->n; i++) {
@@ -184,9 +236,13 @@ int kp_diff(const struct kp_profile *a, const struct kp_profile *b,
 	if (a->time > 0 && b->time > a->time)
 		d->dt = b->time - a->time;
 	keymap_free(&m);
+	keys_free(ka, a->n);
+	keys_free(kb, b->n);
 	return 0;
 oom:
 	keymap_free(&m);
+	keys_free(ka, a->n);
+	keys_free(kb, b->n);
 	kp_diff_free(d);
 	return -1;
 }
