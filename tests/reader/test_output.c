@@ -620,6 +620,21 @@ static void plot_hist(void **state)
 	assert_string_equal(svg_count("hist.svg",
 		"string(" SVG("text") "[@class='title'])"),
 		"kmemprof: all kind:slab");
+
+	/* hog_alloc: 256 blocks of order 1, none freed. */
+	for (i = 0; i < h.n && strcmp(h.v[i].site, "hog_alloc+0x38/0x48"); i++)
+		;
+	assert_true(i < h.n);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(kp_plot_hist(f, &h.v[i]), 0);
+	fclose(f);
+	assert_string_equal(svg_count("hist.svg",
+		"count(" SVG("rect") "[@class='bar'])"), "1");
+	assert_string_equal(svg_count("hist.svg",
+		"string(" SVG("rect") "[@class='bar']/*)"), "8.0K: 256");
+	assert_string_equal(svg_count("hist.svg",
+		"string(" SVG("text") "[@class='empty'])"), "none counted");
 	kp_hists_free(&h);
 }
 

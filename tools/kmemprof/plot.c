@@ -285,6 +285,12 @@ static void hist_panel(FILE *out, int x0, int y0, int w, int h,
 	fprintf(out, "<text class=\"axis-title\" x=\"%d\" y=\"%d\" "
 		"text-anchor=\"middle\">%s</text>\n</g>\n", x0 + w / 2,
 		y0 + h + 62, xtitle);
+	for (i = 0; i < nb && !v[i]; i++)
+		;
+	if (i == nb)
+		fprintf(out, "<text class=\"empty\" x=\"%d\" y=\"%d\" "
+			"text-anchor=\"middle\" fill=\"#888888\">none "
+			"counted</text>\n", x0 + w / 2, y0 + h / 2);
 	for (i = 0; i < nb; i++) {
 		double bh = (double)h * v[i] / max;
 
