@@ -51,6 +51,16 @@ static void json_strn(FILE *out, const char *str, size_t len)
 
 	fputc('"', out);
 	while (s < end && *s) {
+		const unsigned char *run = s;
+
+		/* Plain ASCII goes out as it is, a run at a time. */
+		while (s < end && *s >= 0x20 && *s < 0x7f && *s != '"' &&
+		       *s != '\\')
+			s++;
+		if (s > run)
+			fwrite(run, 1, s - run, out);
+		if (s == end || !*s)
+			break;
 		if (*s == '"' || *s == '\\') {
 			fprintf(out, "\\%c", *s++);
 		} else if (*s == '\n') {

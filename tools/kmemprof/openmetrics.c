@@ -88,6 +88,14 @@ static void om_value(FILE *out, const char *str)
 	size_t n;
 
 	while (*s) {
+		const unsigned char *run = s;
+
+		while (*s && *s < 0x80 && *s != '\\' && *s != '"' && *s != '\n')
+			s++;
+		if (s > run)
+			fwrite(run, 1, s - run, out);
+		if (!*s)
+			break;
 		if (*s == '\\' || *s == '"') {
 			fprintf(out, "\\%c", *s++);
 		} else if (*s == '\n') {
