@@ -6,7 +6,12 @@
 #   make board            build natively against the running kernel
 #   make KDIR=... ARCH= CROSS_COMPILE=   build against any prepared tree
 #   make demo             boot the arm64 guest, run a load, show the profile
-#   make check            every test on every kernel of the matrix
+#   make demo BOARD=rock5b   the same on a Rock 5B+ look-alike: 8 CPUs in two
+#                         clusters of A55/A76 capacities, Rockchip's kernel
+#                         options (6.1-vendor), the board's DT overlay
+#   make check            every test on 6.1, 6.12 and 6.12-debug
+#   make check-matrix     every test on 5.10, 6.1, 6.1-vendor, 6.12, 7.x and
+#                         6.12-debug
 #   make bench            cost per event: bare, kmemprof, allocinfo, ftrace
 #   make kernels          fetch and build the rig's kernels (cached)
 #   make lint             checkpatch --strict and sparse
@@ -20,6 +25,15 @@ KMEMPROF_CACHE ?= $(HOME)/.cache/kmemprof
 export KMEMPROF_CACHE
 
 KERNELS ?= 6.1 6.12 6.12-debug
+MATRIX := 5.10 6.1 6.1-vendor 6.12 7.x 6.12-debug
+BOARD ?=
+ifeq ($(BOARD),rock5b)
+KVER ?= 6.1-vendor
+DEMO_ENV := KMEMPROF_SMP=8,sockets=1,clusters=2,cores=4,threads=1 \
+	KMEMPROF_DTSO="$(CURDIR)/dts/rock-5b-plus-kmemprof.dtso $(CURDIR)/tests/qemu/rock5b-cpus.dtso"
+else ifneq ($(BOARD),)
+$(error BOARD=$(BOARD): the only board is rock5b)
+endif
 KVER ?= 6.12
 RIG_KDIR := $(KMEMPROF_CACHE)/kernel-$(KVER)
 KDIR ?= $(RIG_KDIR)
@@ -29,7 +43,7 @@ export KERNELS
 
 RIG := tools/rig
 
-.PHONY: all module board deps kernels demo check bench lint clean help
+.PHONY: all module board deps kernels demo check check-matrix bench lint clean help
 .PHONY: deb install install-tools
 
 all: module
@@ -39,7 +53,8 @@ ifeq ($(KDIR),$(RIG_KDIR))
 	@$(RIG)/deps.sh
 	@$(RIG)/kernel.sh $(KVER) >/dev/null
 endif
-	$(MAKE) -C $(KDIR) M=$(CURDIR) ARCH=$(ARCH) CROSS_COMPILE=$(CROSS_COMPILE) \
+	$(MAKE) -C $(KDIR) M=$(CURDIR) $(if $(ARCH),ARCH=$(ARCH)) \
+		$(if $(CROSS_COMPILE),CROSS_COMPILE=$(CROSS_COMPILE)) \
 		KMEMPROF_TESTS=$(KMEMPROF_TESTS) modules
 
 board:
@@ -55,12 +70,15 @@ kernels: deps
 demo: deps
 	@$(RIG)/kernel.sh $(KVER) >/dev/null
 	@$(RIG)/build.sh $(KVER) $(CURDIR)/.build/$(KVER)
-	@tests/qemu/run.sh $(KVER) demo $(CURDIR)/.build/$(KVER) $(CURDIR)/.build/demo
+	@$(DEMO_ENV) tests/qemu/run.sh $(KVER) demo $(CURDIR)/.build/$(KVER) $(CURDIR)/.build/demo
 	@cat .build/demo/demo.log 2>/dev/null || \
 		{ tail -n 40 .build/demo/console.log; exit 1; }
 
 check:
 	@$(RIG)/check.sh
+
+check-matrix:
+	@KERNELS="$(MATRIX)" $(RIG)/check.sh
 
 bench:
 	@$(RIG)/bench.sh

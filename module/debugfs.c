@@ -20,6 +20,7 @@
 #include <linux/debugfs.h>
 #include <linux/mm.h>
 #include <linux/seq_file.h>
+#include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/vmalloc.h>
 

@@ -290,7 +290,7 @@ size_t kmp_hist_memory(void)
 static long kmp_cluster_key(int cpu, bool by_capacity, bool by_cluster)
 {
 	if (by_capacity)
-		return arch_scale_cpu_capacity(cpu);
+		return kmp_cpu_capacity(cpu);
 	if (by_cluster)
 		return topology_cluster_id(cpu);
 	return topology_physical_package_id(cpu);
@@ -299,7 +299,7 @@ static long kmp_cluster_key(int cpu, bool by_capacity, bool by_cluster)
 static int kmp_clusters_init(void)
 {
 	long *keys = kcalloc(nr_cpu_ids, sizeof(*keys), GFP_KERNEL);
-	unsigned long cap0 = arch_scale_cpu_capacity(0);
+	unsigned long cap0 = kmp_cpu_capacity(0);
 	bool by_capacity = false, by_cluster = false;
 	int cpu, c, n = 0;
 
@@ -309,7 +309,7 @@ static int kmp_clusters_init(void)
 		return -ENOMEM;
 	}
 	for_each_possible_cpu(cpu) {
-		if (arch_scale_cpu_capacity(cpu) != cap0)
+		if (kmp_cpu_capacity(cpu) != cap0)
 			by_capacity = true;
 		if (topology_cluster_id(cpu) != topology_cluster_id(0))
 			by_cluster = true;

@@ -214,3 +214,5 @@ module_exit(kmemprof_exit);
 MODULE_LICENSE("GPL");
 MODULE_AUTHOR("The kmemprof authors");
 MODULE_DESCRIPTION("Memory allocation profiling from the kmem tracepoints");
+/* The release: dkms.conf and debian/changelog say the same (make check). */
+MODULE_VERSION("0.1.0");

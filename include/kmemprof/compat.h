@@ -123,6 +123,33 @@
 #define KMP_CTL_TERMINATOR	{ }
 #endif
 
+/* get_random_u32_below() arrived in 6.2 (6.1.y has it backported). */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 1, 0)
+#include <linux/prandom.h>
+#define get_random_u32_below(ceil)	prandom_u32_max(ceil)
+#endif
+
+/*
+ * topology_cluster_id() arrived in 5.16. Before it, arm64 gave a device
+ * tree cluster's id to package_id, so that is the cluster there.
+ */
+#include <linux/topology.h>
+#ifndef topology_cluster_id
+#define topology_cluster_id(cpu)	topology_physical_package_id(cpu)
+#endif
+
+/*
+ * CPU capacity (big.LITTLE) comes from the per-CPU cpu_scale, which 5.10
+ * does not export to modules (6.1 does). Without it every CPU counts as
+ * the same size and the clusters come from the topology alone.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 0)
+#include <linux/sched/topology.h>
+#define kmp_cpu_capacity(cpu)		arch_scale_cpu_capacity(cpu)
+#else
+#define kmp_cpu_capacity(cpu)		1024UL
+#endif
+
 /*
  * A cheap clock for lifetimes: the arm64 generic timer's counter, read
  * directly (about a fifth of local_clock()'s cost), scaled to ns by the
@@ -146,3 +173,109 @@ static inline u32 kmp_cycles_rate(void)
 #endif
 
 #endif /* _KMEMPROF_COMPAT_H */
+
+/*
+ * KUnit, for the test suites only: this part is read when <kunit/test.h>
+ * was included first. 5.10's KUnit lacks parameterised cases (5.11),
+ * kunit_skip() (5.16) and KUNIT_ASSERT_NOT_NULL() (5.17). The suites write
+ *
+ *	static void fn(struct kunit *test) { ... KMP_TEST_PARAM(test) ... }
+ *	KMP_PARAM_RUNNER(fn, gen);
+ *	...	KMP_CASE_PARAM(fn, gen),
+ *
+ * which is KUnit's own parameterised case where there is one, and else a
+ * case that runs fn once per parameter, naming each in the log.
+ */
+#if defined(_KUNIT_TEST_H) && !defined(_KMEMPROF_COMPAT_KUNIT)
+#define _KMEMPROF_COMPAT_KUNIT
+
+#ifndef KUNIT_ASSERT_NOT_NULL
+#define KUNIT_ASSERT_NOT_NULL(test, ptr)				\
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ptr)
+#endif
+
+#ifndef kunit_skip
+#define kunit_skip(test, fmt, ...)					\
+	do {								\
+		kunit_info(test, "skipped: " fmt, ##__VA_ARGS__);	\
+		return;							\
+	} while (0)
+#endif
+
+#ifdef KUNIT_CASE_PARAM
+#define KMP_TEST_PARAM(test)		((test)->param_value)
+#define KMP_CASE_PARAM(fn, gen)		KUNIT_CASE_PARAM(fn, gen)
+#define KMP_PARAM_RUNNER(fn, gen)	struct kmp_param_runner_##fn
+#else
+/*
+ * KUnit before 5.11 (5.10): besides parameterised cases, it has no
+ * kunit_kcalloc(), and its comparisons insist that both sides have the
+ * same type (u64 against 1 fails to build). These compare the values
+ * as the later KUnit does, each side evaluated once.
+ */
+static inline void *kunit_kcalloc(struct kunit *test, size_t n, size_t size,
+				  gfp_t gfp)
+{
+	return kunit_kzalloc(test, array_size(n, size), gfp);
+}
+
+#define KMP_KUNIT_CMP(how, test, op, l, r, fmt, ...)			\
+	do {								\
+		typeof(l) __kl = (l);					\
+		typeof(r) __kr = (r);					\
+									\
+		KUNIT_##how##_TRUE_MSG(test, __kl op __kr,		\
+			"%s " #op " %s: %lld vs %lld " fmt, #l, #r,	\
+			(long long)__kl, (long long)__kr, ##__VA_ARGS__); \
+	} while (0)
+#undef KUNIT_EXPECT_EQ
+#undef KUNIT_EXPECT_EQ_MSG
+#undef KUNIT_EXPECT_GE
+#undef KUNIT_EXPECT_GE_MSG
+#undef KUNIT_EXPECT_GT
+#undef KUNIT_EXPECT_LT
+#undef KUNIT_ASSERT_EQ
+#undef KUNIT_ASSERT_GT
+#define KUNIT_EXPECT_EQ(t, l, r)	KMP_KUNIT_CMP(EXPECT, t, ==, l, r, "")
+#define KUNIT_EXPECT_EQ_MSG(t, l, r, fmt, ...)				\
+	KMP_KUNIT_CMP(EXPECT, t, ==, l, r, fmt, ##__VA_ARGS__)
+#define KUNIT_EXPECT_GE(t, l, r)	KMP_KUNIT_CMP(EXPECT, t, >=, l, r, "")
+#define KUNIT_EXPECT_GE_MSG(t, l, r, fmt, ...)				\
+	KMP_KUNIT_CMP(EXPECT, t, >=, l, r, fmt, ##__VA_ARGS__)
+#define KUNIT_EXPECT_GT(t, l, r)	KMP_KUNIT_CMP(EXPECT, t, >, l, r, "")
+#define KUNIT_EXPECT_LT(t, l, r)	KMP_KUNIT_CMP(EXPECT, t, <, l, r, "")
+#define KUNIT_ASSERT_EQ(t, l, r)	KMP_KUNIT_CMP(ASSERT, t, ==, l, r, "")
+#define KUNIT_ASSERT_GT(t, l, r)	KMP_KUNIT_CMP(ASSERT, t, >, l, r, "")
+
+static const void *kmp_test_param __maybe_unused;
+#define KUNIT_PARAM_DESC_SIZE		128
+#define KUNIT_ARRAY_PARAM(name, array, get_desc)			\
+	static const void *name##_gen_params(const void *prev, char *desc) \
+	{								\
+		typeof((array)[0]) *next = prev ?			\
+			((typeof(next))prev) + 1 : (array);		\
+		void (*describe)(typeof(next), char *) = get_desc;	\
+									\
+		if (next - (array) >= ARRAY_SIZE(array))		\
+			return NULL;					\
+		if (describe)						\
+			describe(next, desc);				\
+		return next;						\
+	}
+#define KMP_TEST_PARAM(test)		(kmp_test_param)
+#define KMP_CASE_PARAM(fn, gen)		KUNIT_CASE(fn##_all)
+#define KMP_PARAM_RUNNER(fn, gen)					\
+	static void fn##_all(struct kunit *test)			\
+	{								\
+		char desc[KUNIT_PARAM_DESC_SIZE] = "";			\
+		const void *p = NULL;					\
+									\
+		while ((p = gen(p, desc))) {				\
+			kmp_test_param = p;				\
+			kunit_info(test, "parameter: %s\n", desc);	\
+			fn(test);					\
+		}							\
+	}								\
+	struct kmp_param_runner_##fn
+#endif
+#endif /* _KUNIT_TEST_H */

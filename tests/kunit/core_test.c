@@ -14,10 +14,12 @@
 #include <linux/kallsyms.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>
+#include <linux/pagemap.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/slab.h>
 
+#include <kmemprof/compat.h>
 #include <kmemprof/kmemprof.h>
 
 #include "kmemprof_test.h"
@@ -207,7 +209,7 @@ static void core_test_exit(struct kunit *test)
  */
 static void core_exact(struct kunit *test)
 {
-	const struct exact_case *p = test->param_value;
+	const struct exact_case *p = KMP_TEST_PARAM(test);
 	struct core_ctx *c = test->priv;
 	struct kmp_totals base, t;
 	u64 size, req;
@@ -254,6 +256,7 @@ static void core_exact(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t.frees, NOBJ);
 	KUNIT_EXPECT_EQ(test, t.freed, t.bytes);
 }
+KMP_PARAM_RUNNER(core_exact, exact_gen_params);
 
 /* Two call sites of the same size are two tags, each with its own count. */
 static void core_two_sites_two_tags(struct kunit *test)
@@ -536,16 +539,17 @@ KUNIT_ARRAY_PARAM(events, events_cases, events_case_desc);
 
 static void core_events_parse(struct kunit *test)
 {
-	const struct events_case *p = test->param_value;
+	const struct events_case *p = KMP_TEST_PARAM(test);
 	unsigned int kinds = 0;
 
 	KUNIT_EXPECT_EQ(test, kmemprof_parse_events(p->in, &kinds), p->ret);
 	if (!p->ret)
 		KUNIT_EXPECT_EQ(test, kinds, p->kinds);
 }
+KMP_PARAM_RUNNER(core_events_parse, events_gen_params);
 
 static struct kunit_case core_cases[] = {
-	KUNIT_CASE_PARAM(core_exact, exact_gen_params),
+	KMP_CASE_PARAM(core_exact, exact_gen_params),
 	KUNIT_CASE(core_two_sites_two_tags),
 	KUNIT_CASE(core_unpaired_free_changes_no_tag),
 	KUNIT_CASE(core_large_kmalloc_counted_once),
@@ -553,15 +557,14 @@ static struct kunit_case core_cases[] = {
 	KUNIT_CASE(core_batched_page_free_counted_once),
 	KUNIT_CASE(core_events_knob_filters_kinds),
 	KUNIT_CASE(core_cross_cpu_frees_exact),
-	KUNIT_CASE_PARAM(core_events_parse, events_gen_params),
+	KMP_CASE_PARAM(core_events_parse, events_gen_params),
 	{}
 };
 
-static struct kunit_suite core_suite = {
+struct kunit_suite kmp_core_suite = {
 	.name = "kmemprof_core",
 	.init = core_test_init,
 	.exit = core_test_exit,
 	.test_cases = core_cases,
 };
 
-kunit_test_suite(core_suite);

@@ -4,6 +4,8 @@
 #include <linux/kallsyms.h>
 #include <linux/string.h>
 
+#include <kmemprof/compat.h>
+
 #include "kmemprof_test.h"
 
 /* The [start, end) range of the function at @fn, from kallsyms. */

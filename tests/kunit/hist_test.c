@@ -14,6 +14,7 @@
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
+#include <kmemprof/compat.h>
 #include <kmemprof/kmemprof.h>
 
 #include "kmemprof_test.h"
@@ -157,7 +158,7 @@ KUNIT_ARRAY_PARAM(life, life_cases, life_case_desc);
 /* Objects held a known time (by the test clock) land in one bucket. */
 static void hist_lifetime_buckets(struct kunit *test)
 {
-	const struct life_case *c = test->param_value;
+	const struct life_case *c = KMP_TEST_PARAM(test);
 	struct hist_pair *hp = hist_pair(test);
 	void *p[NOBJ];
 	unsigned int i, b;
@@ -176,6 +177,7 @@ static void hist_lifetime_buckets(struct kunit *test)
 				    b == c->bucket ? NOBJ : 0,
 				    "lifetime bucket %u", b);
 }
+KMP_PARAM_RUNNER(hist_lifetime_buckets, life_gen_params);
 
 struct xfer_ctx {
 	void *p[NOBJ];
@@ -248,17 +250,16 @@ static void hist_cluster_map(struct kunit *test)
 static struct kunit_case hist_cases[] = {
 	KUNIT_CASE(hist_size_buckets),
 	KUNIT_CASE(hist_page_orders),
-	KUNIT_CASE_PARAM(hist_lifetime_buckets, life_gen_params),
+	KMP_CASE_PARAM(hist_lifetime_buckets, life_gen_params),
 	KUNIT_CASE(hist_cross_cpu_and_cluster),
 	KUNIT_CASE(hist_cluster_map),
 	{}
 };
 
-static struct kunit_suite hist_suite = {
+struct kunit_suite kmp_hist_suite = {
 	.name = "kmemprof_hist",
 	.init = hist_test_init,
 	.exit = hist_test_exit,
 	.test_cases = hist_cases,
 };
 
-kunit_test_suite(hist_suite);

@@ -4,9 +4,16 @@
 #define _KMEMPROF_TEST_H
 
 struct kunit;
+struct kunit_suite;
 
 /* The kernel runs with slub_debug= (set by the rig): see core_test.c. */
 extern bool kmp_test_slub_debug;
+
+/* The suites, registered together in suites.c. */
+extern struct kunit_suite kmp_probe_suite;
+extern struct kunit_suite kmp_core_suite;
+extern struct kunit_suite kmp_hist_suite;
+extern struct kunit_suite kmp_knobs_suite;
 
 /* helpers.c */
 void kmp_test_fn_range(struct kunit *test, const void *fn,

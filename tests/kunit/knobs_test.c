@@ -12,6 +12,7 @@
 #include <linux/string.h>
 #include <linux/workqueue.h>
 
+#include <kmemprof/compat.h>
 #include <kmemprof/kmemprof.h>
 
 #include "kmemprof_test.h"
@@ -252,10 +253,11 @@ KUNIT_ARRAY_PARAM(knob, knob_cases, knob_case_desc);
 /* Each knob takes its range and refuses anything outside it. */
 static void knobs_ranges(struct kunit *test)
 {
-	const struct knob_case *c = test->param_value;
+	const struct knob_case *c = KMP_TEST_PARAM(test);
 
 	KUNIT_EXPECT_EQ(test, kmemprof_set_knob(c->name, c->val), c->ret);
 }
+KMP_PARAM_RUNNER(knobs_ranges, knob_gen_params);
 
 /* min_size never goes above a set max_size, nor max_size below min_size. */
 static void knobs_size_bounds_consistent(struct kunit *test)
@@ -273,16 +275,15 @@ static struct kunit_case knobs_cases[] = {
 	KUNIT_CASE(knobs_key_depth_splits_wrapper),
 	KUNIT_CASE(knobs_sample_rate_keeps_counts),
 	KUNIT_CASE(knobs_size_filter),
-	KUNIT_CASE_PARAM(knobs_ranges, knob_gen_params),
+	KMP_CASE_PARAM(knobs_ranges, knob_gen_params),
 	KUNIT_CASE(knobs_size_bounds_consistent),
 	{}
 };
 
-static struct kunit_suite knobs_suite = {
+struct kunit_suite kmp_knobs_suite = {
 	.name = "kmemprof_knobs",
 	.init = knobs_test_init,
 	.exit = knobs_test_exit,
 	.test_cases = knobs_cases,
 };
 
-kunit_test_suite(knobs_suite);

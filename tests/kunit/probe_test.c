@@ -13,6 +13,7 @@
 #include <linux/mm.h>
 #include <linux/slab.h>
 
+#include <kmemprof/compat.h>
 #include <kmemprof/kmemprof.h>
 
 #define NOBJ	100
@@ -147,12 +148,9 @@ static struct kunit_case probe_cases[] = {
 	{}
 };
 
-static struct kunit_suite probe_suite = {
+struct kunit_suite kmp_probe_suite = {
 	.name = "kmemprof_probe",
 	.init = probe_test_init,
 	.test_cases = probe_cases,
 };
 
-kunit_test_suite(probe_suite);
-MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("KUnit tests for kmemprof");

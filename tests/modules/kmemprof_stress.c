@@ -27,6 +27,8 @@
 #include <linux/slab.h>
 #include <linux/timer.h>
 
+#include <kmemprof/compat.h>
+
 static unsigned int seconds = 10;
 module_param(seconds, uint, 0444);
 MODULE_PARM_DESC(seconds, "How long the storm lasts");

@@ -21,10 +21,16 @@ SMP=${KMEMPROF_SMP:-4,sockets=1,clusters=2,cores=2,threads=1}
 TIMEOUT=${KMEMPROF_TIMEOUT:-600}
 
 KDIR=$("$TOP/tools/rig/kernel.sh" "$KVER")
-# The debug flavour checks every slab object too.
+# The debug flavour checks every slab object too. The vendor flavour has
+# pseudo-NMI, which needs a GICv3 and the command line to turn it on.
 EXTRA_APPEND=
+MACHINE=virt
 case "$KVER" in
 *-debug) EXTRA_APPEND="slub_debug=FZPU kasan_multi_shot" ;;
+*-vendor)
+	EXTRA_APPEND="irqchip.gicv3_pseudo_nmi=1"
+	MACHINE=virt,gic-version=3
+	;;
 esac
 rm -rf "$OUT"
 mkdir -p "$OUT/root"/{bin,dev,proc,sys,tmp,modules,tests/bench} "$OUT/share"
@@ -46,21 +52,25 @@ cp "$TOP"/tests/bench/*.sh "$root/tests/bench/"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) \
 	> "$OUT/initramfs.cpio.gz"
 
-# KMEMPROF_DTSO: an overlay applied to QEMU virt's own DTB (dumped with the
-# same machine options), booted with -dtb.
+# KMEMPROF_DTSO: overlays (space-separated) applied to QEMU virt's own DTB,
+# dumped with the same machine options, and booted with -dtb.
 DTB_ARGS=
 if [ -n "${KMEMPROF_DTSO:-}" ]; then
-	qemu-system-aarch64 -M virt,dumpdtb="$OUT/virt.dtb" -cpu cortex-a76 \
+	qemu-system-aarch64 -M "$MACHINE",dumpdtb="$OUT/virt.dtb" -cpu cortex-a76 \
 		-smp "$SMP" -m 1G -nographic -nic none > /dev/null 2>&1 ||
 		{ echo "rig: cannot dump the virt DTB" >&2; exit 1; }
-	dtc -q -@ -I dts -O dtb -o "$OUT/overlay.dtbo" "$KMEMPROF_DTSO"
-	fdtoverlay -i "$OUT/virt.dtb" -o "$OUT/guest.dtb" "$OUT/overlay.dtbo"
+	dtbos=()
+	for o in $KMEMPROF_DTSO; do
+		dtbos+=("$OUT/$(basename "$o" .dtso).dtbo")
+		dtc -q -@ -I dts -O dtb -o "${dtbos[-1]}" "$o"
+	done
+	fdtoverlay -i "$OUT/virt.dtb" -o "$OUT/guest.dtb" "${dtbos[@]}"
 	DTB_ARGS="-dtb $OUT/guest.dtb"
 fi
 
 set +e
 timeout --foreground -k 5 "$TIMEOUT" qemu-system-aarch64 \
-	-M virt -cpu cortex-a76 -smp "$SMP" -m 1G \
+	-M "$MACHINE" -cpu cortex-a76 -smp "$SMP" -m 1G \
 	-nographic -no-reboot -nic none \
 	-kernel "$KDIR/arch/arm64/boot/Image" \
 	-initrd "$OUT/initramfs.cpio.gz" \

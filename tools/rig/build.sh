@@ -20,5 +20,12 @@ mkdir -p "$DEST"
 rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='*.cmd' \
 	--exclude='*.mod*' --exclude='modules.order' --exclude='Module.symvers' \
 	"$TOP/Kbuild" "$TOP/module" "$TOP/include" "$TOP/tests" "$DEST/"
+# 5.10's own mmzone.h (movable_only_nodes) sets a variable it never uses,
+# which W=1 reports in every file that includes it: not ours to fix, and
+# the other kernels keep the warning on for our code.
+kcflags=
+case "$KVER" in
+5.10*) kcflags=-Wno-unused-but-set-variable ;;
+esac
 make -s -C "$KDIR" M="$DEST" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- \
-	W=1 KMEMPROF_WERROR=1 KMEMPROF_TESTS=m "$@" modules
+	W=1 KMEMPROF_WERROR=1 KMEMPROF_TESTS=m KCFLAGS="$kcflags" "$@" modules

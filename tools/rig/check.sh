@@ -10,6 +10,7 @@ set -uo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 # 6.12-debug: 6.12 with KASAN, lockdep, PROVE_RCU, DEBUG_PREEMPT and
 # slub_debug (tests/qemu/kernel-debug.config).
+# make check-matrix adds 5.10, 7.x and 6.1-vendor (Rockchip's options).
 KERNELS=${KERNELS:-6.1 6.12 6.12-debug}
 OUT=$TOP/.build/check
 TALLY=$OUT/tally
@@ -50,6 +51,7 @@ start=$(date +%s)
 "$TOP/tools/rig/deps.sh" || fail_suite deps "installing packages failed"
 
 host_suite harness/results "$TOP/tests/harness/selftest.sh"
+host_suite dt/overlay "$TOP/tools/rig/dt-test.sh"
 host_suite reader/unit "$TOP/tools/rig/reader-test.sh"
 host_suite packaging "$TOP/tools/rig/package-test.sh"
 
@@ -75,6 +77,16 @@ for k in $KERNELS; do
 	KMEMPROF_TIMEOUT=$timeout \
 		"$TOP/tests/qemu/run.sh" "$k" check "$TOP/.build/$k" "$OUT/$k"
 	"$TOP/tools/rig/results.py" "$OUT/$k" "$k" --tally "$TALLY"
+	# A second, short boot with the test overlay applied to the DTB.
+	case "$k" in
+	*-debug) ;;
+	*)
+		KMEMPROF_DTSO=$TOP/tests/qemu/kmemprof-test.dtso \
+		KMEMPROF_TIMEOUT=300 \
+			"$TOP/tests/qemu/run.sh" "$k" dt "$TOP/.build/$k" "$OUT/$k-dt"
+		"$TOP/tools/rig/results.py" "$OUT/$k-dt" "$k/dt" --tally "$TALLY"
+		;;
+	esac
 	echo "     ($k: $(($(date +%s) - t0)) s)"
 done
 

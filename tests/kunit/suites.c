@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemprof_test.ko: its KUnit suites, registered in one place. Before 5.12
+ * kunit_test_suites() defines the module's init and exit, so a module can
+ * call it only once.
+ */
+#include <kunit/test.h>
+#include <linux/module.h>
+
+#include "kmemprof_test.h"
+
+kunit_test_suites(&kmp_probe_suite, &kmp_core_suite, &kmp_hist_suite,
+		  &kmp_knobs_suite);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("KUnit tests for kmemprof");
