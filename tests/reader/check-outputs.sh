@@ -152,6 +152,29 @@ elif grep -q "built without" "$T/err"; then
 else
 	ko pprof "$(cat "$T/err")"
 fi
+# With the stacks view, from a fake root: more samples, the same sums,
+# and hog_alloc's stack as frames.
+R=$T/root
+mkdir -p "$R/proc" "$R/sys/kernel/debug/kmemprof"
+cp "$F/out-snapshot-b.txt" "$R/proc/kmemprof"
+cp "$F/out-stacks.txt" "$R/sys/kernel/debug/kmemprof/stacks"
+if KMEMPROF_ROOT=$R "$K" top -n 0 --pprof "$T/s.pb.gz" 2> "$T/err"; then
+	read -r n b o al by < <(sums "$F/out-snapshot-b.txt")
+	gunzip -c "$T/s.pb.gz" | protoc --proto_path="$PROTO_DIR" \
+		--decode perftools.profiles.Profile profile.proto > "$T/s.txt"
+	got=$(awk '/^sample \{/ { n++; i = 0 }
+		   /^  value:/ { s[i++] += $2 }
+		   END { print (n > '"$n"'), s[0], s[1], s[2], s[3] }' "$T/s.txt")
+	check "pprof with stacks: more samples, the same sums" \
+		"1 $al $by $o $b" "$got"
+	check "pprof with stacks: the frames of hog_alloc's stack" \
+		"4" "$(awk '/^string_table:/ { print $2 }' "$T/s.txt" |
+		grep -cxE '"(hog_alloc|hog_init|do_one_initcall|do_init_module)"')"
+elif grep -q "built without" "$T/err"; then
+	sk "pprof with stacks" "$(cat "$T/err")"
+else
+	ko "pprof with stacks" "$(cat "$T/err")"
+fi
 
 # SVG
 "$K" plot top -i "$F/kmemprof-6.12.txt" -n 7 -o "$T/top.svg" &&
