@@ -130,7 +130,7 @@ static void stats_view(void **state)
 	assert_int_equal(kp_parse_stats(f, "stats", &s, err, sizeof(err)), 0);
 	fclose(f);
 	assert_int_equal(s.n, 37);
-	assert_string_equal(s.key[0], "enabled");
+	assert_string_equal(s.v[0].key, "enabled");
 	assert_string_equal(kp_stat(&s, "events"), "slab,page,percpu");
 	assert_string_equal(kp_stat(&s, "live.max"), "524288");
 	assert_string_equal(kp_stat(&s, "probe.ns_per_event"), "11807");

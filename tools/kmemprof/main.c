@@ -156,7 +156,8 @@ static void cmd_usage(enum cmd c, FILE *out)
 
 char *kp_slurp(const char *path, size_t *size)
 {
-	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+	bool is_stdin = !strcmp(path, "-");
+	FILE *f = is_stdin ? stdin : fopen(path, "r");
 	char *buf = NULL, *nb;
 	size_t cap = 0, n = 0, got;
 
@@ -188,7 +189,7 @@ char *kp_slurp(const char *path, size_t *size)
 		free(buf);
 		buf = NULL;
 	}
-	if (f != stdin)
+	if (!is_stdin)
 		fclose(f);
 	if (buf) {
 		buf[n] = '\0';
@@ -217,8 +218,16 @@ FILE *kp_open(const char *path)
 	FILE *f;
 	int e;
 
-	if (!strcmp(path, "-"))
-		return fdopen(dup(0), "r");
+	if (!strcmp(path, "-")) {
+		int fd = dup(0);
+
+		f = fd < 0 ? NULL : fdopen(fd, "r");
+		if (!f && fd >= 0)
+			close(fd);
+		if (!f)
+			fprintf(stderr, "kmemprof: stdin: %s\n", strerror(errno));
+		return f;
+	}
 	f = fopen(path, "r");
 	if (f)
 		return f;
@@ -994,6 +1003,8 @@ static int cmd_set(struct kp_opts *o)
 	for (i = 0; i < o->nargs && !rc; i++) {
 		char *eq = strchr(o->args[i], '=');
 
+		if (!eq)
+			return 2;
 		*eq = '\0';
 		rc = knob(o->args[i], eq + 1);
 		*eq = '=';

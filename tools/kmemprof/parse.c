@@ -195,6 +195,7 @@ int kp_parse(FILE *in, const char *name, struct kp_profile *p,
 	char *line = NULL;
 	size_t cap = 0, lineno = 0;
 	const char *why;
+	struct kp_site site;
 	ssize_t len;
 	int ret = 0;
 	double t;
@@ -235,25 +236,25 @@ int kp_parse(FILE *in, const char *name, struct kp_profile *p,
 		}
 		if (!line[strspn(line, " \t")])
 			continue;
+		why = parse_line(line, (size_t)len, &site, &p->arena);
+		if (why) {
+			kp_site_release(&site);
+			ret = kp_fail(err, errlen, name, lineno, "%s", why);
+			break;
+		}
 		if (p->n == p->cap) {
 			size_t ncap = p->cap ? 2 * p->cap : 256;
 			struct kp_site *ns = realloc(p->sites, ncap * sizeof(*ns));
 
 			if (!ns) {
+				kp_site_release(&site);
 				ret = kp_fail(err, errlen, name, lineno, "out of memory");
 				break;
 			}
 			p->sites = ns;
 			p->cap = ncap;
 		}
-		why = parse_line(line, (size_t)len, &p->sites[p->n],
-				 &p->arena);
-		if (why) {
-			kp_site_release(&p->sites[p->n]);
-			ret = kp_fail(err, errlen, name, lineno, "%s", why);
-			break;
-		}
-		p->n++;
+		p->sites[p->n++] = site;
 	}
 	if (!ret && lineno == 0)
 		ret = kp_fail(err, errlen, name, 1, "empty input");

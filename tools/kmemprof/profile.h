@@ -96,7 +96,8 @@ struct kp_tag {
  * One sampled stack of the stacks view. Frames are as printed, nearest
  * first, starting at the call site: "sym+0x38/0x48" or
  * "sym+0x38/0x48 [module]". The view has no live counts: live_objs and
- * live_bytes are -1.
+ * live_bytes are -1. The parser keeps every frame's text in one block,
+ * owned by frames[0]; kp_stacks_free() frees it.
  */
 struct kp_stack {
 	char **frames;
@@ -194,8 +195,12 @@ int kp_parse_leaks(FILE *in, const char *name, struct kp_leaks *l,
 void kp_leaks_free(struct kp_leaks *l);
 
 /* stats: "key value" lines, in order. */
+struct kp_stat {
+	char *key, *val;
+};
+
 struct kp_stats {
-	char **key, **val;
+	struct kp_stat *v;
 	size_t n, cap;
 };
 

@@ -383,19 +383,18 @@ int kp_series_load(FILE *in, const char *name, struct kp_series *s,
 		}
 		if (!rc)
 			break;
+		if (!mem && !is_header(l.line)) {
+			rc = kp_fail(err, errlen, name, l.no,
+				     "not a kmemprof or allocinfo header");
+			goto out;
+		}
 		if (!mem) {
-			if (!is_header(l.line)) {
-				rc = kp_fail(err, errlen, name, l.no,
-					     "not a kmemprof or allocinfo header");
-				goto out;
-			}
 			first = l.no;
 			mem = open_memstream(&text, &size);
-			if (!mem) {
-				rc = kp_fail(err, errlen, name, l.no,
-					     "out of memory");
-				goto out;
-			}
+		}
+		if (!mem) {
+			rc = kp_fail(err, errlen, name, l.no, "out of memory");
+			goto out;
 		}
 		fprintf(mem, "%s\n", l.line);
 	}

@@ -290,11 +290,11 @@ int kp_cmd_stats(struct kp_opts *o)
 	       v ? v : "-", u ? u : "-");
 	printf("\nevents:\n");
 	for (i = 0; i < s.n; i++)
-		if (!strncmp(s.key[i], "events.", 7))
-			printf("  %-24s %12s\n", s.key[i] + 7, s.val[i]);
+		if (!strncmp(s.v[i].key, "events.", 7))
+			printf("  %-24s %12s\n", s.v[i].key + 7, s.v[i].val);
 	printf("\naccuracy:\n");
 	for (i = 0; i < s.n; i++) {
-		const char *k = s.key[i], *dot = strchr(k, '.');
+		const char *k = s.v[i].key, *dot = strchr(k, '.');
 		size_t pl = dot ? (size_t)(dot - k) : 0;
 		bool is_pool = false, is_probe = !strncmp(k, "probe.", 6);
 		size_t p;
@@ -306,7 +306,7 @@ int kp_cmd_stats(struct kp_opts *o)
 		    !strcmp(k, "unavailable") || !strncmp(k, "events.", 7) ||
 		    is_pool || is_probe)
 			continue;
-		printf("  %-24s %12s\n", k, s.val[i]);
+		printf("  %-24s %12s\n", k, s.v[i].val);
 	}
 	printf("\n  %-8s %10s %10s %7s %12s\n", "pool", "used", "max", "fill",
 	       "memory");

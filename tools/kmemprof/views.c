@@ -408,12 +408,9 @@ void kp_stats_free(struct kp_stats *s)
 {
 	size_t i;
 
-	for (i = 0; i < s->n; i++) {
-		free(s->key[i]);
-		free(s->val[i]);
-	}
-	free(s->key);
-	free(s->val);
+	for (i = 0; i < s->n; i++)
+		free(s->v[i].key);	/* val is in the same block */
+	free(s->v);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -422,8 +419,8 @@ const char *kp_stat(const struct kp_stats *s, const char *key)
 	size_t i;
 
 	for (i = 0; i < s->n; i++)
-		if (!strcmp(s->key[i], key))
-			return s->val[i];
+		if (!strcmp(s->v[i].key, key))
+			return s->v[i].val;
 	return NULL;
 }
 
@@ -431,27 +428,24 @@ static const char *stat_line(char *line, struct kp_stats *s)
 {
 	char *save = NULL, *k = strtok_r(line, " \t", &save);
 	char *v = strtok_r(NULL, " \t", &save);
+	struct kp_stat st;
 
 	if (!k || !v || strtok_r(NULL, " \t", &save))
 		return "expected 'key value'";
 	if (s->n == s->cap) {
 		size_t ncap = s->cap ? 2 * s->cap : 64;
-		char **nk = realloc(s->key, ncap * sizeof(*nk)), **nv;
+		struct kp_stat *nv = realloc(s->v, ncap * sizeof(*nv));
 
-		if (!nk)
-			return "out of memory";
-		s->key = nk;
-		nv = realloc(s->val, ncap * sizeof(*nv));
 		if (!nv)
 			return "out of memory";
-		s->val = nv;
+		s->v = nv;
 		s->cap = ncap;
 	}
-	s->key[s->n] = strdup(k);
-	s->val[s->n] = strdup(v);
-	s->n++;
-	if (!s->key[s->n - 1] || !s->val[s->n - 1])
+	/* One block, "key\0value": val points into it, key owns it. */
+	if (asprintf(&st.key, "%s%c%s", k, '\0', v) < 0)
 		return "out of memory";
+	st.val = st.key + strlen(k) + 1;
+	s->v[s->n++] = st;
 	return NULL;
 }
 
@@ -548,33 +542,43 @@ int kp_parse_cpus(FILE *in, const char *name, struct kp_cpus *c,
 
 /* stacks */
 
+static void stack_free(struct kp_stack *x);
+
 void kp_stacks_free(struct kp_stacks *s)
 {
-	size_t i, f;
+	size_t i;
 
-	for (i = 0; i < s->n; i++) {
-		struct kp_stack *st = &s->v[i];
-
-		for (f = 0; f < st->nframes; f++)
-			free(st->frames[f]);
-		free(st->frames);
-		kp_tag_free(&st->tag);
-	}
+	for (i = 0; i < s->n; i++)
+		stack_free(&s->v[i]);
 	free(s->v);
 	memset(s, 0, sizeof(*s));
 }
 
+static char *dup_or_null(const char *s, bool *failed)
+{
+	char *d = s ? strdup(s) : NULL;
+
+	if (s && !d)
+		*failed = true;
+	return d;
+}
+
 static int tag_copy(struct kp_tag *dst, const struct kp_tag *src)
 {
-	memset(dst, 0, sizeof(*dst));
-	dst->site = strdup(src->site);
-	dst->module = src->module ? strdup(src->module) : NULL;
-	dst->func = src->func ? strdup(src->func) : NULL;
-	dst->kind = strdup(src->kind);
-	dst->callers = src->callers ? strdup(src->callers) : NULL;
-	if (!dst->site || !dst->kind || (src->module && !dst->module) ||
-	    (src->func && !dst->func) || (src->callers && !dst->callers))
+	bool failed = false;
+	struct kp_tag t = {
+		.site = dup_or_null(src->site, &failed),
+		.module = dup_or_null(src->module, &failed),
+		.func = dup_or_null(src->func, &failed),
+		.kind = dup_or_null(src->kind, &failed),
+		.callers = dup_or_null(src->callers, &failed),
+	};
+
+	if (failed) {
+		kp_tag_free(&t);
 		return -1;
+	}
+	*dst = t;
 	return 0;
 }
 
@@ -582,13 +586,68 @@ struct stacks_state {
 	struct kp_tag tag;	/* the current tag */
 	bool have_tag;
 	int64_t tag_allocs, tag_bytes;
+	struct kp_stack cur;	/* the stack being read, once have_cur */
+	bool have_cur;
+	char *ftext;		/* its frames so far, "f0\0f1\0..." */
+	size_t flen, nf;
 };
 
-static const char *stacks_tag(char *line, struct stacks_state *st)
+/* frames[0] owns the text of every frame: one block, "f0\0f1\0...". */
+static void stack_free(struct kp_stack *x)
+{
+	if (x->frames)
+		free(x->frames[0]);
+	free(x->frames);
+	kp_tag_free(&x->tag);
+	memset(x, 0, sizeof(*x));
+}
+
+/* The stack read so far, with its frames, onto the list. */
+static const char *stacks_flush(struct stacks_state *st, struct kp_stacks *s)
+{
+	char **frames = NULL, *p;
+	size_t i;
+
+	if (!st->have_cur)
+		return NULL;
+	if (st->nf) {
+		frames = malloc(st->nf * sizeof(*frames));
+		if (frames) {
+			frames[0] = st->ftext;
+			for (i = 1, p = st->ftext; i < st->nf; i++) {
+				p += strlen(p) + 1;
+				frames[i] = p;
+			}
+			st->ftext = NULL;
+			st->cur.frames = frames;
+			st->cur.nframes = st->nf;
+		}
+	}
+	free(st->ftext);
+	st->ftext = NULL;
+	st->flen = 0;
+	if ((st->nf && !frames) ||
+	    kp_grow((void **)&s->v, s->n, &s->cap, sizeof(*s->v))) {
+		st->nf = 0;
+		stack_free(&st->cur);
+		st->have_cur = false;
+		return "out of memory";
+	}
+	st->nf = 0;
+	s->v[s->n++] = st->cur;
+	memset(&st->cur, 0, sizeof(st->cur));
+	st->have_cur = false;
+	return NULL;
+}
+
+static const char *stacks_tag(char *line, struct stacks_state *st,
+			      struct kp_stacks *s)
 {
 	char *save = NULL, *tok;
-	const char *why;
+	const char *why = stacks_flush(st, s);
 
+	if (why)
+		return why;
 	kp_tag_free(&st->tag);
 	st->tag_allocs = st->tag_bytes = -1;
 	why = kp_tag_parse(line, &save, &st->tag, &tok);
@@ -613,8 +672,9 @@ static const char *stacks_tag(char *line, struct stacks_state *st)
 static const char *stacks_alloc(const char *line, struct stacks_state *st,
 				struct kp_stacks *s)
 {
+	struct kp_stack *x = &st->cur;
 	long long bytes, allocs;
-	struct kp_stack *x;
+	const char *why;
 	int end = 0;
 
 	if (!st->have_tag)
@@ -623,10 +683,11 @@ static const char *stacks_alloc(const char *line, struct stacks_state *st,
 		   &bytes, &allocs, &end) != 2 || !end || line[end] ||
 	    bytes < 0 || allocs < 0)
 		return "bad Allocate line";
-	if (kp_grow((void **)&s->v, s->n, &s->cap, sizeof(*s->v)))
-		return "out of memory";
-	x = &s->v[s->n++];
+	why = stacks_flush(st, s);
+	if (why)
+		return why;
 	memset(x, 0, sizeof(*x));
+	st->have_cur = true;
 	if (tag_copy(&x->tag, &st->tag))
 		return "out of memory";
 	x->site = x->tag.site;
@@ -638,30 +699,29 @@ static const char *stacks_alloc(const char *line, struct stacks_state *st,
 	return NULL;
 }
 
-static const char *stacks_frame(const char *line, struct kp_stacks *s)
+static const char *stacks_frame(const char *line, struct stacks_state *st)
 {
-	struct kp_stack *x;
-	char **nf;
 	size_t len;
+	char *nt;
 
-	if (!s->n)
+	if (!st->have_cur)
 		return "frame before any stack";
-	x = &s->v[s->n - 1];
 	line += strspn(line, " \t");
 	len = strlen(line);
 	while (len && (line[len - 1] == ' ' || line[len - 1] == '\t'))
 		len--;
 	if (!len)
 		return "empty frame";
-	if (x->nframes >= 256)
+	if (st->nf >= 256)
 		return "too many frames";
-	nf = realloc(x->frames, (x->nframes + 1) * sizeof(*nf));
-	if (!nf)
+	nt = realloc(st->ftext, st->flen + len + 1);
+	if (!nt)
 		return "out of memory";
-	x->frames = nf;
-	if (!(nf[x->nframes] = strndup(line, len)))
-		return "out of memory";
-	x->nframes++;
+	memcpy(nt + st->flen, line, len);
+	nt[st->flen + len] = '\0';
+	st->ftext = nt;
+	st->flen += len + 1;
+	st->nf++;
 	return NULL;
 }
 
@@ -688,16 +748,21 @@ int kp_parse_stacks(FILE *in, const char *name, struct kp_stacks *s,
 		if (blank(l.line))
 			continue;
 		if (l.line[0] == ' ' || l.line[0] == '\t')
-			why = stacks_frame(l.line, s);
+			why = stacks_frame(l.line, &st);
 		else if (!strncmp(l.line, "Allocate ", 9))
 			why = stacks_alloc(l.line, &st, s);
 		else
-			why = stacks_tag(l.line, &st);
+			why = stacks_tag(l.line, &st, s);
 		if (why)
 			rc = kp_fail(err, errlen, name, l.no, "%s", why);
 	}
 	if (got < 0)
 		rc = -1;
+	if (!rc && stacks_flush(&st, s))
+		rc = kp_fail(err, errlen, name, l.no, "out of memory");
+	if (st.have_cur)
+		stack_free(&st.cur);
+	free(st.ftext);
 	kp_tag_free(&st.tag);
 	free(l.line);
 	if (rc)
