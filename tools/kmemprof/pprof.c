@@ -568,6 +568,7 @@ int kp_out_pprof(const char *path, const struct kp_profile *p,
 	uint8_t *buf = NULL;
 	char **table = NULL;
 	size_t len, i;
+	bool bad;
 	gzFile gz;
 	int ret;
 
@@ -605,7 +606,11 @@ int kp_out_pprof(const char *path, const struct kp_profile *p,
 			 strerror(-ret));
 		goto out;
 	}
-	if ((len && gzwrite(gz, buf, len) != (int)len) | (gzclose(gz) != Z_OK)) {
+	/* Close whatever the write did; either failing fails the file. */
+	bad = len && gzwrite(gz, buf, len) != (int)len;
+	if (gzclose(gz) != Z_OK)
+		bad = true;
+	if (bad) {
 		ret = -EIO;
 		snprintf(err, errlen, "cannot write %s", path);
 	}
