@@ -639,6 +639,15 @@ static void first_call(const char *obj, unsigned long *ret,
 	*ret = bl - val + 4;
 }
 
+/* A profile of fx_alloc's call site: in out_resolve, another, the kernel. */
+static void site_text(char *buf, size_t len, unsigned long ret,
+		      unsigned long size)
+{
+	snprintf(buf, len,
+		 "kmemprof - version: 1.0\n#\n  64 1 fx_alloc+0x%lx/0x%lx [out_resolve] func:fx_alloc kind:slab\n  64 1 fx_alloc+0x%lx/0x%lx [other] func:fx_alloc kind:slab\n  64 1 fx_alloc+0x%lx/0x%lx func:fx_alloc kind:slab\n  64 1 fx_nothing+0x4/0x8 [out_resolve] func:fx_nothing kind:slab\n",
+		 ret, size, ret, size, ret, size);
+}
+
 static int marker_line(const char *marker)
 {
 	char path[512], line[256];
@@ -677,9 +686,7 @@ static void resolve_arm64(void **state)
 	}
 	first_call(obj, &ret, &size);
 	assert_true(ret > 0);
-	snprintf(text, sizeof(text),
-		 "kmemprof - version: 1.0\n#\n  64 1 fx_alloc+0x%lx/0x%lx [out_resolve] func:fx_alloc kind:slab\n  64 1 fx_alloc+0x%lx/0x%lx [other] func:fx_alloc kind:slab\n  64 1 fx_alloc+0x%lx/0x%lx func:fx_alloc kind:slab\n  64 1 fx_nothing+0x4/0x8 [out_resolve] func:fx_nothing kind:slab\n",
-		 ret, size, ret, size, ret, size);
+	site_text(text, sizeof(text), ret, size);
 	load_str(text, &p);
 	assert_int_equal(kp_resolve(&p, obj, err, sizeof(err)), 1);
 	snprintf(want, sizeof(want), "out-resolve.c:%d",
@@ -688,6 +695,22 @@ static void resolve_arm64(void **state)
 	assert_null(p.sites[1].srcline);	/* another module */
 	assert_null(p.sites[2].srcline);	/* the kernel: no vmlinux */
 	assert_null(p.sites[3].srcline);	/* no such symbol */
+	kp_free(&p);
+
+	/*
+	 * Linked into an executable, as vmlinux is, it serves the kernel's
+	 * sites: the third line, which has no module.
+	 */
+	tmp_path(obj, sizeof(obj), "vmlinux");
+	assert_int_equal(run(out, sizeof(out),
+			     "cd %s && aarch64-linux-gnu-gcc -g -O2 -nostdlib -static -Wl,-e,fx_alloc -Wl,--unresolved-symbols=ignore-all -o %s out-resolve.c 2>&1",
+			     fixtures, obj), 0);
+	first_call(obj, &ret, &size);
+	site_text(text, sizeof(text), ret, size);
+	load_str(text, &p);
+	assert_int_equal(kp_resolve(&p, obj, err, sizeof(err)), 1);
+	assert_null(p.sites[0].srcline);
+	assert_string_equal(p.sites[2].srcline, want);
 	kp_free(&p);
 
 	/* Built without -g: nothing resolves, and that is not an error. */
