@@ -41,4 +41,8 @@ for sort in bytes allocs; do
 		"cpu best $(echo "$cs" | head -1) ms median $(echo "$cs" | sed -n 4p) ms" \
 		"(target < 100 ms)"
 done
+# A yardstick from the same machine: coreutils' sort -g of the same file.
+t=$( { time sort -g "$f" > /dev/null; } 2>&1 )
+read -r r u s <<< "$t"
+echo "bench: for scale, 'sort -g' of the same file: cpu $(echo "($u + $s) * 1000 / 1" | bc) ms"
 echo "bench: load average $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"

@@ -470,9 +470,18 @@ static int add_ages(struct kp_profile *p, const struct kp_opts *o)
 	return rc;
 }
 
+/* Live bytes may be negative (allocinfo's can): never "-" for them. */
+static void bytes_cell(int64_t v, bool human, char *buf, size_t len)
+{
+	if (human)
+		kp_iec(v, buf, len);
+	else
+		snprintf(buf, len, "%" PRId64, v);
+}
+
 static void print_top(const struct kp_profile *p, const struct kp_opts *o)
 {
-	char b[32], ob[32], a[32], c[32], x[32];
+	char b[32], ob[32], a[32], c[32], x[32] = "";
 	bool rate = o->key == KP_RATE, age = o->key == KP_AGE;
 	size_t i;
 
@@ -482,29 +491,29 @@ static void print_top(const struct kp_profile *p, const struct kp_opts *o)
 	printf("%-6s %s\n", "KIND", "SITE");
 	for (i = 0; i < p->n && (!o->n || i < (size_t)o->n); i++) {
 		const struct kp_site *s = &p->sites[i];
+		bool func = s->func && strncmp(s->site, s->func,
+					       strlen(s->func));
 
-		kp_cell(s->bytes, o->human, b, sizeof(b));
+		bytes_cell(s->bytes, o->human, b, sizeof(b));
 		kp_cell(s->objs, false, ob, sizeof(ob));
-		kp_cell(s->objs > 0 ? s->bytes / s->objs : -1, o->human, a,
-			sizeof(a));
+		kp_cell(s->objs > 0 && s->bytes >= 0 ? s->bytes / s->objs : -1,
+			o->human, a, sizeof(a));
 		kp_cell(s->allocs, false, c, sizeof(c));
-		printf("%12s %8s %9s %9s ", b, ob, a, c);
 		if (rate)
-			printf("%9.1f ", s->rate);
-		if (age) {
-			snprintf(x, sizeof(x), "%" PRId64 "ms", s->age_ms);
-			printf("%9s ", x);
-		}
-		printf("%-6s ", s->kind ? s->kind : "-");
-		print_site_name(stdout, s->site, s->module, s->func,
-				s->callers);
-		if (s->srcline)
-			printf(" (%s)", s->srcline);
-		if (s->inaccurate)
-			printf(" (inaccurate)");
-		if (s->unloaded)
-			printf(" (unloaded)");
-		putchar('\n');
+			snprintf(x, sizeof(x), "%9.1f ", s->rate);
+		else if (age)
+			snprintf(x, sizeof(x), "%7" PRId64 "ms ", s->age_ms);
+		/* One call a line: 100k lines print in a few ms. */
+		printf("%12s %8s %9s %9s %s%-6s %s%s%s%s%s%s%s%s%s%s%s%s%s\n",
+		       b, ob, a, c, x, s->kind ? s->kind : "-", s->site,
+		       s->module ? " [" : "", s->module ? s->module : "",
+		       s->module ? "]" : "", func ? " " : "",
+		       func ? s->func : "", s->callers ? " <- " : "",
+		       s->callers ? s->callers : "",
+		       s->srcline ? " (" : "", s->srcline ? s->srcline : "",
+		       s->srcline ? ")" : "",
+		       s->inaccurate ? " (inaccurate)" : "",
+		       s->unloaded ? " (unloaded)" : "");
 	}
 }
 
