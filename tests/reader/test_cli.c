@@ -306,6 +306,14 @@ static void cli_top(void **state)
 	assert_int_equal(run(out, sizeof(out), "top --sort rate --since a.snap -n 1"), 0);
 	assert_non_null(strstr(out, "ALLOCS/S"));
 	assert_int_equal(run(out, sizeof(out), "top --sort rate -i a.snap"), 2);
+	/* allocinfo's live bytes can be negative: shown, not "absent" */
+	write_file("neg.txt", "allocinfo - version: 1.0\n"
+		   "       -4096        1 mm/slub.c:2259 func:alloc_slab_page\n");
+	assert_int_equal(run(out, sizeof(out), "-i neg.txt -H"), 0);
+	assert_non_null(strstr(out, "\n       -4.0K        1         -         - -      mm/slub.c:2259 alloc_slab_page\n"));
+	/* --pprof --stacks FILE must be a stacks view */
+	assert_int_equal(run(out, sizeof(out), "top --pprof x.pb.gz --stacks sys/kernel/debug/kmemprof/hist"), 1);
+	assert_non_null(strstr(out, "sys/kernel/debug/kmemprof/hist:1: not a kmemprof stacks view\n"));
 }
 
 static void cli_malformed(void **state)

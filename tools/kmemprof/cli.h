@@ -20,6 +20,7 @@ struct kp_opts {
 	const char *ages;	/* --ages FILE */
 	const char *record;	/* --record FILE */
 	const char *pprof;	/* --pprof FILE */
+	const char *stacks;	/* --stacks FILE (for --pprof) */
 	const char *resolve;	/* --resolve[=SPEC] */
 	bool do_resolve;
 	enum kp_key key;

@@ -54,7 +54,7 @@ static const struct cmdinfo {
 
 enum {
 	O_KIND = 256, O_MODULE, O_FUNC, O_MINB, O_JSON, O_CSV, O_OM, O_PPROF,
-	O_RESOLVE, O_SINCE, O_AGES, O_RECORD,
+	O_RESOLVE, O_SINCE, O_AGES, O_RECORD, O_STACKS,
 };
 
 static const struct optinfo {
@@ -101,6 +101,8 @@ static const struct optinfo {
 	  "OpenMetrics text, for node_exporter's textfile collector" },
 	{ "pprof", 1, O_PPROF, M(C_TOP), "FILE",
 	  "write a gzipped pprof profile (with stacks when they exist)" },
+	{ "stacks", 1, O_STACKS, M(C_TOP), "FILE",
+	  "--pprof: the stacks view to use (default: debugfs, when live)" },
 	{ "resolve", 2, O_RESOLVE, M(C_TOP) | M(C_DIFF) | M(C_PLOT),
 	  "SPEC", "file:line of each site through DWARF; SPEC is "
 	  "VMLINUX[,MOD.ko...] (default: the running kernel's)" },
@@ -108,6 +110,34 @@ static const struct optinfo {
 };
 
 #define NOPTS (sizeof(optinfo) / sizeof(optinfo[0]))
+
+/* "  LEFT  text...", the text wrapped at 79 columns under itself. */
+static void wrap(FILE *out, int indent, const char *left, const char *text)
+{
+	const char *w = text;
+	size_t n;
+	int col;
+
+	if ((int)strlen(left) > indent - 3)
+		col = fprintf(out, "  %s\n%*s", left, indent, "") -
+		      (int)strlen(left) - 3;
+	else
+		col = fprintf(out, "  %-*s ", indent - 3, left);
+	while (*w) {
+		n = strcspn(w, " ");
+		if (col > indent && col + 1 + (int)n > 79) {
+			fprintf(out, "\n%*s", indent, "");
+			col = indent;
+		} else if (col > indent) {
+			fputc(' ', out);
+			col++;
+		}
+		col += fprintf(out, "%.*s", (int)n, w);
+		w += n;
+		w += strspn(w, " ");
+	}
+	fputc('\n', out);
+}
 
 static void usage(FILE *out)
 {
@@ -117,9 +147,13 @@ static void usage(FILE *out)
 	      "Kernel memory per call site, from /proc/kmemprof (or the\n"
 	      "kernel's /proc/allocinfo) and the debugfs views of kmemprof.\n\n"
 	      "commands:\n", out);
-	for (i = 0; i < C_NR; i++)
-		fprintf(out, "  %-9s %-28s %s\n", cmds[i].name, cmds[i].args,
-			cmds[i].what);
+	for (i = 0; i < C_NR; i++) {
+		char left[64];
+
+		snprintf(left, sizeof(left), "%s %s", cmds[i].name,
+			 cmds[i].args);
+		wrap(out, 24, left, cmds[i].what);
+	}
 	fputs("\n'kmemprof COMMAND --help' shows a command's options.\n"
 	      "KMEMPROF_ROOT=DIR reads and writes DIR/proc/... and "
 	      "DIR/sys/... instead.\n", out);
@@ -148,7 +182,7 @@ static void cmd_usage(enum cmd c, FILE *out)
 				 o->has_arg == 2 ? "[=" : o->arg ? " " : "",
 				 o->arg ? o->arg : "",
 				 o->has_arg == 2 ? "]" : "");
-		fprintf(out, "  %-26s %s\n", left, o->help);
+		wrap(out, 30, left, o->help);
 	}
 }
 
@@ -594,13 +628,21 @@ pprof:
 		char err[512], sp[512];
 		FILE *in;
 
-		/* Stacks when the view has them; none is fine. */
-		kp_path(DEBUGFS "/stacks", sp, sizeof(sp));
-		in = o->input ? NULL : fopen(sp, "r");
+		/* Stacks: --stacks FILE, else the live view if it reads. */
+		if (o->stacks)
+			snprintf(sp, sizeof(sp), "%s", o->stacks);
+		else
+			kp_path(DEBUGFS "/stacks", sp, sizeof(sp));
+		in = o->stacks ? kp_open(sp) : o->input ? NULL : fopen(sp, "r");
 		if (in && !kp_parse_stacks(in, sp, &st, err, sizeof(err)))
 			stp = &st;
 		if (in)
 			fclose(in);
+		if (o->stacks && !stp) {
+			if (in)
+				fprintf(stderr, "kmemprof: %s\n", err);
+			goto out;
+		}
 		rc = kp_out_pprof(o->pprof, &p, stp, err, sizeof(err));
 		if (rc)
 			fprintf(stderr, "kmemprof: --pprof %s: %s\n", o->pprof,
@@ -1254,6 +1296,9 @@ static int parse_opts(enum cmd c, int argc, char **argv, struct kp_opts *o)
 			break;
 		case O_RECORD:
 			o->record = optarg;
+			break;
+		case O_STACKS:
+			o->stacks = optarg;
 			break;
 		case 'h':
 			cmd_usage(c, stdout);
