@@ -306,6 +306,19 @@ static void cli_top(void **state)
 	assert_int_equal(run(out, sizeof(out), "top --sort rate --since a.snap -n 1"), 0);
 	assert_non_null(strstr(out, "ALLOCS/S"));
 	assert_int_equal(run(out, sizeof(out), "top --sort rate -i a.snap"), 2);
+	/* rates between two snapshots with times: 40 allocs in 10 s */
+	write_file("r1.snap", "kmemprof - version: 1.0\n# snapshot time:100.000 source:x\n"
+		   "      1000       10 a+0x0/0x1 func:a kind:slab allocs:50 frees:40 bytes:5000 req:2500\n");
+	write_file("r2.snap", "kmemprof - version: 1.0\n# snapshot time:110.000 source:x\n"
+		   "      3000       30 a+0x0/0x1 func:a kind:slab allocs:90 frees:60 bytes:9000 req:4500\n"
+		   "       100        1 b+0x0/0x1 func:b kind:slab allocs:5 frees:4 bytes:100 req:100\n");
+	assert_int_equal(run(out, sizeof(out), "--sort rate --since r1.snap -i r2.snap"), 0);
+	assert_string_equal(out,
+		"        LIVE     OBJS       AVG    ALLOCS  ALLOCS/S KIND   SITE\n"
+		"        3000       30       100        90       4.0 slab   a+0x0/0x1\n"
+		"         100        1       100         5       0.5 slab   b+0x0/0x1\n");
+	assert_int_equal(run(out, sizeof(out), "--sort rate --since r2.snap -i r1.snap"), 1);
+	assert_non_null(strstr(out, "no snapshot time before"));
 	/* allocinfo's live bytes can be negative: shown, not "absent" */
 	write_file("neg.txt", "allocinfo - version: 1.0\n"
 		   "       -4096        1 mm/slub.c:2259 func:alloc_slab_page\n");

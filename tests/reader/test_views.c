@@ -485,6 +485,19 @@ static void diff_arithmetic(void **state)
 			fail_msg("%s %s: rate %f, want %f", b.sites[i].site,
 				 b.sites[i].kind, b.sites[i].rate, want);
 	}
+	/* watch's rates of the first delta: a/slab over 10 s */
+	assert_int_equal(kp_diff(&a, &b, &d), 0);
+	{
+		struct kp_rate r;
+
+		kp_delta_rate(&d.v[0], 10, &r);
+		assert_true(r.growth == 200 && r.allocs == 4 && r.bytes == 400);
+		kp_delta_rate(&d.v[d.n - 1], 10, &r);	/* c, gone: -300 */
+		assert_true(r.growth == -30 && r.allocs == 0 && r.bytes == 0);
+		kp_delta_rate(&d.v[0], 0, &r);
+		assert_true(r.growth == 0 && r.allocs == 0 && r.bytes == 0);
+	}
+	kp_diff_free(&d);
 	kp_rates(&b, &a, 0);	/* no time: no rates */
 	for (i = 0; i < b.n; i++)
 		assert_true(b.sites[i].rate == 0);

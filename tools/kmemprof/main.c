@@ -900,15 +900,17 @@ static void watch_frame(const struct kp_profile *p, const struct kp_diff *d,
 
 		kp_cell(s->bytes, o->human, live, sizeof(live));
 		if (dt > 0) {
-			int64_t gps = (int64_t)llround(x->bytes / dt);
+			struct kp_rate r;
+			int64_t gps;
 
+			kp_delta_rate(x, dt, &r);
+			gps = (int64_t)llround(r.growth);
 			kp_cell(llabs(gps), o->human, gr, sizeof(gr));
 			snprintf(g2, sizeof(g2), "%s%s", gps < 0 ? "-" :
 				 gps ? "+" : "", gr);
-			kp_cell((int64_t)llround((x->total > 0 ? x->total : 0) /
-						 dt), o->human, bs, sizeof(bs));
-			printf("%12s %12s %10.1f %12s ", live, g2,
-			       (x->allocs > 0 ? x->allocs : 0) / dt, bs);
+			kp_cell((int64_t)llround(r.bytes), o->human, bs,
+				sizeof(bs));
+			printf("%12s %12s %10.1f %12s ", live, g2, r.allocs, bs);
 		} else {
 			printf("%12s %12s %10s %12s ", live, "-", "-", "-");
 		}

@@ -257,7 +257,17 @@ struct kp_diff {
 int kp_diff(const struct kp_profile *a, const struct kp_profile *b,
 	    struct kp_diff *d);
 void kp_diff_free(struct kp_diff *d);
-/* Rates for watch: @b's rate = (allocs b - allocs a) / dt, per second. */
+/*
+ * A site's rates over @dt seconds, as watch shows them: live-bytes growth
+ * (may be negative), allocations and bytes allocated a second; a counter
+ * that went back (a reset) counts as no activity.
+ */
+struct kp_rate {
+	double growth, allocs, bytes;
+};
+
+void kp_delta_rate(const struct kp_delta *d, double dt, struct kp_rate *r);
+/* Rates for top: @b's rate = (allocs b - allocs a) / dt, per second. */
 void kp_rates(struct kp_profile *b, const struct kp_profile *a, double dt);
 
 /* A recorded time series of live bytes per site (watch --record). */

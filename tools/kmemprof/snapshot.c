@@ -253,6 +253,17 @@ void kp_diff_free(struct kp_diff *d)
 	memset(d, 0, sizeof(*d));
 }
 
+void kp_delta_rate(const struct kp_delta *d, double dt, struct kp_rate *r)
+{
+	if (dt <= 0) {
+		memset(r, 0, sizeof(*r));
+		return;
+	}
+	r->growth = (double)d->bytes / dt;
+	r->allocs = d->allocs > 0 ? (double)d->allocs / dt : 0;
+	r->bytes = d->total > 0 ? (double)d->total / dt : 0;
+}
+
 void kp_rates(struct kp_profile *b, const struct kp_profile *a, double dt)
 {
 	struct kp_diff d;
