@@ -66,6 +66,8 @@ static void hist_view(void **state)
 		if (h.v[i].tag.func && !strcmp(h.v[i].tag.func, "hog_alloc"))
 			hog = &h.v[i];
 	assert_non_null(hog);
+	if (!hog)
+		return;
 	assert_string_equal(hog->site, "hog_alloc+0x38/0x48");
 	assert_string_equal(hog->tag.module, "kmemprof_hog");
 	assert_int_equal(hog->size[1], 256);	/* order 1 */
@@ -182,6 +184,8 @@ static void stacks_view(void **state)
 		if (s.v[i].tag.func && !strcmp(s.v[i].tag.func, "hog_alloc"))
 			hog = &s.v[i];
 	assert_non_null(hog);
+	if (!hog)
+		return;
 	assert_string_equal(hog->frames[0], "hog_alloc+0x38/0x48 [kmemprof_hog]");
 	assert_string_equal(hog->tag.module, "kmemprof_hog");
 	kp_stacks_free(&s);
