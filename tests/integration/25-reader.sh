@@ -143,7 +143,9 @@ expect_eq "unknown knob" "$out" \
 	"kmemprof: no knob 'no_such_knob' (see 'kmemprof set' for the list)"
 rmmod kmemprof_hog
 
-# The kernel's own /proc/allocinfo (6.10+ with memory allocation profiling).
+# The kernel's own /proc/allocinfo (6.10+ with memory allocation
+# profiling): read with -i, and in place of /proc/kmemprof when the module
+# is not loaded. Without the module, the knob commands say so.
 if [ -r /proc/allocinfo ]; then
 	out=$(kmemprof -i /proc/allocinfo -n 3) || fail "allocinfo: $out"
 	echo "$out"
@@ -151,5 +153,22 @@ if [ -r /proc/allocinfo ]; then
 	echo "$out" | sed -n 2p | grep -Eq '^ +[0-9]+ +[0-9]+ +[0-9-]+ +- +- +[^ ]+:[0-9]+' ||
 		fail "allocinfo line: $(echo "$out" | sed -n 2p)"
 fi
+rmmod kmemprof || fail "rmmod kmemprof"
+out=$(kmemprof enable 2>&1) && fail "enable without the module"
+expect_eq "module absent" "$out" \
+	"kmemprof: the kmemprof module is not loaded (no /proc/sys/kmemprof)"
+if [ -r /proc/allocinfo ]; then
+	out=$(kmemprof -n 3 2>&1)
+	rc=$?
+	echo "$out"
+	[ $rc -eq 0 ] || fail "no fallback to /proc/allocinfo: $out"
+	echo "$out" | sed -n 2p | grep -Eq '^ +[0-9]+ +[0-9]+ +[0-9-]+ +- +- +[^ ]+:[0-9]+' ||
+		fail "allocinfo fallback: $(echo "$out" | sed -n 2p)"
+else
+	out=$(kmemprof -n 3 2>&1) && fail "read a profile without the module"
+	expect_eq "no profile" "$out" \
+		"kmemprof: cannot open /proc/kmemprof: No such file or directory (is the kmemprof module loaded?)"
+fi
+insmod /modules/kmemprof.ko || fail "insmod kmemprof"
 rm -f /tmp/a.snap /tmp/b.snap /tmp/rec /tmp/rec.svg
 exit 0

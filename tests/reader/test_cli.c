@@ -344,6 +344,12 @@ static void cli_malformed(void **state)
 	assert_int_equal(run(out, sizeof(out), "stats -i /nonexistent"), 1);
 	assert_string_equal(out, "kmemprof: cannot open /nonexistent: No such file or directory\n");
 	assert_int_equal(run(out, sizeof(out), "diff /nonexistent"), 2);
+	setenv("KMEMPROF_ROOT", "/nonexistent", 1);
+	assert_int_equal(run(out, sizeof(out), "-n 3"), 1);
+	assert_string_equal(out, "kmemprof: cannot open /nonexistent/proc/kmemprof: No such file or directory (is the kmemprof module loaded?)\n");
+	assert_int_equal(run(out, sizeof(out), "leaks"), 1);
+	assert_string_equal(out, "kmemprof: cannot open /nonexistent/sys/kernel/debug/kmemprof/leaks: No such file or directory (is debugfs mounted and the kmemprof module loaded?)\n");
+	setenv("KMEMPROF_ROOT", root, 1);
 }
 
 static void cli_snapshot_diff(void **state)
