@@ -16,7 +16,7 @@ write_knob $KMP_SYSCTL/enabled 1 || fail "enabled=1"
 restore stack_depth 0
 
 kmemprof help | grep -q '^commands:$' || fail "kmemprof help"
-for c in top watch snapshot diff leaks stacks hist stats set plot; do
+for c in top watch snapshot diff leaks stacks hist stats ages cpus set plot; do
 	kmemprof $c --help | grep -q "^usage: kmemprof $c " ||
 		fail "kmemprof $c --help"
 done
@@ -49,6 +49,16 @@ echo "$out" | grep -Eq "^  tags +[0-9]+ +$tags_max +[0-9]+\.[0-9]% +[0-9]+$" ||
 	fail "stats pools: $(echo "$out" | grep '^  tags')"
 expect_eq "stats: kmalloc events listed" \
 	"$(echo "$out" | grep -c '^  kmalloc  ')" 1
+
+# cpus: the guest's 4 CPUs in two clusters; ages: the hog is there.
+out=$(kmemprof cpus) || fail "kmemprof cpus: $out"
+echo "$out"
+expect_eq "cpus header" "$(echo "$out" | sed -n 1p)" \
+	" CPU  CLUSTER       ALLOCS        FREES       REMOTE       %     XCLUSTER       %"
+expect_eq "cpus clusters" "$(echo "$out" | sed 1d | awk '{ printf "%s:%s ", $1, $2 }')" \
+	"0:0 1:0 2:1 3:1 "
+kmemprof ages -n 0 | grep -Eq "^ +4194304 +128 +[^ ]+ +[^ ]+ page +hog_alloc$IDENT \[kmemprof_hog\]$" ||
+	fail "ages: no hog"
 
 # hist: the hog's 128 allocations of order 3, one full bar. Tags of hogs
 # loaded before (other tests) have histograms of their own: take ours.

@@ -250,7 +250,8 @@ static void cli_help(void **state)
 {
 	static const char *const cmds[] = {
 		"top", "watch", "snapshot", "diff", "leaks", "stacks", "hist",
-		"stats", "enable", "disable", "reset", "set", "plot", "help",
+		"stats", "ages", "cpus", "enable", "disable", "reset", "set",
+		"plot", "help",
 	};
 	char out[8192], want[64];
 	size_t i;
@@ -435,6 +436,18 @@ static void cli_views(void **state)
 	assert_non_null(strstr(out, "all percpu allocations"));
 	assert_int_equal(run(out, sizeof(out), "hist nosuch"), 1);
 	assert_non_null(strstr(out, "kmemprof: no histograms for 'nosuch' in "));
+	assert_int_equal(run(out, sizeof(out), "cpus"), 0);
+	assert_string_equal(out,
+		" CPU  CLUSTER       ALLOCS        FREES       REMOTE       %     XCLUSTER       %\n"
+		"   0        0         7898         2637          733   27.8%          516   19.6%\n"
+		"   1        0        12653         4745         1674   35.3%         1525   32.1%\n"
+		"   2        1         9581        17268         8308   48.1%         8053   46.6%\n"
+		"   3        1        10090        14787         7029   47.5%         7028   47.5%\n");
+	assert_int_equal(run(out, sizeof(out), "ages -n 2 -H"), 0);
+	assert_string_equal(out,
+		"        LIVE     OBJS OLDEST>= MEDIAN>= KIND   SITE\n"
+		"        364K       41     4.3s     2.1s page   new_slab+0x2d8/0x454\n"
+		"         64K        4     4.3s     67ms page   copy_process+0x1b0/0x127c\n");
 	assert_int_equal(run(out, sizeof(out), "stats -H"), 0);
 	assert_non_null(strstr(out, "kmemprof is enabled; events slab,page,percpu; unavailable none\n"));
 	assert_non_null(strstr(out, "  live            736     524288    0.1%          18M\n"));

@@ -53,5 +53,7 @@ int kp_cmd_leaks(struct kp_opts *o);
 int kp_cmd_stacks(struct kp_opts *o);
 int kp_cmd_hist(struct kp_opts *o);
 int kp_cmd_stats(struct kp_opts *o);
+int kp_cmd_cpus(struct kp_opts *o);
+int kp_cmd_ages(struct kp_opts *o);
 
 #endif /* KP_CLI_H */

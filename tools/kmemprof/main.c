@@ -23,12 +23,13 @@
 
 enum cmd {
 	C_TOP, C_WATCH, C_SNAPSHOT, C_DIFF, C_LEAKS, C_STACKS, C_HIST,
-	C_STATS, C_ENABLE, C_DISABLE, C_RESET, C_SET, C_PLOT, C_HELP, C_NR
+	C_STATS, C_AGES, C_CPUS, C_ENABLE, C_DISABLE, C_RESET, C_SET, C_PLOT, C_HELP, C_NR
 };
 
 #define M(c) (1u << (c))
 #define PROFILE_CMDS (M(C_TOP) | M(C_WATCH) | M(C_DIFF))
-#define VIEW_CMDS (M(C_LEAKS) | M(C_STACKS) | M(C_HIST) | M(C_STATS))
+#define VIEW_CMDS (M(C_LEAKS) | M(C_STACKS) | M(C_HIST) | M(C_STATS) | \
+		   M(C_AGES) | M(C_CPUS))
 
 static const struct cmdinfo {
 	const char *name, *args, *what;
@@ -42,6 +43,8 @@ static const struct cmdinfo {
 	[C_HIST] = { "hist", "[SITE]",
 		     "size and lifetime histograms (all kinds, or SITE's)" },
 	[C_STATS] = { "stats", "", "the module's counters and pools" },
+	[C_AGES] = { "ages", "", "the sites whose live objects are oldest" },
+	[C_CPUS] = { "cpus", "", "allocations and frees per CPU, remote frees" },
 	[C_ENABLE] = { "enable", "", "attach the probes (enabled=1)" },
 	[C_DISABLE] = { "disable", "", "detach the probes (enabled=0)" },
 	[C_RESET] = { "reset", "", "zero every counter (reset=1)" },
@@ -1390,6 +1393,10 @@ int main(int argc, char **argv)
 		return kp_cmd_hist(&o);
 	case C_STATS:
 		return kp_cmd_stats(&o);
+	case C_AGES:
+		return kp_cmd_ages(&o);
+	case C_CPUS:
+		return kp_cmd_cpus(&o);
 	case C_ENABLE:
 		return knob("enabled", "1");
 	case C_DISABLE:
