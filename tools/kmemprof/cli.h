@@ -27,6 +27,7 @@ struct kp_opts {
 	bool key_set;
 	bool growth;		/* watch/diff -s growth */
 	long n;
+	bool n_set;		/* -n given */
 	bool human;
 	bool json, csv, openmetrics;
 	struct kp_filter filter;

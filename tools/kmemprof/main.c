@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -960,6 +961,7 @@ static int cmd_watch(struct kp_opts *o)
 {
 	struct kp_profile prev = { 0 }, cur;
 	bool tty = isatty(1), have_prev = false;
+	struct winsize ws;
 	double t, tprev = 0;
 	char path[512], *text;
 	struct kp_diff d;
@@ -969,6 +971,8 @@ static int cmd_watch(struct kp_opts *o)
 
 	if (o->interval <= 0)
 		o->interval = 2;
+	if (tty && !o->n_set && !ioctl(1, TIOCGWINSZ, &ws) && ws.ws_row > 4)
+		o->n = ws.ws_row - 3;	/* the table fills the terminal */
 	live_path(path, sizeof(path));
 	for (i = 0; !o->count || i < o->count; i++) {
 		if (i)
@@ -1259,6 +1263,7 @@ static int parse_opts(enum cmd c, int argc, char **argv, struct kp_opts *o)
 		case 'n':
 			if (count("-n", optarg, &o->n))
 				return 2;
+			o->n_set = true;
 			break;
 		case 'H':
 			o->human = true;
