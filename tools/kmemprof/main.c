@@ -1319,6 +1319,9 @@ static int parse_opts(enum cmd c, int argc, char **argv, struct kp_opts *o)
 			return 2;
 		}
 	}
+	/* --since and --ages say which sort they are for. */
+	if (c == C_TOP && !o->key_set && (o->since || o->ages))
+		o->key = o->since ? KP_RATE : KP_AGE;
 	if (o->json + o->csv + o->openmetrics > 1) {
 		fprintf(stderr, "kmemprof: one of --json, --csv, --openmetrics\n");
 		return 2;
