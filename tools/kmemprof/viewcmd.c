@@ -4,6 +4,7 @@
  * stacks, hist (ASCII bars) and stats.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -156,7 +157,7 @@ static void bars(const char *title, const uint64_t *v, size_t n,
 	char label[32];
 
 	for (i = 0; i < n; i++) {
-		total += v[i];
+		total = total + v[i] < total ? UINT64_MAX : total + v[i];
 		if (v[i] > max)
 			max = v[i];
 		if (v[i] && first == n)
@@ -168,7 +169,10 @@ static void bars(const char *title, const uint64_t *v, size_t n,
 	if (!max)
 		return;
 	for (i = first; i <= last; i++) {
-		w = (size_t)((v[i] * BAR + max - 1) / max);
+		/* in doubles: counts near 2^64 would overflow the product */
+		w = (size_t)ceil((double)v[i] * BAR / (double)max);
+		if (w > BAR)
+			w = BAR;
 		kp_hist_label(kind, i, label, sizeof(label));
 		printf("  %8s |%.*s%*s %" PRIu64 "\n", label, (int)w,
 		       "##################################################",

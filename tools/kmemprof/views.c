@@ -215,10 +215,10 @@ uint64_t kp_hist_lower(enum kp_bucket b, size_t i)
 	case KP_B_SIZE:
 		return i ? ((uint64_t)1 << (i + 2)) + 1 : 0;
 	case KP_B_ORDER:
-		return (uint64_t)4096 << i;
+		return (uint64_t)4096 << (i > 50 ? 50 : i);
 	case KP_B_LIFE:
 	default:
-		return i ? (uint64_t)1024 << (i - 1) : 0;
+		return i ? (uint64_t)1024 << (i > 53 ? 52 : i - 1) : 0;
 	}
 }
 
