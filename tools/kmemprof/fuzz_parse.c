@@ -3,7 +3,8 @@
  * libFuzzer harness over every parser of the reader. The first byte of
  * an input picks the parser, the rest is the text it reads. Whatever
  * parses is also sorted, filtered, diffed against itself and labelled,
- * so those paths see hostile values too.
+ * so those paths see hostile values too; and the commands that format
+ * them run on it, as a file.
  *
  *   make -C tools/kmemprof fuzz FUZZ_TIME=20
  */
@@ -11,11 +12,56 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "profile.h"
 
 enum { F_PROC, F_HIST, F_AGES, F_LEAKS, F_STATS, F_CPUS, F_STACKS,
-       F_SERIES, F_SNAPSHOT, F_NR };
+       F_SERIES, F_SNAPSHOT, F_CLI, F_NR };
+
+/* main.c's main(), renamed by the Makefile for the harness. */
+int kmemprof_main(int argc, char **argv);
+
+/*
+ * The commands that format what the parsers read, on the input as a
+ * file: the second byte picks the command line.
+ */
+static void cli(const uint8_t *data, size_t size)
+{
+	static const char *const cmds[][6] = {
+		{ "top", "-n", "0", NULL },
+		{ "top", "-H", "-s", "avg", "-n", "0" },
+		{ "top", "-s", "frag", "--func", "a|b", NULL },
+		{ "hist", NULL }, { "hist", "a", NULL }, { "leaks", "-H", NULL },
+		{ "stacks", "-H", NULL }, { "stats", "-H", NULL },
+		{ "ages", "-n", "0", NULL }, { "cpus", NULL },
+		{ "plot", "top", NULL },
+	};
+	char path[64], *argv[10];
+	int fd, argc = 0, i;
+
+	/* What they print is not the point: make fuzz runs -close_fd_mask=3. */
+	if (size < 1)
+		return;
+	fd = memfd_create("kmemprof-fuzz", 0);
+	if (fd < 0)
+		return;
+	if (write(fd, data + 1, size - 1) == (ssize_t)(size - 1)) {
+		const char *const *c = cmds[data[0] % (sizeof(cmds) /
+						       sizeof(cmds[0]))];
+
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		argv[argc++] = "kmemprof";
+		for (i = 0; i < 6 && c[i]; i++)
+			argv[argc++] = (char *)c[i];
+		argv[argc++] = "-i";
+		argv[argc++] = path;
+		argv[argc] = NULL;
+		kmemprof_main(argc, argv);
+	}
+	close(fd);
+}
 
 static void use_profile(struct kp_profile *p)
 {
@@ -130,6 +176,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			kp_series_free(&s);
 		break;
 	}
+	case F_CLI:
+		cli(data + 1, size - 1);
+		break;
 	case F_SNAPSHOT:
 	default:
 		o = open_memstream(&out, &outlen);
