@@ -100,6 +100,9 @@ out=$(kmemprof set stack_depth=abc 2>&1) && fail "set stack_depth=abc took it"
 expect_eq "EINVAL message" "$out" \
 	"kmemprof: the module refused stack_depth=abc (EINVAL)"
 expect_eq "stack_depth unchanged" "$(cat $KMP_SYSCTL/stack_depth)" 4
+# An empty stack store and live table first (the KUnit suites ran before).
+kmemprof reset || fail "kmemprof reset"
+expect_eq "enabled after reset" "$(cat $KMP_SYSCTL/enabled)" 1
 kmemprof snapshot -o /tmp/a.snap || fail "snapshot a"
 insmod /modules/kmemprof_hog.ko pages=128 order=3 || fail "insmod hog"
 kmemprof set stack_depth=0 || fail "set stack_depth=0"
