@@ -3,15 +3,15 @@
  * kmemprof: finding the call site of events that do not carry a useful one.
  *
  * mm_page_alloc carries no call site at all, and percpu_alloc_percpu on
- * kernels before 6.10 names the exported wrapper, not its caller. For
- * those, the probe unwinds a few frames with stack_trace_save() and takes
+ * kernels before 6.10 names the exported wrapper, not its caller, as a
+ * large kmalloc's event does before 6.1 (compat.h). For those, the probe unwinds a few frames with stack_trace_save() and takes
  * the first frame past the allocator's own entry points. The same unwind
  * gives the callers of stack-keyed tags and the sampled stacks.
  *
  * Whether a frame belongs to an allocator is decided by its symbol name
  * (the prefixes below, which also match the _noprof forms of 6.10+) and
  * remembered in kmp_frame_cache, a direct-mapped cache of return addresses.
- * Each slot is one word, (addr << 2) | verdict, written and read whole,
+ * Each slot is one word, (addr << 3) | verdict, written and read whole,
  * so it needs no lock; a lost race only costs another lookup. Module code
  * is never an allocator entry point, so a verdict can never go stale when
  * modules come and go.
@@ -30,13 +30,16 @@
 #include <linux/stacktrace.h>
 #include <linux/string.h>
 
+#include <kmemprof/compat.h>
 #include <kmemprof/kmemprof.h>
 
 #define KMP_FRAME_CACHE_BITS	12
 
 #define KMP_FRAME_PAGE		BIT(0)
 #define KMP_FRAME_PERCPU	BIT(1)
-#define KMP_FRAME_MASK		(KMP_FRAME_PAGE | KMP_FRAME_PERCPU)
+#define KMP_FRAME_SLAB		BIT(2)
+#define KMP_FRAME_BITS		3
+#define KMP_FRAME_MASK		(BIT(KMP_FRAME_BITS) - 1)
 
 static const char * const kmp_page_fns[] = {
 	"__alloc_pages", "alloc_pages", "__get_free_pages", "get_zeroed_page",
@@ -47,6 +50,11 @@ static const char * const kmp_page_fns[] = {
 
 static const char * const kmp_percpu_fns[] = {
 	"pcpu_alloc", "__alloc_percpu", "__alloc_reserved_percpu",
+};
+
+/* Where a large kmalloc's event names the allocator (compat.h). */
+static const char * const kmp_slab_fns[] = {
+	"__kmalloc", "kmalloc_order",
 };
 
 static unsigned long kmp_frame_cache[1 << KMP_FRAME_CACHE_BITS];
@@ -75,6 +83,9 @@ static unsigned long kmp_frame_lookup(unsigned long addr)
 		if (kmp_has_prefix(name, kmp_percpu_fns,
 				   ARRAY_SIZE(kmp_percpu_fns)))
 			verdict |= KMP_FRAME_PERCPU;
+		if (kmp_has_prefix(name, kmp_slab_fns,
+				   ARRAY_SIZE(kmp_slab_fns)))
+			verdict |= KMP_FRAME_SLAB;
 	}
 	return verdict;
 }
@@ -85,10 +96,10 @@ static unsigned long kmp_frame_kind(unsigned long addr)
 							 KMP_FRAME_CACHE_BITS)];
 	unsigned long v = READ_ONCE(*slot), verdict;
 
-	if ((v >> 2) == (addr & (ULONG_MAX >> 2)))
+	if ((v >> KMP_FRAME_BITS) == (addr & (ULONG_MAX >> KMP_FRAME_BITS)))
 		return v & KMP_FRAME_MASK;
 	verdict = kmp_frame_lookup(addr);
-	WRITE_ONCE(*slot, (addr << 2) | verdict);
+	WRITE_ONCE(*slot, (addr << KMP_FRAME_BITS) | verdict);
 	return verdict;
 }
 
@@ -100,7 +111,8 @@ bool kmp_site_needs_unwind(enum kmp_kind kind, unsigned long call_site)
 	if (kind == KMP_KIND_PERCPU)
 		return !call_site ||
 		       (kmp_frame_kind(call_site) & KMP_FRAME_PERCPU);
-	return false;
+	return KMP_KMALLOC_SITE_MAY_BE_SLAB &&
+	       (kmp_frame_kind(call_site) & KMP_FRAME_SLAB);
 }
 
 /*
@@ -143,7 +155,8 @@ unsigned long kmp_unwind(struct kmp_frames *f, enum kmp_kind kind,
 			 unsigned long call_site, unsigned int after)
 {
 	unsigned long want = kind == KMP_KIND_PAGE ? KMP_FRAME_PAGE :
-						     KMP_FRAME_PERCPU;
+			     kind == KMP_KIND_PERCPU ? KMP_FRAME_PERCPU :
+						       KMP_FRAME_SLAB;
 	unsigned int i, max = min_t(unsigned int, KMP_SITE_SEARCH + after,
 				    KMP_MAX_FRAMES);
 	unsigned int depth = after ? max : KMP_SITE_QUICK;

@@ -15,8 +15,8 @@
 #include <kmemprof/kmemprof.h>
 
 #define KMP_MIN_POOL	16
-#define KMP_MAX_TAGS	(1U << 24)
-#define KMP_MAX_LIVE	(1U << 28)
+#define KMP_MAX_TAGS	BIT(24)
+#define KMP_MAX_LIVE	BIT(28)
 
 /*
  * Each parameter remembers whether it was given at load, because a given
@@ -64,25 +64,26 @@ static const struct kernel_param_ops kmp_param_ops = {
 	.free = kmp_param_free,
 };
 
-#define KMP_PARAM(name, variable, type)				\
-	static struct kmp_param kmp_param_##name = {			\
-		.ops = &param_ops_##type, .var = &(variable),		\
-	};								\
-	module_param_cb(name, &kmp_param_ops, &kmp_param_##name, 0444);	\
-	__MODULE_PARM_TYPE(name, #type)
-
 static bool enabled = true;
-KMP_PARAM(enabled, enabled, bool);
+static struct kmp_param kmp_param_enabled = { &param_ops_bool, &enabled };
+module_param_cb(enabled, &kmp_param_ops, &kmp_param_enabled, 0444);
+__MODULE_PARM_TYPE(enabled, "bool");
 MODULE_PARM_DESC(enabled, "Attach the probes at load (default: 1)");
 
 static char *events = "slab,page,percpu";
-KMP_PARAM(events, events, charp);
+static struct kmp_param kmp_param_events = { &param_ops_charp, &events };
+module_param_cb(events, &kmp_param_ops, &kmp_param_events, 0444);
+__MODULE_PARM_TYPE(events, "charp");
 MODULE_PARM_DESC(events, "Kinds traced from load: slab,page,percpu or none");
 
-KMP_PARAM(max_tags, kmp_max_tags, uint);
+static struct kmp_param kmp_param_max_tags = { &param_ops_uint, &kmp_max_tags };
+module_param_cb(max_tags, &kmp_param_ops, &kmp_param_max_tags, 0444);
+__MODULE_PARM_TYPE(max_tags, "uint");
 MODULE_PARM_DESC(max_tags, "Size of the tag pool (default: 16384)");
 
-KMP_PARAM(max_live, kmp_max_live, uint);
+static struct kmp_param kmp_param_max_live = { &param_ops_uint, &kmp_max_live };
+module_param_cb(max_live, &kmp_param_ops, &kmp_param_max_live, 0444);
+__MODULE_PARM_TYPE(max_live, "uint");
 MODULE_PARM_DESC(max_live,
 		 "Size of the live-object table, 32 bytes an entry (default: 524288)");
 

@@ -23,10 +23,15 @@ expect_eq "ages header" "$(sed -n 1p $D/ages)" "kmemprof ages - version: 1.0"
 bad=$(sed 1,2d $D/ages | grep -Ev "^[0-9]+ [0-9]+ [^ ]+\+0x[0-9a-f]+/0x[0-9a-f]+( \[[^] ]+\])? func:[^ ]+ kind:(slab|page|percpu) age:$N36$" | head -n 2)
 [ -z "$bad" ] || fail "ages lines: $bad"
 
-# cpus: 4 CPUs in two clusters of two, from the guest's topology.
+# cpus: 4 CPUs in two clusters of two, from the guest's topology; on 5.10,
+# which cannot read QEMU's socket-level cpu-map (no cluster_id in sysfs,
+# one package), one cluster.
 expect_eq "cpus header" "$(sed -n 1p $D/cpus)" "kmemprof cpus - version: 1.0"
-expect_eq "clusters" "$(sed 1,2d $D/cpus | cut -d' ' -f1-2 | tr '\n' ' ')" \
-	"0 0 1 0 2 1 3 1 "
+want="0 0 1 0 2 1 3 1 "
+T=/sys/devices/system/cpu/cpu2/topology
+[ -e $T/cluster_id ] || [ "$(cat $T/physical_package_id)" != 0 ] ||
+	want="0 0 1 0 2 0 3 0 "
+expect_eq "clusters" "$(sed 1,2d $D/cpus | cut -d' ' -f1-2 | tr '\n' ' ')" "$want"
 
 # leaks: the hog's 256 pages are suspects after leak_age_ms, not before.
 rmmod kmemprof_hog 2>/dev/null

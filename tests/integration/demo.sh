@@ -4,7 +4,24 @@
 . /tests/lib.sh
 
 D=$KMP_DEBUGFS
+E=/sys/kernel/tracing/events/kmem
+echo "=== kernel $(uname -r), $(grep -c ^processor /proc/cpuinfo) CPUs"
+echo "=== the kmalloc event's fields (Documentation/rock5b.rst, step 3)"
+sed -n 's/^\tfield:\([^;]*\);.*/\1/p' $E/kmalloc/format | tail -n 6 | tr '\n' ',' | sed 's/,$/\n/'
+echo "kmalloc_node event: $([ -d $E/kmalloc_node ] && echo yes || echo no)"
+if [ -d /proc/device-tree/kmemprof ]; then
+	echo "=== /proc/device-tree/kmemprof (the board's overlay)"
+	for f in /proc/device-tree/kmemprof/*; do
+		case ${f##*/} in
+		name|compatible|events) v=$(tr -d '\0' < $f) ;;
+		*) v=$((0x$(od -An -tx1 $f | tr -d ' \n'))) ;;
+		esac
+		echo "${f##*/} = $v"
+	done
+fi
+echo
 insmod /modules/kmemprof.ko || exit 1
+dmesg | grep 'kmemprof: defaults from' | sed 's/^\[[^]]*\] //'
 ev() { echo "kmalloc $(stat_value events.kmalloc), page allocs $(stat_value events.mm_page_alloc), tags $(stat_value tags.used), live objects $(stat_value live.used)"; }
 echo "=== kmemprof loaded: $(ev)"
 echo "=== load: 200 rounds of file churn, and a module holding 1024 x 16 KiB"

@@ -256,6 +256,7 @@ static void core_exact(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t.frees, NOBJ);
 	KUNIT_EXPECT_EQ(test, t.freed, t.bytes);
 }
+
 KMP_PARAM_RUNNER(core_exact, exact_gen_params);
 
 /* Two call sites of the same size are two tags, each with its own count. */
@@ -473,8 +474,10 @@ static void core_cross_cpu_frees_exact(struct kunit *test)
 	struct kmp_totals base, t;
 	struct xfer *prod;
 
-	if (ncpu < 2)
+	if (ncpu < 2) {
 		kunit_skip(test, "needs two CPUs");
+		return;
+	}
 	prod = kunit_kcalloc(test, ncpu, sizeof(*prod), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, prod);
 	base = site_totals(test, KMP_KIND_SLAB, xfer_alloc);
@@ -546,6 +549,7 @@ static void core_events_parse(struct kunit *test)
 	if (!p->ret)
 		KUNIT_EXPECT_EQ(test, kinds, p->kinds);
 }
+
 KMP_PARAM_RUNNER(core_events_parse, events_gen_params);
 
 static struct kunit_case core_cases[] = {

@@ -177,6 +177,7 @@ static void hist_lifetime_buckets(struct kunit *test)
 				    b == c->bucket ? NOBJ : 0,
 				    "lifetime bucket %u", b);
 }
+
 KMP_PARAM_RUNNER(hist_lifetime_buckets, life_gen_params);
 
 struct xfer_ctx {
@@ -227,8 +228,10 @@ static void hist_cross_cpu_and_cluster(struct kunit *test)
 	int last = cpumask_last(cpu_online_mask), cpu;
 
 	xfer_between(test, 0, 0);
-	if (last == 0)
+	if (last == 0) {
 		kunit_skip(test, "needs two CPUs");
+		return;
+	}
 	for_each_online_cpu(cpu)
 		xfer_between(test, 0, cpu);
 }
@@ -242,7 +245,12 @@ static void hist_cluster_map(struct kunit *test)
 		KUNIT_EXPECT_GE(test, kmemprof_cpu_cluster(cpu), 0);
 		n = max(n, kmemprof_cpu_cluster(cpu) + 1);
 	}
-	if (num_possible_cpus() == 4)
+	/*
+	 * Unless the kernel itself sees no clusters: 5.10 reads only
+	 * cluster nodes at the top of cpu-map, and QEMU puts a socket there.
+	 */
+	if (num_possible_cpus() == 4 &&
+	    topology_cluster_id(2) != topology_cluster_id(0))
 		KUNIT_EXPECT_EQ(test, n, 2);
 	KUNIT_EXPECT_EQ(test, kmemprof_cpu_cluster(0), 0);
 }

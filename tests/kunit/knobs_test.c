@@ -257,6 +257,7 @@ static void knobs_ranges(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, kmemprof_set_knob(c->name, c->val), c->ret);
 }
+
 KMP_PARAM_RUNNER(knobs_ranges, knob_gen_params);
 
 /* min_size never goes above a set max_size, nor max_size below min_size. */
