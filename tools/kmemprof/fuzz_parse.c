@@ -17,8 +17,10 @@
 
 #include "profile.h"
 
-enum { F_PROC, F_HIST, F_AGES, F_LEAKS, F_STATS, F_CPUS, F_STACKS,
-       F_SERIES, F_SNAPSHOT, F_CLI, F_NR };
+enum {
+	F_PROC, F_HIST, F_AGES, F_LEAKS, F_STATS, F_CPUS, F_STACKS, F_SERIES,
+	F_SNAPSHOT, F_CLI, F_NR
+};
 
 /* main.c's main(), renamed by the Makefile for the harness. */
 int kmemprof_main(int argc, char **argv);

@@ -142,7 +142,8 @@ const char *kp_tag_parse(char *line, char **save, struct kp_tag *t,
 	if (!tok)
 		return "no tag";
 	all = !strcmp(tok, "all");
-	if (!(t->site = strdup(tok)))
+	t->site = strdup(tok);
+	if (!t->site)
 		return "out of memory";
 	while ((tok = strtok_r(NULL, " \t", save))) {
 		if (tok[0] == '[' && !t->module && !t->func && !t->kind) {
@@ -150,14 +151,21 @@ const char *kp_tag_parse(char *line, char **save, struct kp_tag *t,
 
 			if (n < 3 || tok[n - 1] != ']')
 				return "bad [module]";
-			if (!(t->module = strndup(tok + 1, n - 2)))
+			t->module = strndup(tok + 1, n - 2);
+			if (!t->module)
 				return "out of memory";
 		} else if (!strncmp(tok, "func:", 5) && !t->func && !t->kind) {
-			if (!tok[5] || !(t->func = strdup(tok + 5)))
+			if (!tok[5])
 				return "bad func:";
+			t->func = strdup(tok + 5);
+			if (!t->func)
+				return "out of memory";
 		} else if (!strncmp(tok, "kind:", 5) && !t->kind) {
-			if (!tok[5] || !(t->kind = strdup(tok + 5)))
+			if (!tok[5])
 				return "bad kind:";
+			t->kind = strdup(tok + 5);
+			if (!t->kind)
+				return "out of memory";
 		} else if (!strncmp(tok, "caller:", 7) && t->kind) {
 			if (!tok[7] || add_caller(t, tok + 7))
 				return "bad caller:";

@@ -70,7 +70,7 @@ static int number(const char *s, double *v)
 
 /* hist */
 
-static const char *hist_key(struct kp_hist *h, char *tok, unsigned *seen)
+static const char *hist_key(struct kp_hist *h, char *tok, unsigned int *seen)
 {
 	char *colon = strchr(tok, ':');
 	const char *val;
@@ -108,7 +108,7 @@ static const char *hist_key(struct kp_hist *h, char *tok, unsigned *seen)
 static const char *hist_line(char *line, struct kp_hist *h)
 {
 	char *save = NULL, *tok;
-	unsigned seen = 0;
+	unsigned int seen = 0;
 	const char *why;
 
 	why = kp_tag_parse(line, &save, &h->tag, &tok);
