@@ -303,6 +303,17 @@ static void cli_top(void **state)
 	assert_int_equal(run(out, sizeof(out), "top --sort age --module kmemprof_hog -n 1"), 0);
 	assert_non_null(strstr(out, "AGE>="));
 	assert_non_null(strstr(out, "    2147ms page   hog_alloc+0x38/0x48"));
+	/* A module loaded again: the age goes to the tag with live objects. */
+	write_file("re.txt", "kmemprof - version: 1.0\n"
+		   "   0 0 h+0x1/0x2 [hog] func:h kind:page allocs:1 frees:1 bytes:4096 req:4096 module:unloaded\n"
+		   "8192 2 h+0x1/0x2 [hog] func:h kind:page allocs:2 frees:0 bytes:8192 req:8192\n");
+	write_file("re-ages.txt", "kmemprof ages - version: 1.0\n"
+		   "8192 2 h+0x1/0x2 [hog] func:h kind:page age:0,0,0,0,0,0,0,0,0,0,0,2\n");
+	assert_int_equal(run(out, sizeof(out), "-i re.txt --ages re-ages.txt"), 0);
+	assert_string_equal(out,
+		"        LIVE     OBJS       AVG    ALLOCS     AGE>= KIND   SITE\n"
+		"        8192        2      4096         2       1ms page   h+0x1/0x2 [hog]\n"
+		"           0        0         -         1       0ms page   h+0x1/0x2 [hog] (unloaded)\n");
 	assert_int_equal(run(out, sizeof(out), "snapshot -o a.snap"), 0);
 	assert_int_equal(run(out, sizeof(out), "top --sort rate --since a.snap -n 1"), 0);
 	assert_non_null(strstr(out, "ALLOCS/S"));

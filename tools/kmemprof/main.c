@@ -457,8 +457,8 @@ static int add_ages(struct kp_profile *p, const struct kp_opts *o)
 	char path[512], err[512];
 	struct kp_ages a;
 	struct kp_diff d;
-	struct kp_profile ap = { 0 };
-	size_t i, b;
+	struct kp_profile ap = { 0 }, live = { 0 };
+	size_t i, b, *idx;
 	FILE *in;
 	int rc;
 
@@ -495,14 +495,31 @@ static int add_ages(struct kp_profile *p, const struct kp_opts *o)
 		s->age_ms = b ? (int64_t)(kp_hist_lower(KP_B_LIFE, b - 1) /
 					  1000000) : 0;
 	}
-	rc = kp_diff(&ap, p, &d);
+	/*
+	 * The view lists the tags with live objects only: match it against
+	 * those, so that repeated tags (a module loaded again) pair in order.
+	 */
+	live.sites = calloc(p->n + 1, sizeof(*live.sites));
+	idx = calloc(p->n + 1, sizeof(*idx));
+	rc = -1;
+	if (live.sites && idx) {
+		for (i = 0; i < p->n; i++) {
+			if (p->sites[i].objs <= 0)
+				continue;
+			idx[live.n] = i;
+			live.sites[live.n++] = p->sites[i];
+		}
+		rc = kp_diff(&ap, &live, &d);
+	}
 	if (!rc) {
 		for (i = 0; i < d.n; i++)
 			if (d.v[i].a && d.v[i].b)
-				((struct kp_site *)d.v[i].b)->age_ms =
+				p->sites[idx[d.v[i].b - live.sites]].age_ms =
 					d.v[i].a->age_ms;
 		kp_diff_free(&d);
 	}
+	free(live.sites);
+	free(idx);
 	free(ap.sites);
 	kp_ages_free(&a);
 	return rc;
