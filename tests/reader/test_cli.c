@@ -276,6 +276,12 @@ static void cli_help(void **state)
 	assert_int_equal(run(out, sizeof(out), "top --sort size"), 2);
 	assert_int_equal(run(out, sizeof(out), "leaks extra"), 2);
 	assert_int_equal(run(out, sizeof(out), "top -n x"), 2);
+	assert_int_equal(run(out, sizeof(out), "plot"), 2);
+	assert_int_equal(run(out, sizeof(out), "plot hist"), 2);
+	assert_string_equal(out, "kmemprof: plot top | plot hist SITE | plot series RECORD, with -o FILE.svg\n");
+	assert_int_equal(run(out, sizeof(out), "plot series /nonexistent -o x.svg"), 1);
+	assert_int_equal(run(out, sizeof(out), "top --json --csv"), 2);
+	assert_string_equal(out, "kmemprof: one of --json, --csv, --openmetrics\n");
 }
 
 static void cli_top(void **state)
