@@ -151,6 +151,9 @@ kmemprof set | grep -q '^stack_depth=0$' || fail "kmemprof set (list)"
 out=$(runas 65534 kmemprof enable 2>&1) && fail "nobody enabled kmemprof"
 expect_eq "not root" "$out" \
 	"kmemprof: writing /proc/sys/kmemprof/enabled needs root"
+out=$(runas 65534 kmemprof -n 1 2>&1) && fail "nobody read the profile"
+expect_eq "not root, top" "$out" \
+	"kmemprof: cannot open /proc/kmemprof: Permission denied (it is root only)"
 out=$(kmemprof set no_such_knob=1 2>&1) && fail "set an unknown knob"
 expect_eq "unknown knob" "$out" \
 	"kmemprof: no knob 'no_such_knob' (see 'kmemprof set' for the list)"
