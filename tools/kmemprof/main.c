@@ -161,6 +161,11 @@ static void usage(FILE *out)
 	fputs("\n'kmemprof COMMAND --help' shows a command's options.\n"
 	      "KMEMPROF_ROOT=DIR reads and writes DIR/proc/... and "
 	      "DIR/sys/... instead.\n", out);
+#ifdef KP_HAVE_OUTPUTS
+	fprintf(out, "Outputs in this build: %s.\n", kp_out_features());
+#else
+	fputs("This build has no machine outputs, plots or resolution.\n", out);
+#endif
 }
 
 static void cmd_usage(enum cmd c, FILE *out)
