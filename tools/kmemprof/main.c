@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "util.h"
 #ifdef KP_HAVE_OUTPUTS
 #include "output.h"
 #endif
@@ -628,26 +629,26 @@ static int cmd_top(struct kp_opts *o)
 	if (filter(&p, o) || resolve(o, &p))
 		goto out;
 	kp_sort(&p, o->key);
-	if (p.n > (size_t)o->n && o->n && (machine(o) || o->pprof)) {
-		/* Machine outputs get the first N too. */
-		struct kp_profile cut = p;
-
-		cut.n = (size_t)o->n;
-		if (o->pprof)
-			goto pprof;
-		rc = emit(o, &cut);
+	if (!machine(o) && !o->pprof) {
+		print_top(&p, o);
+		rc = 0;
 		goto out;
 	}
-	if (o->pprof)
-		goto pprof;
-	if (machine(o)) {
+	/*
+	 * Machine outputs get the first N too (default 20: a guard on the
+	 * series node_exporter gets), every site with -n 0.
+	 */
+	if (o->n && p.n > (size_t)o->n) {
+		size_t i;
+
+		for (i = (size_t)o->n; i < p.n; i++)
+			kp_site_release(&p.sites[i]);
+		p.n = (size_t)o->n;
+	}
+	if (!o->pprof) {
 		rc = emit(o, &p);
 		goto out;
 	}
-	print_top(&p, o);
-	rc = 0;
-	goto out;
-pprof:
 #ifdef KP_HAVE_OUTPUTS
 	{
 		struct kp_stacks st, *stp = NULL;
