@@ -119,10 +119,13 @@ write_knob $S/reset 1 || fail "reset"
 args=
 grep -q slub_debug= /proc/cmdline && args=slub_debug=1
 insmod /modules/kmemprof_test.ko $args 2>/dev/null
+bad=
 for s in kmemprof_core kmemprof_hist; do
 	r=/sys/kernel/debug/kunit/$s/results
 	tail -n 1 $r | grep -Eq "^ok 1 (- )?$s$" ||
-		fail "$s after the storm: $(grep -B8 'not ok' $r | head -n 30)"
+		bad="$bad$s after the storm: $(grep -B8 'not ok' $r | head -n 30)"
 done
+# Unloaded either way, so that the tests after this one can unload kmemprof.
 rmmod kmemprof_test
+[ -z "$bad" ] || fail "$bad"
 no_negative

@@ -235,8 +235,12 @@ static void core_exact(struct kunit *test)
 		KUNIT_EXPECT_GE(test, t.live_bytes, NOBJ * size);
 	else
 		KUNIT_EXPECT_EQ(test, t.live_bytes, NOBJ * size);
+	/*
+	 * The requested bytes are the object size; for percpu, the size the
+	 * caller asked for on every possible CPU, without memcg's share.
+	 */
 	if (!p->req)
-		req = t.live_bytes / NOBJ;
+		req = p->bytes_at_least ? size : t.live_bytes / NOBJ;
 	KUNIT_EXPECT_EQ(test, t.req, NOBJ * req);
 	size = t.live_bytes / NOBJ;
 

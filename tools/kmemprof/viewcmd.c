@@ -105,7 +105,8 @@ int kp_cmd_stacks(struct kp_opts *o)
 	fclose(in);
 	if (rc)
 		return 1;
-	if (s.depth == 0)
+	/* Stacks sampled before stack_depth went back to 0 are still shown. */
+	if (s.depth == 0 && !s.n)
 		printf("(no stacks: stack_depth is 0; try 'kmemprof set stack_depth=8')\n");
 	for (i = 0; i < s.n; i++) {
 		const struct kp_stack *st = &s.v[i];
