@@ -4,9 +4,10 @@
  *
  * mm_page_alloc carries no call site at all, and percpu_alloc_percpu on
  * kernels before 6.10 names the exported wrapper, not its caller, as a
- * large kmalloc's event does before 6.1 (compat.h). For those, the probe unwinds a few frames with stack_trace_save() and takes
- * the first frame past the allocator's own entry points. The same unwind
- * gives the callers of stack-keyed tags and the sampled stacks.
+ * large kmalloc's event does before 6.1 (compat.h). For those, the probe
+ * unwinds a few frames with stack_trace_save() and takes the first frame
+ * past the allocator's own entry points. The same unwind gives the callers
+ * of stack-keyed tags and the sampled stacks.
  *
  * Whether a frame belongs to an allocator is decided by its symbol name
  * (the prefixes below, which also match the _noprof forms of 6.10+) and

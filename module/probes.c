@@ -265,8 +265,7 @@ static inline void kmp_check_protos(void)
 	check_trace_callback_type_percpu_free_percpu(kmp_probe_percpu_free);
 #if KMP_HAVE_NODE_EVENTS
 	check_trace_callback_type_kmalloc_node(kmp_probe_kmalloc_node);
-	check_trace_callback_type_kmem_cache_alloc_node(
-		kmp_probe_kmem_cache_alloc_node);
+	check_trace_callback_type_kmem_cache_alloc_node(kmp_probe_kmem_cache_alloc_node);
 #endif
 }
 

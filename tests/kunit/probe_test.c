@@ -16,6 +16,8 @@
 #include <kmemprof/compat.h>
 #include <kmemprof/kmemprof.h>
 
+#include "kmemprof_test.h"
+
 #define NOBJ	100
 
 struct probe_ctx {
