@@ -531,51 +531,178 @@ static int add_ages(struct kp_profile *p, const struct kp_opts *o)
 	return rc;
 }
 
-/* Live bytes may be negative (allocinfo's can): never "-" for them. */
-static void bytes_cell(int64_t v, bool human, char *buf, size_t len)
+/*
+ * top's lines, built in a buffer and written a buffer at a time: printf
+ * would parse its format again on every line.
+ */
+struct obuf {
+	FILE *out;
+	char *p;		/* the end of what is in buf */
+	char buf[1 << 16];
+};
+
+static void ob_flush(struct obuf *o)
 {
-	if (human)
-		kp_iec(v, buf, len);
-	else
-		snprintf(buf, len, "%" PRId64, v);
+	if (o->p > o->buf)
+		fwrite(o->buf, 1, (size_t)(o->p - o->buf), o->out);
+	o->p = o->buf;
 }
+
+/* Room for @len more bytes, if the buffer has it. */
+static inline bool ob_room(struct obuf *o, size_t len)
+{
+	if ((size_t)(o->buf + sizeof(o->buf) - o->p) < len)
+		ob_flush(o);
+	return len <= sizeof(o->buf);
+}
+
+static inline void ob_put(struct obuf *o, const char *s, size_t len)
+{
+	if (!ob_room(o, len)) {
+		fwrite(s, 1, len, o->out);
+		return;
+	}
+	memcpy(o->p, s, len);
+	o->p += len;
+}
+
+static void ob_str(struct obuf *o, const char *s)
+{
+	ob_put(o, s, strlen(s));
+}
+
+/*
+ * A cell as "%*s" prints it, at @q: @v in decimal (as "%" PRId64), "-"
+ * if @dash and @v is negative, or as kp_iec() if @human. At most
+ * max(@width, 31) bytes; returns their end.
+ */
+static char *put_cell(char *q, int64_t v, bool dash, bool human, int width)
+{
+	char tmp[32], *t = tmp + sizeof(tmp);
+	uint64_t m = v < 0 ? -(uint64_t)v : (uint64_t)v;
+	unsigned int r;
+	size_t len;
+
+	if (dash && v < 0) {
+		*--t = '-';
+	} else if (human) {
+		kp_iec(v, tmp, sizeof(tmp));
+		t = tmp;
+	} else {
+		/* Two digits a 64-bit division. */
+		for (; m >= 100; m /= 100) {
+			r = (unsigned int)(m % 100);
+			*--t = (char)('0' + r % 10);
+			*--t = (char)('0' + r / 10);
+		}
+		if (m >= 10)
+			*--t = (char)('0' + m % 10);
+		*--t = (char)('0' + (m >= 10 ? m / 10 : m));
+		if (v < 0)
+			*--t = '-';
+	}
+	len = t == tmp ? strlen(tmp) : (size_t)(tmp + sizeof(tmp) - t);
+	if (len < (size_t)width) {
+		memset(q, ' ', (size_t)width - len);
+		q += (size_t)width - len;
+	}
+	memcpy(q, t, len);
+	return q + len;
+}
+
+/* Live bytes an object, or -1 for none. */
+static int64_t avg(const struct kp_site *s)
+{
+	if (s->objs <= 0 || s->bytes < 0)
+		return -1;
+	/* A 32-bit division is the faster, where it does. */
+	if (!(((uint64_t)s->bytes | (uint64_t)s->objs) >> 32))
+		return (uint32_t)s->bytes / (uint32_t)s->objs;
+	return s->bytes / s->objs;
+}
+
+/* Sites ahead whose text top fetches before it prints them. */
+#define PREFETCH 8
 
 static void print_top(const struct kp_profile *p, const struct kp_opts *o)
 {
-	char b[32], ob[32], a[32], c[32], x[32] = "";
+	static struct obuf ob;
+	char x[32] = "";
 	bool rate = o->key == KP_RATE, age = o->key == KP_AGE;
-	size_t i;
+	size_t i, k, n = p->n;
+	char *q;
 
 	printf("%12s %8s %9s %9s ", "LIVE", "OBJS", "AVG", "ALLOCS");
 	if (rate || age)
 		printf("%9s ", rate ? "ALLOCS/S" : "AGE>=");
 	printf("%-6s %s\n", "KIND", "SITE");
-	for (i = 0; i < p->n && (!o->n || i < (size_t)o->n); i++) {
+	if (o->n && (size_t)o->n < n)
+		n = (size_t)o->n;
+	ob.out = stdout;
+	ob.p = ob.buf;
+	for (i = 0; i < n; i++) {
 		const struct kp_site *s = &p->sites[i];
-		bool func = s->func && strncmp(s->site, s->func,
-					       strlen(s->func));
+		const char *f = s->func, *t = s->site;
 
-		bytes_cell(s->bytes, o->human, b, sizeof(b));
-		kp_cell(s->objs, false, ob, sizeof(ob));
-		kp_cell(s->objs > 0 && s->bytes >= 0 ? s->bytes / s->objs : -1,
-			o->human, a, sizeof(a));
-		kp_cell(s->allocs, false, c, sizeof(c));
+		if (i + PREFETCH < n) {
+			__builtin_prefetch(s[PREFETCH].site);
+			__builtin_prefetch(s[PREFETCH].kind);
+		}
+		/* The function, unless the site starts with it. */
+		while (f && *f && *f == *t) {
+			f++;
+			t++;
+		}
 		if (rate)
 			snprintf(x, sizeof(x), "%9.1f ", s->rate);
 		else if (age)
 			snprintf(x, sizeof(x), "%7" PRId64 "ms ", s->age_ms);
-		/* One call a line: 100k lines print in a few ms. */
-		printf("%12s %8s %9s %9s %s%-6s %s%s%s%s%s%s%s%s%s%s%s%s%s\n",
-		       b, ob, a, c, x, s->kind ? s->kind : "-", s->site,
-		       s->module ? " [" : "", s->module ? s->module : "",
-		       s->module ? "]" : "", func ? " " : "",
-		       func ? s->func : "", s->callers ? " <- " : "",
-		       s->callers ? s->callers : "",
-		       s->srcline ? " (" : "", s->srcline ? s->srcline : "",
-		       s->srcline ? ")" : "",
-		       s->inaccurate ? " (inaccurate)" : "",
-		       s->unloaded ? " (unloaded)" : "");
+		/*
+		 * As printf("%12s %8s %9s %9s %s%-6s %s" and the optional
+		 * parts, "\n") would: four cells of up to 31 bytes and x.
+		 */
+		ob_room(&ob, 4 * 32 + sizeof(x));
+		q = put_cell(ob.p, s->bytes, false, o->human, 12);
+		*q++ = ' ';
+		q = put_cell(q, s->objs, true, false, 8);
+		*q++ = ' ';
+		q = put_cell(q, avg(s), true, o->human, 9);
+		*q++ = ' ';
+		q = put_cell(q, s->allocs, true, false, 9);
+		*q++ = ' ';
+		k = strlen(x);
+		memcpy(q, x, k);
+		ob.p = q + k;
+		t = s->kind ? s->kind : "-";
+		k = strlen(t);
+		ob_put(&ob, t, k);
+		ob_put(&ob, "       ", k < 6 ? 7 - k : 1);
+		ob_str(&ob, s->site);
+		if (s->module) {
+			ob_put(&ob, " [", 2);
+			ob_str(&ob, s->module);
+			ob_put(&ob, "]", 1);
+		}
+		if (f && *f) {
+			ob_put(&ob, " ", 1);
+			ob_str(&ob, s->func);
+		}
+		if (s->callers) {
+			ob_put(&ob, " <- ", 4);
+			ob_str(&ob, s->callers);
+		}
+		if (s->srcline) {
+			ob_put(&ob, " (", 2);
+			ob_str(&ob, s->srcline);
+			ob_put(&ob, ")", 1);
+		}
+		if (s->inaccurate)
+			ob_put(&ob, " (inaccurate)", 13);
+		if (s->unloaded)
+			ob_put(&ob, " (unloaded)", 11);
+		ob_put(&ob, "\n", 1);
 	}
+	ob_flush(&ob);
 }
 
 static void sleep_for(double secs)

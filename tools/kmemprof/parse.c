@@ -26,63 +26,108 @@ static int add_caller(struct kp_site *s, const char *val)
 	return 0;
 }
 
-/* @val points into the site's own buffer and stays there. */
-static int set_key(struct kp_site *s, const char *key, char *val)
-{
-	int64_t *dst = NULL;
+/* The tokenizer's classes of bytes: where a token ends, and ':'. */
+#define END	1
+#define COLON	2
+static const unsigned char cls[256] = {
+	[0] = END, [' '] = END, ['\t'] = END, [':'] = COLON,
+};
 
+/* The end of the token at @p: the first blank, tab or NUL. */
+static char *token_end(char *p)
+{
+	while (!(cls[(unsigned char)*p] & END))
+		p++;
+	return p;
+}
+
+/*
+ * The decimal token at *@pp, as kp_int() reads it. Plain digits (and a
+ * '-' where allowed), up to 18 of them, cannot overflow: they are read
+ * here; anything else goes to kp_int(), which decides. The token is
+ * NUL-terminated and *@pp moved past it.
+ */
+static inline int number(char **pp, int64_t *v, bool neg)
+{
+	char *s = *pp, *p = s + (neg && *s == '-'), *digits = p;
+	uint64_t x = 0, d;
+
+	while ((d = (uint64_t)(unsigned char)*p - '0') <= 9) {
+		x = x * 10 + d;
+		p++;
+	}
+	if (!(cls[(unsigned char)*p] & END) || p == digits ||
+	    p - digits > 18) {
+		p = token_end(p);
+		if (*p)
+			*p++ = '\0';
+		*pp = p;
+		return kp_int(s, v, neg);
+	}
+	*v = digits > s ? -(int64_t)x : (int64_t)x;
+	if (*p)
+		*p++ = '\0';
+	*pp = p;
+	return 0;
+}
+
+/* Whether the @len bytes at @key are @name. */
+#define KEY(name) (len == sizeof(name) - 1 && !memcmp(key, name, len))
+
+/* Where the value of a numeric key goes, or NULL for the other keys. */
+static int64_t *count_key(struct kp_site *s, const char *key, size_t len)
+{
 	switch (key[0]) {
 	case 'a':
-		if (!strcmp(key, "allocs")) {
-			dst = &s->allocs;
-		} else if (!strcmp(key, "accurate")) {
+		return KEY("allocs") ? &s->allocs : NULL;
+	case 'b':
+		return KEY("bytes") ? &s->total : NULL;
+	case 'f':
+		return KEY("frees") ? &s->frees : NULL;
+	case 'r':
+		return KEY("req") ? &s->req : NULL;
+	}
+	return NULL;
+}
+
+/*
+ * The other keys: @key is @len bytes, NUL-terminated, and @val is
+ * NUL-terminated; both point into the line.
+ */
+static int set_key(struct kp_site *s, const char *key, size_t len, char *val)
+{
+	switch (key[0]) {
+	case 'a':
+		if (KEY("accurate")) {
 			if (strcmp(val, "no") && strcmp(val, "yes"))
 				return -1;
 			s->inaccurate = !strcmp(val, "no");
-			return 0;
 		}
 		break;
-	case 'b':
-		if (!strcmp(key, "bytes"))
-			dst = &s->total;
-		break;
 	case 'c':
-		if (!strcmp(key, "caller"))
+		if (KEY("caller"))
 			return add_caller(s, val);
 		break;
-	case 'f':
-		if (!strcmp(key, "frees"))
-			dst = &s->frees;
-		break;
 	case 'k':
-		if (!strcmp(key, "kind")) {
+		if (KEY("kind")) {
 			if (s->kind || !*val)
 				return -1;
 			s->kind = val;
-			return 0;
 		}
 		break;
 	case 'm':
-		if (!strcmp(key, "module")) {
+		if (KEY("module"))
 			s->unloaded = !strcmp(val, "unloaded");
-			return 0;
-		}
-		break;
-	case 'r':
-		if (!strcmp(key, "req"))
-			dst = &s->req;
 		break;
 	case 's':
-		if (!strcmp(key, "sampled")) {
+		if (KEY("sampled"))
 			s->sampled = true;
-			return 0;
-		}
 		break;
 	}
-	if (dst)
-		return kp_int(val, dst, false);
-	return 0;	/* a key of a later version: ignored */
+	return 0;	/* or a key of a later version: ignored */
 }
+
+#undef KEY
 
 void kp_site_release(struct kp_site *s)
 {
@@ -97,8 +142,9 @@ void kp_site_release(struct kp_site *s)
 }
 
 /*
- * The sites' text: lines copied into blocks of 1 MiB (or one line's
- * size), freed with the profile. Cheaper than an allocation a string.
+ * The sites' text: of each line, the span that holds its strings, copied
+ * into blocks of 1 MiB (or one span's size), freed with the profile.
+ * Cheaper than an allocation a string.
  */
 struct arena {
 	struct arena *next;
@@ -136,63 +182,107 @@ static void arena_free(void *head)
 	}
 }
 
-/*
- * One tag line into @s; returns an error message or NULL. The site's
- * strings point into a copy of the line in the profile's arena.
- */
-static const char *parse_line(const char *text, size_t len,
-			      struct kp_site *s, void **arena)
+/* A string of the site at @p, NUL-terminated at @end: the span to keep. */
+static char *keep(char *p, const char *end, char **lo, const char **hi)
 {
-	char *save = NULL, *tok, *colon, *line;
+	if (!*lo || p < *lo)
+		*lo = p;
+	if (end + 1 > *hi)
+		*hi = end + 1;
+	return p;
+}
+
+/*
+ * One tag line into @s; returns an error message or NULL. Tokens are
+ * split at blanks and tabs, as strtok_r(line, " \t") would, in @line
+ * itself. The site's strings are then copied, the one span of the line
+ * they are in, into the profile's arena.
+ */
+static const char *parse_line(char *line, struct kp_site *s, void **arena)
+{
+	char *p = line, *tok, *end, *colon, *lo = NULL, *copy;
+	const char *hi = NULL;
+	unsigned char c;
+	int64_t *count;
 	int field = 0;
 
 	memset(s, 0, sizeof(*s));
 	s->allocs = s->frees = s->total = s->req = -1;
 	s->shared = true;
-	line = arena_copy(arena, text, len);
-	if (!line)
-		return "out of memory";
-	for (tok = strtok_r(line, " \t", &save); tok;
-	     tok = strtok_r(NULL, " \t", &save), field++) {
+	for (;; field++) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!*p)
+			break;
 		if (field == 0) {
-			if (kp_int(tok, &s->bytes, true))
+			if (number(&p, &s->bytes, true))
 				return "bad live bytes";
-		} else if (field == 1) {
-			if (kp_int(tok, &s->objs, false))
+			continue;
+		}
+		if (field == 1) {
+			if (number(&p, &s->objs, false))
 				return "bad object count";
-		} else if (field == 2) {
-			s->site = tok;
+			continue;
+		}
+		tok = p;
+		while (!(c = cls[(unsigned char)*p]))
+			p++;
+		colon = c == COLON ? p : NULL;
+		count = colon && field > 2 && colon != tok && s->func ?
+			count_key(s, tok, (size_t)(colon - tok)) : NULL;
+		if (count) {
+			/* key:<number>, read where it is */
+			p = colon + 1;
+			if (number(&p, count, false))
+				return "bad value";
+			continue;
+		}
+		end = token_end(p);
+		p = end;
+		if (*p)
+			*p++ = '\0';
+		if (field == 2) {
+			s->site = keep(tok, end, &lo, &hi);
 		} else if (tok[0] == '[' && !s->module && !s->func) {
-			size_t n = strlen(tok);
-
-			if (n < 3 || tok[n - 1] != ']')
+			if (end - tok < 3 || end[-1] != ']')
 				return "bad [module]";
-			tok[n - 1] = '\0';
-			s->module = tok + 1;
-		} else if (!strncmp(tok, "func:", 5) && !s->func) {
-			if (!tok[5])
+			end[-1] = '\0';
+			s->module = keep(tok + 1, end, &lo, &hi);
+		} else if (colon == tok + 4 && !memcmp(tok, "func", 4) &&
+			   !s->func) {
+			if (colon + 1 == end)
 				return "bad func:";
-			s->func = tok + 5;
+			s->func = keep(colon + 1, end, &lo, &hi);
 		} else {
-			colon = strchr(tok, ':');
 			if (!colon || colon == tok || !s->func)
 				return "expected key:value";
 			*colon = '\0';
-			if (set_key(s, tok, colon + 1))
+			if (set_key(s, tok, (size_t)(colon - tok), colon + 1))
 				return "bad value";
+			if (s->kind == colon + 1)
+				keep(s->kind, end, &lo, &hi);
 		}
 	}
 	if (field < 3)
 		return "too few fields";
 	if (!s->func)
 		return "no func:";
+	copy = arena_copy(arena, lo, (size_t)(hi - lo) - 1);
+	if (!copy)
+		return "out of memory";
+	s->site = copy + (s->site - lo);
+	s->func = copy + (s->func - lo);
+	if (s->module)
+		s->module = copy + (s->module - lo);
+	if (s->kind)
+		s->kind = copy + (s->kind - lo);
 	return NULL;
 }
 
 int kp_parse(FILE *in, const char *name, struct kp_profile *p,
 	     char *err, size_t errlen)
 {
-	char *line = NULL;
+	char *line = NULL, *first;
 	size_t cap = 0, lineno = 0;
 	const char *why;
 	struct kp_site site;
@@ -234,9 +324,11 @@ int kp_parse(FILE *in, const char *name, struct kp_profile *p,
 				p->time = t;
 			continue;
 		}
-		if (!line[strspn(line, " \t")])
+		for (first = line; *first == ' ' || *first == '\t'; first++)
+			;
+		if (!*first)
 			continue;
-		why = parse_line(line, (size_t)len, &site, &p->arena);
+		why = parse_line(first, &site, &p->arena);
 		if (why) {
 			kp_site_release(&site);
 			ret = kp_fail(err, errlen, name, lineno, "%s", why);

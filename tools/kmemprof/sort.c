@@ -58,50 +58,170 @@ static int64_t value(const struct kp_site *s, enum kp_key key)
 	}
 }
 
-/* The sort works on keys computed once: (value, site, index). */
+/*
+ * The sort works on keys computed once: the value as an unsigned number
+ * that orders largest first, the first 8 bytes of the site as a number
+ * that orders as strcmp() does, and the index, for a total order.
+ */
 struct sort_item {
-	int64_t v;
-	const char *site;
+	uint64_t k, pre;
 	size_t i;
 };
 
-/* Largest first; ties by site text, so the order is the same every run. */
-static int cmp(const void *a, const void *b)
-{
-	const struct sort_item *x = a, *y = b;
+/* How many sites ahead the permutation fetches, and how. */
+#define PREFETCH 8
 
-	if (x->v != y->v)
-		return x->v < y->v ? 1 : -1;
-	return strcmp(x->site, y->site);
+static void prefetch_site(const struct kp_site *s)
+{
+	__builtin_prefetch(s);
+	__builtin_prefetch((const char *)s + sizeof(*s) - 1);
+}
+
+static uint64_t prefix(const char *s)
+{
+	uint64_t x = 0;
+	int b;
+
+	for (b = 0; b < 8 && s[b]; b++)
+		x |= (uint64_t)(unsigned char)s[b] << (56 - 8 * b);
+	return x;
+}
+
+/*
+ * Equal values: by site text, so the order is the same every run; equal
+ * sites in the order they came.
+ */
+static int cmp_site(const struct sort_item *x, const struct sort_item *y,
+		    const struct kp_site *sites)
+{
+	int c;
+
+	if (x->pre != y->pre)
+		return x->pre < y->pre ? -1 : 1;
+	/* A site shorter than 8 bytes ends in its prefix. */
+	if (x->pre & 0xff) {
+		c = strcmp(sites[x->i].site + 8, sites[y->i].site + 8);
+		if (c)
+			return c;
+	}
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* A run of equal values, by site: insertion sort, or merge sort. */
+static void sort_run(struct sort_item *v, struct sort_item *tmp, size_t n,
+		     const struct kp_site *sites)
+{
+	size_t i, j, m, h = n / 2;
+
+	if (n <= 16) {
+		for (i = 1; i < n; i++) {
+			struct sort_item x = v[i];
+
+			for (m = i; m > 0 && cmp_site(&v[m - 1], &x, sites) > 0;
+			     m--)
+				v[m] = v[m - 1];
+			v[m] = x;
+		}
+		return;
+	}
+	sort_run(v, tmp, h, sites);
+	sort_run(v + h, tmp, n - h, sites);
+	for (i = 0, j = h, m = 0; i < h && j < n; m++)
+		tmp[m] = cmp_site(&v[j], &v[i], sites) < 0 ? v[j++] : v[i++];
+	while (i < h)
+		tmp[m++] = v[i++];
+	while (j < n)
+		tmp[m++] = v[j++];
+	memcpy(v, tmp, n * sizeof(*v));
+}
+
+/*
+ * Sort @n items by k, then by site, then by index: a stable LSD radix
+ * sort by k (a byte a pass; passes where every item has the same byte
+ * are skipped), then each run of equal k by site. @tmp holds @n items.
+ */
+static void sort_items(struct sort_item *v, struct sort_item *tmp, size_t n,
+		       const struct kp_site *sites)
+{
+	size_t count[8][256];
+	struct sort_item *src = v, *dst = tmp, *t;
+	size_t i, j, sum, c;
+	unsigned int d, b;
+
+	memset(count, 0, sizeof(count));
+	for (i = 0; i < n; i++)
+		for (d = 0; d < 8; d++)
+			count[d][(v[i].k >> (8 * d)) & 0xff]++;
+	for (d = 0; d < 8; d++) {
+		if (count[d][(v[0].k >> (8 * d)) & 0xff] == n)
+			continue;
+		for (b = 0, sum = 0; b < 256; b++) {
+			c = count[d][b];
+			count[d][b] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			dst[count[d][(src[i].k >> (8 * d)) & 0xff]++] = src[i];
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && v[j].k == v[i].k; j++)
+			;
+		if (j - i > 1)
+			sort_run(v + i, tmp, j - i, sites);
+	}
 }
 
 void kp_sort(struct kp_profile *p, enum kp_key key)
 {
 	struct sort_item *items;
 	struct kp_site tmp;
-	size_t i, j, k;
+	size_t i, j, k, ahead, *perm;
 
-	if (p->n < 2)
+	if (p->n < 2 || p->n > SIZE_MAX / 2 / sizeof(*items))
 		return;
-	items = malloc(p->n * sizeof(*items));
+	items = malloc(2 * p->n * sizeof(*items));
 	if (!items)
 		return;		/* out of memory: left as it was */
+	/* Largest first: the sign bit flipped and every bit inverted. */
 	for (i = 0; i < p->n; i++)
-		items[i] = (struct sort_item){ value(&p->sites[i], key),
-					       p->sites[i].site, i };
-	qsort(items, p->n, sizeof(*items), cmp);
-	/* Permute in place, cycle by cycle: sites[i] = old sites[items[i].i]. */
+		items[i] = (struct sort_item){
+			~((uint64_t)value(&p->sites[i], key) ^ (1ull << 63)),
+			prefix(p->sites[i].site), i };
+	sort_items(items, items + p->n, p->n, p->sites);
+	/*
+	 * Permute in place, cycle by cycle: sites[i] = old sites[perm[i]].
+	 * perm, the items' indexes copied into the radix sort's spare half,
+	 * is small enough to stay in the cache; the sites are read in a
+	 * random order: a second walk, PREFETCH steps ahead along the
+	 * cycle, fetches them before they are needed.
+	 */
+	perm = (size_t *)(items + p->n);
+	for (i = 0; i < p->n; i++)
+		perm[i] = items[i].i;
 	for (i = 0; i < p->n; i++) {
-		if (items[i].i == i || items[i].i == SIZE_MAX)
+		if (perm[i] == i || perm[i] == SIZE_MAX)
 			continue;
 		tmp = p->sites[i];
-		for (j = i; items[j].i != i; j = k) {
-			k = items[j].i;
+		for (ahead = i, k = 0; k < PREFETCH && perm[ahead] != i; k++) {
+			ahead = perm[ahead];
+			prefetch_site(&p->sites[ahead]);
+		}
+		for (j = i; perm[j] != i; j = k) {
+			k = perm[j];
+			if (perm[ahead] != i) {
+				ahead = perm[ahead];
+				prefetch_site(&p->sites[ahead]);
+			}
 			p->sites[j] = p->sites[k];
-			items[j].i = SIZE_MAX;
+			perm[j] = SIZE_MAX;
 		}
 		p->sites[j] = tmp;
-		items[j].i = SIZE_MAX;
+		perm[j] = SIZE_MAX;
 	}
 	free(items);
 }
