@@ -119,6 +119,14 @@ echo "$out" | sed -n 3p | grep -Eq "^        hog_alloc$IDENT \[kmemprof_hog\]$" 
 	fail "stacks frame 0: $(echo "$out" | sed -n 3p)"
 echo "$out" | sed -n 4p | grep -Eq "^        hog_init$IDENT \[kmemprof_hog\]$" ||
 	fail "stacks frame 1: $(echo "$out" | sed -n 4p)"
+# The live views, for the host's full build to read after the boot (pprof
+# and the other outputs the static arm64 build leaves out):
+# tools/rig/reader-live.sh.
+if [ -d /out ]; then
+	mkdir -p /out/reader
+	cat /proc/kmemprof > /out/reader/kmemprof.txt
+	cat $KMP_DEBUGFS/stacks > /out/reader/stacks.txt
+fi
 
 # snapshot and diff: the hog's new tag grew by its 4 MiB, from nothing.
 expect_eq "snapshot header" "$(sed -n 1p /tmp/b.snap)" "kmemprof - version: 1.0"

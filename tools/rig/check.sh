@@ -77,6 +77,8 @@ for k in $KERNELS; do
 	KMEMPROF_TIMEOUT=$timeout \
 		"$TOP/tests/qemu/run.sh" "$k" check "$TOP/.build/$k" "$OUT/$k"
 	"$TOP/tools/rig/results.py" "$OUT/$k" "$k" --tally "$TALLY"
+	# The host's full reader build on the views the live module wrote.
+	host_suite "$k/reader-live" "$TOP/tools/rig/reader-live.sh" "$OUT/$k"
 	# A second, short boot with the test overlay applied to the DTB.
 	case "$k" in
 	*-debug) ;;
