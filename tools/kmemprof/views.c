@@ -38,6 +38,42 @@ static bool blank(const char *s)
 	return !s[strspn(s, " \t")];
 }
 
+/*
+ * A view of one record a line (hist, ages, cpus): its header, then each
+ * line that is not a comment or blank parsed by @parse into a new, zeroed
+ * record at the end of the array *@v of *@n (room for *@cap) records of
+ * @size bytes. On error the records so far stay for the caller to free.
+ */
+static int parse_records(FILE *in, const char *name, const char *view,
+			 void **v, size_t *n, size_t *cap, size_t size,
+			 const char *(*parse)(char *line, void *rec),
+			 char *err, size_t errlen)
+{
+	struct kp_lines l = { .in = in, .name = name };
+	const char *why;
+	int rc, got = 0;
+	void *rec;
+
+	rc = header(&l, view, err, errlen);
+	while (!rc && (got = kp_next(&l, err, errlen)) > 0) {
+		if (l.line[0] == '#' || blank(l.line))
+			continue;
+		if (kp_grow(v, *n, cap, size)) {
+			rc = kp_fail(err, errlen, name, l.no, "out of memory");
+			break;
+		}
+		rec = (char *)*v + size * (*n)++;
+		memset(rec, 0, size);
+		why = parse(l.line, rec);
+		if (why)
+			rc = kp_fail(err, errlen, name, l.no, "%s", why);
+	}
+	if (got < 0)
+		rc = -1;
+	free(l.line);
+	return rc ? -1 : 0;
+}
+
 /* "a,b,c" into @v; returns the count, or -1. */
 static int counts(const char *s, uint64_t *v, size_t max)
 {
@@ -105,8 +141,9 @@ static const char *hist_key(struct kp_hist *h, char *tok, unsigned int *seen)
 	return NULL;	/* a key of a later version */
 }
 
-static const char *hist_line(char *line, struct kp_hist *h)
+static const char *hist_line(char *line, void *rec)
 {
+	struct kp_hist *h = rec;
 	char *save = NULL, *tok;
 	unsigned int seen = 0;
 	const char *why;
@@ -137,33 +174,14 @@ void kp_hists_free(struct kp_hists *h)
 int kp_parse_hist(FILE *in, const char *name, struct kp_hists *h,
 		  char *err, size_t errlen)
 {
-	struct kp_lines l = { .in = in, .name = name };
-	const char *why;
-	int rc, got = 0;
+	int rc;
 
 	memset(h, 0, sizeof(*h));
-	rc = header(&l, "hist", err, errlen);
-	while (!rc && (got = kp_next(&l, err, errlen)) > 0) {
-		struct kp_hist *x;
-
-		if (l.line[0] == '#' || blank(l.line))
-			continue;
-		if (kp_grow((void **)&h->v, h->n, &h->cap, sizeof(*h->v))) {
-			rc = kp_fail(err, errlen, name, l.no, "out of memory");
-			break;
-		}
-		x = &h->v[h->n++];
-		memset(x, 0, sizeof(*x));
-		why = hist_line(l.line, x);
-		if (why)
-			rc = kp_fail(err, errlen, name, l.no, "%s", why);
-	}
-	if (got < 0)
-		rc = -1;
-	free(l.line);
+	rc = parse_records(in, name, "hist", (void **)&h->v, &h->n,
+			   &h->cap, sizeof(*h->v), hist_line, err, errlen);
 	if (rc)
 		kp_hists_free(h);
-	return rc ? -1 : 0;
+	return rc;
 }
 
 /* "<=8" ... ">2M" for sizes; "4K" ... for orders; "<1us" ... for life. */
@@ -248,8 +266,9 @@ static const char *counted_tag(char *line, char **save, int64_t *bytes,
 	return kp_tag_parse(NULL, save, t, rest);
 }
 
-static const char *age_line(char *line, struct kp_age *a)
+static const char *age_line(char *line, void *rec)
 {
+	struct kp_age *a = rec;
 	char *save = NULL, *tok;
 	const char *why;
 	bool seen = false;
@@ -275,29 +294,14 @@ static const char *age_line(char *line, struct kp_age *a)
 int kp_parse_ages(FILE *in, const char *name, struct kp_ages *a,
 		  char *err, size_t errlen)
 {
-	struct kp_lines l = { .in = in, .name = name };
-	const char *why;
-	int rc, got = 0;
+	int rc;
 
 	memset(a, 0, sizeof(*a));
-	rc = header(&l, "ages", err, errlen);
-	while (!rc && (got = kp_next(&l, err, errlen)) > 0) {
-		if (l.line[0] == '#' || blank(l.line))
-			continue;
-		if (kp_grow((void **)&a->v, a->n, &a->cap, sizeof(*a->v))) {
-			rc = kp_fail(err, errlen, name, l.no, "out of memory");
-			break;
-		}
-		why = age_line(l.line, &a->v[a->n++]);
-		if (why)
-			rc = kp_fail(err, errlen, name, l.no, "%s", why);
-	}
-	if (got < 0)
-		rc = -1;
-	free(l.line);
+	rc = parse_records(in, name, "ages", (void **)&a->v, &a->n,
+			   &a->cap, sizeof(*a->v), age_line, err, errlen);
 	if (rc)
 		kp_ages_free(a);
-	return rc ? -1 : 0;
+	return rc;
 }
 
 /* leaks */
@@ -486,8 +490,9 @@ void kp_cpus_free(struct kp_cpus *c)
 	memset(c, 0, sizeof(*c));
 }
 
-static const char *cpu_line(char *line, struct kp_cpu *c)
+static const char *cpu_line(char *line, void *rec)
 {
+	struct kp_cpu *c = rec;
 	int64_t v[6];
 	char *save = NULL, *tok;
 	int i;
@@ -515,29 +520,14 @@ static const char *cpu_line(char *line, struct kp_cpu *c)
 int kp_parse_cpus(FILE *in, const char *name, struct kp_cpus *c,
 		  char *err, size_t errlen)
 {
-	struct kp_lines l = { .in = in, .name = name };
-	const char *why;
-	int rc, got = 0;
+	int rc;
 
 	memset(c, 0, sizeof(*c));
-	rc = header(&l, "cpus", err, errlen);
-	while (!rc && (got = kp_next(&l, err, errlen)) > 0) {
-		if (l.line[0] == '#' || blank(l.line))
-			continue;
-		if (kp_grow((void **)&c->v, c->n, &c->cap, sizeof(*c->v))) {
-			rc = kp_fail(err, errlen, name, l.no, "out of memory");
-			break;
-		}
-		why = cpu_line(l.line, &c->v[c->n++]);
-		if (why)
-			rc = kp_fail(err, errlen, name, l.no, "%s", why);
-	}
-	if (got < 0)
-		rc = -1;
-	free(l.line);
+	rc = parse_records(in, name, "cpus", (void **)&c->v, &c->n,
+			   &c->cap, sizeof(*c->v), cpu_line, err, errlen);
 	if (rc)
 		kp_cpus_free(c);
-	return rc ? -1 : 0;
+	return rc;
 }
 
 /* stacks */
