@@ -131,20 +131,18 @@ static int teardown(void **state)
 	return system(cmd) ? -1 : 0;
 }
 
-/* Run kmemprof ARGS (through sh), stdout and stderr into @out. */
-static int run(char *out, size_t len, const char *fmt, ...)
+/* Run kmemprof ARGS (through sh), its output (@redir) into @out. */
+static int vrun(char *out, size_t len, const char *redir, const char *fmt,
+		va_list ap)
 {
 	char args[1024], cmd[2048];
-	va_list ap;
 	size_t n = 0, got;
 	FILE *p;
 	int st;
 
-	va_start(ap, fmt);
 	vsnprintf(args, sizeof(args), fmt, ap);
-	va_end(ap);
-	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' %s 2>&1", root, kp_binary,
-		 args);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' %s %s", root, kp_binary,
+		 args, redir);
 	p = popen(cmd, "r");
 	assert_non_null(p);
 	while (n + 1 < len && (got = fread(out + n, 1, len - n - 1, p)))
@@ -152,6 +150,30 @@ static int run(char *out, size_t len, const char *fmt, ...)
 	out[n] = '\0';
 	st = pclose(p);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* stdout and stderr into @out. */
+static int run(char *out, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = vrun(out, len, "2>&1", fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+/* stderr alone into @out. */
+static int run_err(char *out, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = vrun(out, len, "2>&1 >/dev/null", fmt, ap);
+	va_end(ap);
+	return rc;
 }
 
 static void knob_writes(void **state)
@@ -281,7 +303,7 @@ static void cli_help(void **state)
 	assert_string_equal(out, "kmemprof: plot top | plot hist SITE | plot series RECORD, with -o FILE.svg\n");
 	assert_int_equal(run(out, sizeof(out), "plot series /nonexistent -o x.svg"), 1);
 	assert_int_equal(run(out, sizeof(out), "top --json --csv"), 2);
-	assert_string_equal(out, "kmemprof: one of --json, --csv, --openmetrics\n");
+	assert_string_equal(out, "kmemprof: one output at a time: --json, --csv, --openmetrics, --prometheus or --pprof\n");
 }
 
 static void cli_top(void **state)
@@ -354,7 +376,7 @@ static void cli_malformed(void **state)
 	(void)state;
 	snprintf(path, sizeof(path), "%s/bad-value.txt", kp_fixtures);
 	assert_int_equal(run(out, sizeof(out), "-i '%s'", path), 1);
-	assert_non_null(strstr(out, "bad-value.txt:3: bad value\n"));
+	assert_non_null(strstr(out, "bad-value.txt:3: bad value for allocs: 'x'\n"));
 	write_file("sys/kernel/debug/kmemprof/leaks",
 		   "kmemprof leaks - version: 1.0\n  00 size:1 age_ms:1 cpu:0\n");
 	assert_int_equal(run(out, sizeof(out), "leaks"), 1);
@@ -400,7 +422,7 @@ static void cli_watch(void **state)
 	int frames = 0;
 
 	(void)state;
-	assert_int_equal(run(out, sizeof(out), "watch -i 0.1 -c 3 -n 2 --record rec"), 0);
+	assert_int_equal(run(out, sizeof(out), "watch -d 0.1 -c 3 -n 2 --record rec"), 0);
 	for (p = out; (p = strstr(p, "kmemprof watch")); p++)
 		frames++;
 	assert_int_equal(frames, 3);
@@ -415,7 +437,7 @@ static void cli_watch(void **state)
 	assert_int_equal(s.nt, 3);
 	assert_true(s.t[2] > s.t[0]);
 	kp_series_free(&s);
-	assert_int_equal(run(out, sizeof(out), "watch -i 0"), 2);
+	assert_int_equal(run(out, sizeof(out), "watch -d 0"), 2);
 }
 
 static void cli_views(void **state)
@@ -471,6 +493,148 @@ static void cli_views(void **state)
 	assert_non_null(strstr(out, "probe cost: 11807 ns per event (81 events timed)\n"));
 }
 
+
+/* Occurrences of @needle in @hay. */
+static size_t count_str(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (; (hay = strstr(hay, needle)); hay++)
+		n++;
+	return n;
+}
+
+/* Finding 1: machine outputs carry every site unless -n is given. */
+static void cli_machine_all_sites(void **state)
+{
+	static char out[1 << 20];
+
+	(void)state;
+	/* The fake root's /proc/kmemprof (snap-b.txt) has 100 sites. */
+	assert_int_equal(run(out, sizeof(out), "top --json"), 0);
+	assert_int_equal(count_str(out, "\n{\"site\":"), 100);
+	assert_int_equal(run(out, sizeof(out), "top --csv"), 0);
+	assert_int_equal(count_str(out, "\n"), 101);
+	assert_int_equal(run(out, sizeof(out), "top --json -n 7"), 0);
+	assert_int_equal(count_str(out, "\n{\"site\":"), 7);
+	/* The series outputs keep a guard, and say so when it cuts. */
+	assert_int_equal(run_err(out, sizeof(out), "top --openmetrics -n 5"), 0);
+	assert_string_equal(out, "kmemprof: --openmetrics: the first 5 of 100 sites (-n 0: all)\n");
+	assert_int_equal(run_err(out, sizeof(out), "top --prometheus"), 0);
+	assert_string_equal(out, "");
+	assert_int_equal(run(out, sizeof(out), "top --prometheus"), 0);
+	assert_int_equal(count_str(out, "\nkmemprof_live_bytes{"), 100);
+	assert_int_equal(run(out, sizeof(out), "diff '%s/snap-a.txt' proc/kmemprof --json", kp_fixtures), 0);
+	assert_int_equal(count_str(out, "\n{\"site\":"), 100);
+}
+
+/* Finding 4: every series carries a source label. */
+static void cli_source_label(void **state)
+{
+	static char out[1 << 20];
+
+	(void)state;
+	assert_int_equal(run(out, sizeof(out), "top --openmetrics"), 0);
+	assert_non_null(strstr(out, "\nkmemprof_sites{source=\"kmemprof\"} 100\n"));
+	assert_non_null(strstr(out, "\nkmemprof_live_bytes{source=\"kmemprof\",site=\"hog_alloc+0x38/0x48\",func=\"hog_alloc\",module=\"kmemprof_hog\",kind=\"page\"} 2097152\n"));
+	assert_int_equal(run(out, sizeof(out), "top --prometheus -i '%s/allocinfo-6.12.txt'", kp_fixtures), 0);
+	assert_non_null(strstr(out, "\nkmemprof_sites{source=\"allocinfo\"} 984\n"));
+	assert_int_equal(run(out, sizeof(out), "top --prometheus --source node-a"), 0);
+	assert_non_null(strstr(out, "\nkmemprof_sites{source=\"node-a\"} 100\n"));
+	assert_int_equal(count_str(out, "{source=\"node-a\""), count_str(out, "\nkmemprof_"));
+}
+
+/* Finding 5: diff's machine outputs are deltas, named as such. */
+static void cli_diff_machine(void **state)
+{
+	static char out[1 << 20];
+
+	(void)state;
+	assert_int_equal(run(out, sizeof(out), "diff '%s/snap-a.txt' proc/kmemprof", kp_fixtures), 0);
+	assert_non_null(strstr(out, ": live +2261264 bytes;"));
+	assert_int_equal(run(out, sizeof(out), "diff '%s/snap-a.txt' proc/kmemprof --json", kp_fixtures), 0);
+	assert_non_null(strstr(out, "\"totals\":{\"sites\":100,\"live_bytes\":2261264,"));
+	assert_int_equal(run(out, sizeof(out), "diff '%s/snap-a.txt' proc/kmemprof --openmetrics", kp_fixtures), 0);
+	assert_null(strstr(out, "\nkmemprof_allocs_total{"));
+	assert_null(strstr(out, "\nkmemprof_live_bytes{"));
+	assert_non_null(strstr(out, "\n# TYPE kmemprof_live_bytes_delta gauge\n"));
+	assert_non_null(strstr(out, "\nkmemprof_allocs_delta{source=\"kmemprof\",site=\"hog_alloc+0x38/0x48\",func=\"hog_alloc\",module=\"kmemprof_hog\",kind=\"page\"} 256\n"));
+	/* A kmemprof profile and an allocinfo one have no site in common. */
+	assert_int_equal(run(out, sizeof(out), "diff proc/kmemprof '%s/allocinfo-6.12.txt'", kp_fixtures), 1);
+	assert_non_null(strstr(out, "kmemprof: diff: proc/kmemprof is a kmemprof profile and "));
+	assert_non_null(strstr(out, "allocinfo-6.12.txt an allocinfo one; their sites cannot match\n"));
+}
+
+/* Finding 6: a command line without traps. */
+static void cli_no_traps(void **state)
+{
+	static char out[1 << 20];
+	char a[8192];
+
+	(void)state;
+	/* -i is the input everywhere; watch's interval is -d. */
+	assert_int_equal(run(out, sizeof(out), "watch -i proc/kmemprof -d 0.1 -c 2 -n 1"), 0);
+	assert_int_equal(count_str(out, "kmemprof watch"), 2);
+	assert_int_equal(run(out, sizeof(out), "watch -i 0.1 -c 1"), 1);
+	assert_string_equal(out, "kmemprof: cannot open 0.1: No such file or directory\n");
+	/* An option is not taken for a file name. */
+	assert_int_equal(run(out, sizeof(out), "top --pprof -i proc/kmemprof"), 2);
+	assert_string_equal(out, "kmemprof: --pprof: '-i' is an option, not a FILE (--pprof=-i for a file so named)\n");
+	assert_int_equal(access("-i", F_OK), -1);
+	/* Outputs that cannot be combined are refused. */
+	assert_int_equal(run(out, sizeof(out), "top --json --pprof x.pb.gz"), 2);
+	assert_string_equal(out, "kmemprof: one output at a time: --json, --csv, --openmetrics, --prometheus or --pprof\n");
+	assert_int_equal(run(out, sizeof(out), "top --stacks sys/kernel/debug/kmemprof/stacks"), 2);
+	assert_string_equal(out, "kmemprof: --stacks is for --pprof\n");
+	/* --kind is checked. */
+	assert_int_equal(run(out, sizeof(out), "top --kind foo"), 2);
+	assert_string_equal(out, "kmemprof: --kind foo: expected slab, page or percpu\n");
+	/* --min-bytes takes IEC suffixes, as -H prints them. */
+	assert_int_equal(run(a, sizeof(a), "top --min-bytes 4096"), 0);
+	assert_int_equal(run(out, sizeof(out), "top --min-bytes 4K"), 0);
+	assert_string_equal(out, a);
+	assert_int_equal(run(out, sizeof(out), "top --min-bytes 4Q"), 2);
+	assert_string_equal(out, "kmemprof: --min-bytes 4Q: expected a size (4096, 4K, 2M, 1G)\n");
+	/* --version */
+	assert_int_equal(run(out, sizeof(out), "--version"), 0);
+	assert_int_equal(strncmp(out, "kmemprof 0.1.0\n", 15), 0);
+	/* Falling back to allocinfo says so. */
+	copy("allocinfo-6.12.txt", "proc/allocinfo");
+	unlink(strcat(strcpy(a, root), "/proc/kmemprof"));
+	assert_int_equal(run_err(out, sizeof(out), "top -n 1"), 0);
+	snprintf(a, sizeof(a), "kmemprof: no %s/proc/kmemprof (is the kmemprof module loaded?): reading %s/proc/allocinfo\n",
+		 root, root);
+	assert_string_equal(out, a);
+	/* A directory is not an empty input. */
+	assert_int_equal(run(out, sizeof(out), "top -i /tmp"), 1);
+	assert_string_equal(out, "kmemprof: cannot open /tmp: Is a directory\n");
+	/* A bad value names its field. */
+	assert_int_equal(run(out, sizeof(out), "top -i '%s/bad-value.txt'", kp_fixtures), 1);
+	assert_non_null(strstr(out, "bad-value.txt:3: bad value for allocs: 'x'\n"));
+}
+
+/* Finding 6: every view has --json, with its schema. */
+static void cli_views_json(void **state)
+{
+	static char out[1 << 20];
+
+	(void)state;
+	assert_int_equal(run(out, sizeof(out), "leaks --json -n 1"), 0);
+	assert_int_equal(strncmp(out, "{\"schema\":1,\"view\":\"leaks\",", 27), 0);
+	assert_non_null(strstr(out, "\"summary\":{\"age_ms\":1000,\"objects\":586,\"bytes\":2535160,\"sites\":43}"));
+	assert_non_null(strstr(out, "{\"site\":\"hog_alloc+0x38/0x48\",\"module\":\"kmemprof_hog\",\"func\":\"hog_alloc\",\"kind\":\"page\",\"callers\":[],\"live_bytes\":2097152,\"live_objects\":256,\"objects\":[{\"addr\":\"000000003f609b8a\",\"size\":8192,\"age_ms\":"));
+	assert_int_equal(run(out, sizeof(out), "stacks --json hog_alloc"), 0);
+	assert_non_null(strstr(out, "\"frames\":[\"hog_alloc+0x38/0x48 [kmemprof_hog]\",\"hog_init+0xb8/0x1000 [kmemprof_hog]\",\"do_one_initcall+0x5c/0x1c4\",\"do_init_module+0x70/0x218\"]"));
+	assert_int_equal(run(out, sizeof(out), "hist --json hog_alloc"), 0);
+	assert_non_null(strstr(out, "\"size\":[0,256,0,0"));
+	assert_int_equal(run(out, sizeof(out), "cpus --json"), 0);
+	assert_non_null(strstr(out, "{\"cpu\":2,\"cluster\":1,\"allocs\":9581,\"frees\":17268,\"remote\":8308,\"xcluster\":8053}"));
+	assert_int_equal(run(out, sizeof(out), "ages --json -n 1"), 0);
+	assert_non_null(strstr(out, "\"site\":\"new_slab+0x2d8/0x454\""));
+	assert_int_equal(run(out, sizeof(out), "stats --json"), 0);
+	assert_non_null(strstr(out, "\"enabled\":\"1\""));
+}
+
 const struct CMUnitTest kp_cli_tests[] = {
 	cmocka_unit_test_setup_teardown(knob_writes, setup, teardown),
 	cmocka_unit_test_setup_teardown(knob_messages, setup, teardown),
@@ -481,6 +645,11 @@ const struct CMUnitTest kp_cli_tests[] = {
 	cmocka_unit_test_setup_teardown(cli_snapshot_diff, setup, teardown),
 	cmocka_unit_test_setup_teardown(cli_watch, setup, teardown),
 	cmocka_unit_test_setup_teardown(cli_views, setup, teardown),
+	cmocka_unit_test_setup_teardown(cli_machine_all_sites, setup, teardown),
+	cmocka_unit_test_setup_teardown(cli_source_label, setup, teardown),
+	cmocka_unit_test_setup_teardown(cli_diff_machine, setup, teardown),
+	cmocka_unit_test_setup_teardown(cli_no_traps, setup, teardown),
+	cmocka_unit_test_setup_teardown(cli_views_json, setup, teardown),
 };
 
 const size_t kp_cli_ntests = sizeof(kp_cli_tests) / sizeof(kp_cli_tests[0]);

@@ -183,8 +183,8 @@ static void json_escaping(void **state)
 	load_str(hostile, &p);
 	write_out(kp_out_json, &p, "h.json");
 	read_file("h.json", out, sizeof(out));
-	/* The exact escapes: \" \\ \u0001, UTF-8 kept, 0xff as U+00FF. */
-	has(out, "\"site\":\"we\\\"ird\\\\x,<&>\xc3\xa9\xe2\x82\xac\\u00ff\\u0001+0x1/0x2\"");
+	/* The exact escapes: \" \\ \u0001, UTF-8 kept, 0xff (not UTF-8) as U+FFFD. */
+	has(out, "\"site\":\"we\\\"ird\\\\x,<&>\xc3\xa9\xe2\x82\xac\\ufffd\\u0001+0x1/0x2\"");
 	jq_is("h.json", "-j '.sites[0].site, \"|\", .sites[0].module'",
 	      "we\"ird\\x,<&>\xc3\xa9\xe2\x82\xac\xc3\xbf\x01+0x1/0x2|m'od");
 	kp_free(&p);

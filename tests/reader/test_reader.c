@@ -164,8 +164,8 @@ static const struct broken broken[] = {
 	{ "kmemprof - version: 1.0\n 1 1 s\n", "input:2: no func:" },
 	{ "kmemprof - version: 1.0\n 1 1 s [m func:f\n", "input:2: bad [module]" },
 	{ "kmemprof - version: 1.0\n 1 1 s func:f junk\n", "input:2: expected key:value" },
-	{ "kmemprof - version: 1.0\n 1 1 s func:f allocs:-3\n", "input:2: bad value" },
-	{ "kmemprof - version: 1.0\n 1 1 s func:f accurate:maybe\n", "input:2: bad value" },
+	{ "kmemprof - version: 1.0\n 1 1 s func:f allocs:-3\n", "input:2: bad value for allocs: '-3'" },
+	{ "kmemprof - version: 1.0\n 1 1 s func:f accurate:maybe\n", "input:2: bad value for accurate: 'maybe'" },
 	{ "kmemprof - version: 1.0\n 1 1 s func:f\n 99999999999999999999 1 s func:f\n", "input:3: bad live bytes" },
 	{ "kmemprof - version: 1.0\n 1 1 s func:\n", "input:2: bad func:" },
 };
@@ -183,7 +183,7 @@ static void refuses_broken_input(void **state)
 		assert_string_equal(err, broken[i].error);
 	}
 	assert_int_equal(parse_file("bad-value.txt", &p, err, sizeof(err)), -1);
-	assert_string_equal(err, "bad-value.txt:3: bad value");
+	assert_string_equal(err, "bad-value.txt:3: bad value for allocs: 'x'");
 }
 
 static void refuses_nul_bytes(void **state)

@@ -214,9 +214,9 @@ static const struct {
 	{ V_HIST, "kmemprof hist - version: 1.0\nf+0/1 kind:slab size:1 req:1 life:1\n",
 	  "in:2: no func:" },
 	{ V_HIST, "kmemprof hist - version: 1.0\nall kind:slab size:1 req:1 life:1 frag:x\n",
-	  "in:2: bad value" },
+	  "in:2: bad value for frag:" },
 	{ V_HIST, "kmemprof hist - version: 1.0\nall kind:slab size:1 req:1 life:1 frag:nan\n",
-	  "in:2: bad value" },
+	  "in:2: bad value for frag:" },
 	{ V_HIST, "kmemprof hist - version: 1.0\nall kind:slab junk size:1 req:1 life:1\n",
 	  "in:2: expected key:value" },
 	{ V_AGES, "kmemprof ages - version: 1.0\nx 1 f func:f kind:slab age:1\n",
@@ -231,11 +231,11 @@ static const struct {
 	{ V_LEAKS, "kmemprof leaks - version: 1.0\n  0000 size:1 age_ms:1 cpu:0\n",
 	  "in:2: object before any tag" },
 	{ V_LEAKS, "kmemprof leaks - version: 1.0\n1 1 f func:f kind:page\n  0000 size:x age_ms:1 cpu:0\n",
-	  "in:3: bad value" },
+	  "in:3: bad value for size:" },
 	{ V_LEAKS, "kmemprof leaks - version: 1.0\n1 1 f func:f kind:page\n  0000 age_ms:1 cpu:0\n",
 	  "in:3: no size: or age_ms:" },
 	{ V_LEAKS, "kmemprof leaks - version: 1.0\n1 1 f func:f kind:page\n  0000 size:1 age_ms:1 cpu:99999999\n",
-	  "in:3: bad value" },
+	  "in:3: bad value for cpu:" },
 	{ V_LEAKS, "kmemprof leaks - version: 1.0\n1 1 f func:f kind:page x\n",
 	  "in:2: expected key:value" },
 	{ V_STATS, "", "in:1: empty input" },
@@ -256,7 +256,7 @@ static const struct {
 	{ V_STACKS, "kmemprof stacks - version: 1.0\nf func:f kind:slab stacks:1\nAllocate 1 (1.0%) bytes on 1 (1.0%) objects: x\n",
 	  "in:3: bad Allocate line" },
 	{ V_STACKS, "kmemprof stacks - version: 1.0\nf func:f kind:slab allocs:x\n",
-	  "in:2: bad value" },
+	  "in:2: bad value for allocs:" },
 	{ V_STACKS, "kmemprof stacks - version: 1.0\nf func:f stacks:1\n",
 	  "in:2: no kind:" },
 };
@@ -611,7 +611,7 @@ static void series_record(void **state)
 		  "kmemprof - version: 1.0\n# snapshot time:2 source:x\n"
 		  " 1 1 f func:f\n 1 1 f func:f allocs:y\n");
 	assert_int_equal(kp_series_load(in, "rec", &s, err, sizeof(err)), -1);
-	assert_string_equal(err, "rec:7: bad value");
+	assert_string_equal(err, "rec:7: bad value for allocs: 'y'");
 	fclose(in);
 	in = text("kmemprof - version: 1.0\n 1 1 f func:f\n");
 	assert_int_equal(kp_series_load(in, "rec", &s, err, sizeof(err)), -1);

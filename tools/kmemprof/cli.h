@@ -29,9 +29,13 @@ struct kp_opts {
 	long n;
 	bool n_set;		/* -n given */
 	bool human;
-	bool json, csv, openmetrics;
+	bool json, csv, openmetrics, prometheus;
+	const char *source;	/* --source NAME: the metrics' source label */
+	const char *prom_file;	/* watch --prometheus-file FILE */
+	const char *listen;	/* serve --listen ADDR:PORT */
+	const char *user;	/* serve --user NAME */
 	struct kp_filter filter;
-	double interval;	/* watch -i, top --sort rate -d */
+	double interval;	/* watch -d, top --sort rate -d */
 	long count;		/* watch -c */
 	char **args;		/* positional arguments */
 	int nargs;
@@ -56,5 +60,11 @@ int kp_cmd_hist(struct kp_opts *o);
 int kp_cmd_stats(struct kp_opts *o);
 int kp_cmd_cpus(struct kp_opts *o);
 int kp_cmd_ages(struct kp_opts *o);
+int kp_cmd_serve(struct kp_opts *o);
+
+/* The live profile's path: /proc/kmemprof, else /proc/allocinfo (said once). */
+const char *kp_live_path(char *buf, size_t len);
+/* The series outputs' guard: sites with series unless -n says otherwise. */
+#define KP_SERIES_GUARD 1000
 
 #endif /* KP_CLI_H */

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -25,7 +26,8 @@
 
 enum cmd {
 	C_TOP, C_WATCH, C_SNAPSHOT, C_DIFF, C_LEAKS, C_STACKS, C_HIST,
-	C_STATS, C_AGES, C_CPUS, C_ENABLE, C_DISABLE, C_RESET, C_SET, C_PLOT, C_HELP, C_NR
+	C_STATS, C_AGES, C_CPUS, C_ENABLE, C_DISABLE, C_RESET, C_SET, C_PLOT,
+	C_SERVE, C_HELP, C_NR
 };
 
 #define M(c) (1u << (c))
@@ -54,12 +56,14 @@ static const struct cmdinfo {
 		    "write sysctl knobs; without arguments, list them" },
 	[C_PLOT] = { "plot", "top|hist SITE|series RECORD",
 		     "draw an SVG (-o FILE.svg)" },
+	[C_SERVE] = { "serve", "", "a Prometheus and pprof scrape target over HTTP" },
 	[C_HELP] = { "help", "[COMMAND]", "this, or a command's options" },
 };
 
 enum {
 	O_KIND = 256, O_MODULE, O_FUNC, O_MINB, O_JSON, O_CSV, O_OM, O_PPROF,
-	O_RESOLVE, O_SINCE, O_AGES, O_RECORD, O_STACKS,
+	O_RESOLVE, O_SINCE, O_AGES, O_RECORD, O_STACKS, O_PROM, O_SOURCE,
+	O_PROMFILE, O_LISTEN, O_USER,
 };
 
 static const struct optinfo {
@@ -68,11 +72,10 @@ static const struct optinfo {
 	unsigned int cmds;
 	const char *arg, *help;
 } optinfo[] = {
-	{ "input", 1, 'i', M(C_TOP) | M(C_SNAPSHOT) | VIEW_CMDS | M(C_PLOT),
-	  "FILE", "read FILE (a snapshot, a saved view, /proc/allocinfo; "
+	{ "input", 1, 'i', M(C_TOP) | M(C_SNAPSHOT) | VIEW_CMDS | M(C_PLOT) |
+	  M(C_WATCH) | M(C_SERVE), "FILE",
+	  "read FILE (a snapshot, a saved view, /proc/allocinfo; "
 	  "- is stdin)" },
-	{ "interval", 1, 'i', M(C_WATCH), "SECS",
-	  "seconds between refreshes (default 2)" },
 	{ "count", 1, 'c', M(C_WATCH), "N", "stop after N refreshes" },
 	{ "record", 1, O_RECORD, M(C_WATCH), "FILE",
 	  "append each refresh to FILE as a snapshot (for plot series)" },
@@ -81,14 +84,16 @@ static const struct optinfo {
 	{ "sort", 1, 's', PROFILE_CMDS, "KEY",
 	  "bytes (live, default), calls, avg, allocs, frag, rate, age; "
 	  "growth (watch, diff)" },
-	{ "delay", 1, 'd', M(C_TOP), "SECS",
-	  "--sort rate: seconds between the two reads (default 1)" },
+	{ "delay", 1, 'd', M(C_TOP) | M(C_WATCH), "SECS",
+	  "watch: seconds between refreshes (default 2); top --sort rate: "
+	  "between the two reads (default 1)" },
 	{ "since", 1, O_SINCE, M(C_TOP), "FILE",
 	  "--sort rate: the earlier snapshot (rates to -i FILE or now)" },
 	{ "ages", 1, O_AGES, M(C_TOP), "FILE",
 	  "--sort age: the ages view to use (default: debugfs)" },
-	{ "lines", 1, 'n', PROFILE_CMDS | VIEW_CMDS | M(C_PLOT), "N",
-	  "show the first N entries (default 20; 0: all)" },
+	{ "lines", 1, 'n', PROFILE_CMDS | VIEW_CMDS | M(C_PLOT) | M(C_SERVE),
+	  "N", "the first N entries (tables: default 20; --json, --csv, "
+	  "--pprof: all; series: 1000, said on stderr; 0: all)" },
 	{ "human", 0, 'H', PROFILE_CMDS | VIEW_CMDS, NULL,
 	  "sizes in IEC units, as numfmt --to=iec" },
 	{ "kind", 1, O_KIND, PROFILE_CMDS | VIEW_CMDS | M(C_PLOT), "KIND",
@@ -99,15 +104,28 @@ static const struct optinfo {
 	  "sites whose function matches REGEX (extended)" },
 	{ "min-bytes", 1, O_MINB, PROFILE_CMDS | M(C_PLOT), "N",
 	  "sites holding at least N live bytes (diff: growing by N)" },
-	{ "json", 0, O_JSON, M(C_TOP) | M(C_DIFF), NULL,
+	{ "json", 0, O_JSON, M(C_TOP) | M(C_DIFF) | VIEW_CMDS, NULL,
 	  "one JSON document (Documentation/kmemprof-output.rst)" },
 	{ "csv", 0, O_CSV, M(C_TOP) | M(C_DIFF), NULL, "CSV with a header" },
+	{ "prometheus", 0, O_PROM, M(C_TOP) | M(C_DIFF), NULL,
+	  "the Prometheus text format, for node_exporter's textfile "
+	  "collector" },
 	{ "openmetrics", 0, O_OM, M(C_TOP) | M(C_DIFF), NULL,
-	  "OpenMetrics text, for node_exporter's textfile collector" },
+	  "OpenMetrics 1.0 text" },
+	{ "source", 1, O_SOURCE, M(C_TOP) | M(C_DIFF) | M(C_WATCH) | M(C_SERVE),
+	  "NAME", "the series' source label (default: kmemprof or "
+	  "allocinfo)" },
+	{ "prometheus-file", 1, O_PROMFILE, M(C_WATCH), "FILE",
+	  "keep FILE (a .prom in node_exporter's textfile directory) "
+	  "current: written to FILE.tmp, renamed into place" },
 	{ "pprof", 1, O_PPROF, M(C_TOP), "FILE",
 	  "write a gzipped pprof profile (with stacks when they exist)" },
-	{ "stacks", 1, O_STACKS, M(C_TOP), "FILE",
+	{ "stacks", 1, O_STACKS, M(C_TOP) | M(C_SERVE), "FILE",
 	  "--pprof: the stacks view to use (default: debugfs, when live)" },
+	{ "listen", 1, O_LISTEN, M(C_SERVE), "ADDR:PORT",
+	  "where to listen (default 127.0.0.1:9465)" },
+	{ "user", 1, O_USER, M(C_SERVE), "NAME",
+	  "run as NAME once the files are open (default, as root: nobody)" },
 	{ "resolve", 2, O_RESOLVE, M(C_TOP) | M(C_DIFF) | M(C_PLOT),
 	  "SPEC", "file:line of each site through DWARF; SPEC is "
 	  "VMLINUX[,MOD.ko...] (default: the running kernel's)" },
@@ -163,7 +181,13 @@ static void usage(FILE *out)
 	      "KMEMPROF_ROOT=DIR reads and writes DIR/proc/... and "
 	      "DIR/sys/... instead.\n", out);
 #ifdef KP_HAVE_OUTPUTS
-	fprintf(out, "Outputs in this build: %s.\n", kp_out_features());
+	fprintf(out, "Outputs in this build: %s%s.\n", kp_out_features(),
+#ifdef KP_HAVE_SERVE
+		" serve"
+#else
+		""
+#endif
+		);
 #else
 	fputs("This build has no machine outputs, plots or resolution.\n", out);
 #endif
@@ -198,6 +222,14 @@ static void cmd_usage(enum cmd c, FILE *out)
 
 /* Helpers shared with viewcmd.c */
 
+/* A directory opens for reading, and reads as empty: it is no input. */
+static bool is_dir(FILE *f)
+{
+	struct stat st;
+
+	return !fstat(fileno(f), &st) && S_ISDIR(st.st_mode);
+}
+
 char *kp_slurp(const char *path, size_t *size)
 {
 	bool is_stdin = !strcmp(path, "-");
@@ -205,10 +237,12 @@ char *kp_slurp(const char *path, size_t *size)
 	char *buf = NULL, *nb;
 	size_t cap = 0, n = 0, got;
 
-	if (!f) {
+	if (!f || is_dir(f)) {
 		fprintf(stderr, "kmemprof: cannot open %s: %s%s\n", path,
-			strerror(errno), errno == EACCES ? " (it is root only)" :
-			"");
+			strerror(f ? EISDIR : errno), f ? "" : errno == EACCES ?
+			" (it is root only)" : "");
+		if (f && !is_stdin)
+			fclose(f);
 		return NULL;
 	}
 	do {
@@ -273,9 +307,11 @@ FILE *kp_open(const char *path)
 		return f;
 	}
 	f = fopen(path, "r");
-	if (f)
+	if (f && !is_dir(f))
 		return f;
-	e = errno;
+	e = f ? EISDIR : errno;
+	if (f)
+		fclose(f);
 	kp_path(DEBUGFS, dir, sizeof(dir));
 	view = !strncmp(path, dir, strlen(dir));
 	fprintf(stderr, "kmemprof: cannot open %s: %s%s\n", path, strerror(e),
@@ -335,15 +371,19 @@ static double now(clockid_t clk)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* The live profile's path: /proc/kmemprof, else /proc/allocinfo. */
-static const char *live_path(char *buf, size_t len)
+const char *kp_live_path(char *buf, size_t len)
 {
+	static bool said;
 	char alt[512];
 
 	kp_path("/proc/kmemprof", buf, len);
 	if (!access(buf, F_OK) || access(kp_path("/proc/allocinfo", alt,
 						 sizeof(alt)), F_OK))
 		return buf;
+	if (!said)
+		fprintf(stderr, "kmemprof: no %s (is the kmemprof module loaded?): reading %s\n",
+			buf, alt);
+	said = true;
 	snprintf(buf, len, "%s", alt);
 	return buf;
 }
@@ -399,22 +439,47 @@ static int filter(struct kp_profile *p, const struct kp_opts *o)
 	return 0;
 }
 
+static bool series(const struct kp_opts *o)
+{
+	return o->openmetrics || o->prometheus;
+}
+
 static bool machine(const struct kp_opts *o)
 {
-	return o->json || o->csv || o->openmetrics;
+	return o->json || o->csv || series(o);
+}
+
+/*
+ * How many sites a machine output carries: -n, else all of them, but
+ * for the series outputs, whose guard says so when it cuts.
+ */
+static size_t machine_sites(const struct kp_opts *o, size_t n)
+{
+	size_t max = o->n_set ? (size_t)o->n : series(o) ? KP_SERIES_GUARD : 0;
+
+	if (!max || max >= n)
+		return n;
+	if (series(o))
+		fprintf(stderr, "kmemprof: --%s: the first %zu of %zu sites (-n 0: all)\n",
+			o->openmetrics ? "openmetrics" : "prometheus", max, n);
+	return max;
 }
 
 #ifdef KP_HAVE_OUTPUTS
-static int emit(const struct kp_opts *o, const struct kp_profile *p)
+static int emit(const struct kp_opts *o, const struct kp_profile *p,
+		size_t max)
 {
+	struct kp_metrics_opts mo = {
+		.source = o->source, .max = max, .openmetrics = o->openmetrics,
+	};
 	int rc = 0;
 
 	if (o->json)
 		rc = kp_out_json(stdout, p);
 	else if (o->csv)
 		rc = kp_out_csv(stdout, p);
-	else if (o->openmetrics)
-		rc = kp_out_openmetrics(stdout, p);
+	else if (series(o))
+		rc = kp_out_metrics(stdout, p, &mo);
 	if (rc)
 		fprintf(stderr, "kmemprof: writing the output: %s\n",
 			strerror(-rc));
@@ -443,10 +508,12 @@ static int no_outputs(void)
 	return 2;
 }
 
-static int emit(const struct kp_opts *o, const struct kp_profile *p)
+static int emit(const struct kp_opts *o, const struct kp_profile *p,
+		size_t max)
 {
 	(void)o;
 	(void)p;
+	(void)max;
 	return no_outputs();
 }
 
@@ -729,7 +796,7 @@ static int cmd_top(struct kp_opts *o)
 	}
 	if (o->key == KP_RATE) {
 		/* The earlier read: --since, or the live file now. */
-		if (load(o->since ? o->since : live_path(path, sizeof(path)),
+		if (load(o->since ? o->since : kp_live_path(path, sizeof(path)),
 			 &a, NULL, NULL))
 			return 1;
 		if (!o->since) {
@@ -737,7 +804,7 @@ static int cmd_top(struct kp_opts *o)
 			sleep_for(o->interval > 0 ? o->interval : 1);
 		}
 	}
-	if (load(o->input ? o->input : live_path(path, sizeof(path)), &p,
+	if (load(o->input ? o->input : kp_live_path(path, sizeof(path)), &p,
 		 NULL, NULL))
 		goto out_a;
 	if (o->key == KP_RATE) {
@@ -761,11 +828,12 @@ static int cmd_top(struct kp_opts *o)
 		rc = 0;
 		goto out;
 	}
-	/*
-	 * Machine outputs get the first N too (default 20: a guard on the
-	 * series node_exporter gets), every site with -n 0.
-	 */
-	if (o->n && p.n > (size_t)o->n) {
+	/* Every site, unless -n says otherwise; series have a guard. */
+	if (series(o)) {
+		rc = emit(o, &p, machine_sites(o, p.n));
+		goto out;
+	}
+	if (machine_sites(o, p.n) < p.n) {
 		size_t i;
 
 		for (i = (size_t)o->n; i < p.n; i++)
@@ -773,7 +841,7 @@ static int cmd_top(struct kp_opts *o)
 		p.n = (size_t)o->n;
 	}
 	if (!o->pprof) {
-		rc = emit(o, &p);
+		rc = emit(o, &p, 0);
 		goto out;
 	}
 #ifdef KP_HAVE_OUTPUTS
@@ -821,7 +889,7 @@ out_a:
 static int cmd_snapshot(struct kp_opts *o)
 {
 	char path[512], err[512];
-	const char *src = o->input ? o->input : live_path(path, sizeof(path));
+	const char *src = o->input ? o->input : kp_live_path(path, sizeof(path));
 	size_t n = 0;
 	char *text = kp_slurp(src, &n);
 	FILE *in, *out;
@@ -873,15 +941,16 @@ static int diff_cmp_allocs(const void *x, const void *y)
 
 static int diff_machine(const struct kp_diff *d, const struct kp_opts *o)
 {
-	struct kp_profile g = { .source = KP_KMEMPROF, .version = "1.0" };
-	size_t i;
+	struct kp_profile g = { .source = KP_KMEMPROF, .version = "1.0",
+				.delta = true };
+	size_t i, n = series(o) ? d->n : machine_sites(o, d->n);
 	int rc;
 
 	/* The growth as a profile: each value is B - A. */
 	g.sites = calloc(d->n + 1, sizeof(*g.sites));
 	if (!g.sites)
 		return 1;
-	for (i = 0; i < d->n && (!o->n || i < (size_t)o->n); i++) {
+	for (i = 0; i < n; i++) {
 		struct kp_site *s = &g.sites[g.n++];
 
 		*s = *delta_site(&d->v[i]);
@@ -893,7 +962,7 @@ static int diff_machine(const struct kp_diff *d, const struct kp_opts *o)
 		s->total = d->v[i].total;
 		s->req = -1;
 	}
-	rc = emit(o, &g);
+	rc = emit(o, &g, series(o) ? machine_sites(o, g.n) : 0);
 	free(g.sites);
 	return rc;
 }
@@ -915,6 +984,13 @@ static int cmd_diff(struct kp_opts *o)
 		return 1;
 	if (load(o->args[1], &b, NULL, NULL))
 		goto out_a;
+	if (a.source != b.source) {
+		fprintf(stderr, "kmemprof: diff: %s is %s profile and %s %s one; their sites cannot match\n",
+			o->args[0], a.source == KP_ALLOCINFO ? "an allocinfo" :
+			"a kmemprof", o->args[1], b.source == KP_ALLOCINFO ?
+			"an allocinfo" : "a kmemprof");
+		goto out_b;
+	}
 	{
 		/* --min-bytes is about growth here, not live bytes. */
 		struct kp_opts fo = *o;
@@ -1107,6 +1183,41 @@ static int record(const struct kp_opts *o, const char *src, char *text,
 	return rc;
 }
 
+/*
+ * The profile as a .prom file for node_exporter's textfile collector,
+ * which may read it at any time: written beside it, renamed into place.
+ */
+static int prom_file(const struct kp_opts *o, const struct kp_profile *p)
+{
+#ifdef KP_HAVE_OUTPUTS
+	struct kp_metrics_opts mo = { .source = o->source };
+	char tmp[4096];
+	FILE *f;
+	int rc;
+
+	mo.max = KP_SERIES_GUARD;	/* kmemprof_sites says how many in all */
+	snprintf(tmp, sizeof(tmp), "%s.tmp", o->prom_file);
+	f = fopen(tmp, "w");
+	if (!f) {
+		fprintf(stderr, "kmemprof: --prometheus-file %s: %s\n", tmp,
+			strerror(errno));
+		return -1;
+	}
+	rc = kp_out_metrics(f, p, &mo);
+	if (fclose(f) || rc || rename(tmp, o->prom_file)) {
+		fprintf(stderr, "kmemprof: --prometheus-file %s: %s\n",
+			o->prom_file, strerror(rc ? -rc : errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+#else
+	(void)o;
+	(void)p;
+	return -no_outputs();
+#endif
+}
+
 static int cmd_watch(struct kp_opts *o)
 {
 	struct kp_profile prev = { 0 }, cur;
@@ -1123,7 +1234,10 @@ static int cmd_watch(struct kp_opts *o)
 		o->interval = 2;
 	if (tty && !o->n_set && !ioctl(1, TIOCGWINSZ, &ws) && ws.ws_row > 4)
 		o->n = ws.ws_row - 3;	/* the table fills the terminal */
-	live_path(path, sizeof(path));
+	if (o->input)
+		snprintf(path, sizeof(path), "%s", o->input);
+	else
+		kp_live_path(path, sizeof(path));
 	for (i = 0; !o->count || i < o->count; i++) {
 		if (i)
 			sleep_for(o->interval);
@@ -1142,6 +1256,11 @@ static int cmd_watch(struct kp_opts *o)
 		if (filter(&cur, o)) {
 			kp_free(&cur);
 			rc = 2;
+			break;
+		}
+		if (o->prom_file && prom_file(o, &cur)) {
+			kp_free(&cur);
+			rc = 1;
 			break;
 		}
 		if (kp_diff(have_prev ? &prev : &cur, &cur, &d)) {
@@ -1235,7 +1354,7 @@ static int cmd_plot(struct kp_opts *o)
 	if (!strcmp(what, "top") && o->nargs == 1) {
 		struct kp_profile p;
 
-		if (load(o->input ? o->input : live_path(path, sizeof(path)),
+		if (load(o->input ? o->input : kp_live_path(path, sizeof(path)),
 			 &p, NULL, NULL))
 			return 1;
 		if (filter(&p, o) || resolve(o, &p)) {
@@ -1342,12 +1461,47 @@ static int count(const char *opt, const char *s, long *v)
 	return 0;
 }
 
+/* A size: bytes, or with an IEC suffix as -H prints it (4K, 2M, 1.5G). */
+static int size(const char *opt, const char *s, int64_t *v)
+{
+	static const char units[] = "KMGTPE";
+	const char *u;
+	double d;
+	char *end;
+
+	errno = 0;
+	d = strtod(s, &end);
+	if (*end && !errno && end != s && (u = strchr(units, *end)) &&
+	    (!end[1] || !strcmp(end + 1, "i") || !strcmp(end + 1, "iB")))
+		d = ldexp(d, 10 * (int)(u - units + 1));
+	else if (*end)
+		errno = EINVAL;
+	if (errno || end == s || !isfinite(d) || d < 0 || d >= 0x1p63) {
+		fprintf(stderr, "kmemprof: %s %s: expected a size (4096, 4K, 2M, 1G)\n",
+			opt, s);
+		return -1;
+	}
+	*v = (int64_t)d;
+	return 0;
+}
+
+/* The option that takes @val, for messages. */
+static const struct optinfo *opt_of(enum cmd c, int val)
+{
+	size_t i;
+
+	for (i = 0; i < NOPTS; i++)
+		if (optinfo[i].val == val && (optinfo[i].cmds & M(c)))
+			return &optinfo[i];
+	return NULL;
+}
+
 static int parse_opts(enum cmd c, int argc, char **argv, struct kp_opts *o)
 {
+	const struct optinfo *oi;
 	struct option longs[NOPTS + 1];
 	char shorts[3 * NOPTS + 2] = "";
 	size_t i, nl = 0, ns = 0;
-	double d;
 	int ch;
 
 	memset(longs, 0, sizeof(longs));
@@ -1369,23 +1523,26 @@ static int parse_opts(enum cmd c, int argc, char **argv, struct kp_opts *o)
 	shorts[ns] = '\0';
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
+		/* "--pprof -i FILE": -i is no file name. */
+		oi = opt_of(c, ch);
+		if (oi && oi->arg && !strcmp(oi->arg, "FILE") && optarg &&
+		    optarg[0] == '-' && optarg[1]) {
+			fprintf(stderr, "kmemprof: --%s: '%s' is an option, not a FILE (--%s=%s for a file so named)\n",
+				oi->name, optarg, oi->name, optarg);
+			return 2;
+		}
 		switch (ch) {
 		case 'i':
-			if (c != C_WATCH) {
-				o->input = optarg;
-				break;
-			}
-			if (number("-i", optarg, &o->interval))
-				return 2;
-			if (o->interval < 0.1) {
-				fprintf(stderr, "kmemprof: -i %s: at least 0.1 s\n",
-					optarg);
-				return 2;
-			}
+			o->input = optarg;
 			break;
 		case 'd':
 			if (number("-d", optarg, &o->interval))
 				return 2;
+			if (c == C_WATCH && o->interval < 0.1) {
+				fprintf(stderr, "kmemprof: -d %s: at least 0.1 s\n",
+					optarg);
+				return 2;
+			}
 			break;
 		case 'c':
 			if (count("-c", optarg, &o->count))
@@ -1419,6 +1576,12 @@ static int parse_opts(enum cmd c, int argc, char **argv, struct kp_opts *o)
 			o->human = true;
 			break;
 		case O_KIND:
+			if (strcmp(optarg, "slab") && strcmp(optarg, "page") &&
+			    strcmp(optarg, "percpu")) {
+				fprintf(stderr, "kmemprof: --kind %s: expected slab, page or percpu\n",
+					optarg);
+				return 2;
+			}
 			o->filter.kind = optarg;
 			break;
 		case O_MODULE:
@@ -1428,9 +1591,8 @@ static int parse_opts(enum cmd c, int argc, char **argv, struct kp_opts *o)
 			o->filter.func_re = optarg;
 			break;
 		case O_MINB:
-			if (number("--min-bytes", optarg, &d))
+			if (size("--min-bytes", optarg, &o->filter.min_bytes))
 				return 2;
-			o->filter.min_bytes = (int64_t)d;
 			break;
 		case O_JSON:
 			o->json = true;
@@ -1440,6 +1602,21 @@ static int parse_opts(enum cmd c, int argc, char **argv, struct kp_opts *o)
 			break;
 		case O_OM:
 			o->openmetrics = true;
+			break;
+		case O_PROM:
+			o->prometheus = true;
+			break;
+		case O_SOURCE:
+			o->source = optarg;
+			break;
+		case O_PROMFILE:
+			o->prom_file = optarg;
+			break;
+		case O_LISTEN:
+			o->listen = optarg;
+			break;
+		case O_USER:
+			o->user = optarg;
 			break;
 		case O_PPROF:
 			o->pprof = optarg;
@@ -1472,8 +1649,12 @@ static int parse_opts(enum cmd c, int argc, char **argv, struct kp_opts *o)
 	/* --since and --ages say which sort they are for. */
 	if (c == C_TOP && !o->key_set && (o->since || o->ages))
 		o->key = o->since ? KP_RATE : KP_AGE;
-	if (o->json + o->csv + o->openmetrics > 1) {
-		fprintf(stderr, "kmemprof: one of --json, --csv, --openmetrics\n");
+	if (o->json + o->csv + o->openmetrics + o->prometheus + !!o->pprof > 1) {
+		fprintf(stderr, "kmemprof: one output at a time: --json, --csv, --openmetrics, --prometheus or --pprof\n");
+		return 2;
+	}
+	if (o->stacks && c == C_TOP && !o->pprof) {
+		fprintf(stderr, "kmemprof: --stacks is for --pprof\n");
 		return 2;
 	}
 	o->args = argv + optind;
@@ -1511,6 +1692,10 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		usage(stdout);
+		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "--version")) {
+		printf("kmemprof " KP_VERSION "\n");
 		return 0;
 	}
 	for (i = 0; argc > 1 && i < C_NR; i++) {
@@ -1565,6 +1750,8 @@ int main(int argc, char **argv)
 		return cmd_set(&o);
 	case C_PLOT:
 		return cmd_plot(&o);
+	case C_SERVE:
+		return kp_cmd_serve(&o);
 	case C_HELP:
 	default:
 		for (i = 0; o.nargs && i < C_NR; i++) {

@@ -1,22 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kmemprof reader: the profile in the OpenMetrics 1.0 text format, one
- * family per measure, one series per site, "# EOF" last. Metric names and
- * labels: Documentation/kmemprof-output.rst.
+ * kmemprof reader: the profile as metrics, one family per measure, one
+ * series per site, in two formats that differ only in their metadata:
+ *
+ * - the Prometheus text format 0.0.4 (--prometheus, and serve's default),
+ *   which node_exporter's textfile collector and promtool read: a
+ *   counter's HELP and TYPE lines name its series, kmemprof_allocs_total;
+ * - OpenMetrics 1.0 (--openmetrics, and serve when asked): a counter's
+ *   family is kmemprof_allocs and its series kmemprof_allocs_total, with
+ *   UNIT lines and "# EOF" last.
+ *
+ * Every series carries a source label, so that two profiles (kmemprof and
+ * allocinfo, or two hosts' files) can sit in one textfile directory.
+ * Metric names and labels: Documentation/kmemprof-output.rst.
  *
  * Series must be unique within a family, but allocinfo repeats a line for
  * code inlined in several places (a header's function): sites with the
  * same labels are summed into one series.
- *
- * node_exporter's textfile collector reads the older Prometheus text
- * format, to which "# UNIT" and "# EOF" are comments; it takes the
- * counters' "_total" series as untyped.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "jsonstr.h"
 #include "output.h"
 #include "profile.h"
 
@@ -28,10 +35,12 @@ struct om_series {
 
 enum om_value { OM_LIVE, OM_OBJS, OM_ALLOCS, OM_FREES, OM_TOTAL, OM_REQ };
 
-static const struct om_family {
+struct om_family {
 	const char *name, *type, *unit, *help;
 	enum om_value v;
-} families[] = {
+};
+
+static const struct om_family families[] = {
 	{ "kmemprof_live_bytes", "gauge", "bytes",
 	  "Bytes allocated at the call site and not yet freed.", OM_LIVE },
 	{ "kmemprof_live_objects", "gauge", NULL,
@@ -44,6 +53,22 @@ static const struct om_family {
 	  "Bytes allocated at the call site since load or reset.", OM_TOTAL },
 	{ "kmemprof_requested_bytes", "counter", "bytes",
 	  "Bytes requested at the call site since load or reset.", OM_REQ },
+};
+
+/* diff: B - A of each value, as gauges (a delta is not a counter). */
+static const struct om_family deltas[] = {
+	{ "kmemprof_live_bytes_delta", "gauge", "bytes",
+	  "Growth of the live bytes at the call site between two profiles.",
+	  OM_LIVE },
+	{ "kmemprof_live_objects_delta", "gauge", NULL,
+	  "Growth of the live objects at the call site between two profiles.",
+	  OM_OBJS },
+	{ "kmemprof_allocs_delta", "gauge", NULL,
+	  "Allocations at the call site between two profiles.", OM_ALLOCS },
+	{ "kmemprof_frees_delta", "gauge", NULL,
+	  "Frees at the call site between two profiles.", OM_FREES },
+	{ "kmemprof_allocated_bytes_delta", "gauge", "bytes",
+	  "Bytes allocated at the call site between two profiles.", OM_TOTAL },
 };
 
 static int cmp_str(const char *a, const char *b)
@@ -111,9 +136,11 @@ static void om_value(FILE *out, const char *str)
 	}
 }
 
-static void om_labels(FILE *out, const struct kp_site *s)
+static void om_labels(FILE *out, const char *source, const struct kp_site *s)
 {
-	fputs("{site=\"", out);
+	fputs("{source=\"", out);
+	om_value(out, source);
+	fputs("\",site=\"", out);
 	om_value(out, s->site);
 	fputs("\",func=\"", out);
 	om_value(out, s->func);
@@ -133,10 +160,12 @@ static void om_labels(FILE *out, const struct kp_site *s)
 	fputc('}', out);
 }
 
-static void add(int64_t *sum, int64_t v, bool first)
+static void add(int64_t *sum, int64_t v, bool first, bool delta)
 {
 	if (first)
 		*sum = v;
+	else if (delta)
+		*sum += v;
 	else if (v >= 0 && *sum >= 0)
 		*sum += v;
 	else if (v >= 0)
@@ -144,32 +173,34 @@ static void add(int64_t *sum, int64_t v, bool first)
 }
 
 /* One series per distinct label set, in the order of first appearance. */
-static struct om_series *om_series(const struct kp_profile *p, size_t *nr)
+static struct om_series *om_series(const struct kp_profile *p, size_t np,
+				    size_t *nr)
 {
-	struct om_series *sr = calloc(p->n ? p->n : 1, sizeof(*sr));
+	struct om_series *sr = calloc(np ? np : 1, sizeof(*sr));
 	size_t i, j, n = 0;
 
 	if (!sr)
 		return NULL;
-	for (i = 0; i < p->n; i++) {
+	for (i = 0; i < np; i++) {
 		sr[i].s = &p->sites[i];
 		sr[i].first = i;
 	}
-	qsort(sr, p->n, sizeof(*sr), cmp_series_labels);
-	for (i = 0; i < p->n; i = j) {
+	qsort(sr, np, sizeof(*sr), cmp_series_labels);
+	for (i = 0; i < np; i = j) {
 		struct om_series m = sr[i];
 
-		for (j = i; j < p->n && !cmp_labels(sr[j].s, m.s); j++) {
+		for (j = i; j < np && !cmp_labels(sr[j].s, m.s); j++) {
 			const struct kp_site *s = sr[j].s;
 			bool first = j == i;
 
 			/* Live values are always there, negative or not. */
 			m.v[OM_LIVE] = (first ? 0 : m.v[OM_LIVE]) + s->bytes;
 			m.v[OM_OBJS] = (first ? 0 : m.v[OM_OBJS]) + s->objs;
-			add(&m.v[OM_ALLOCS], s->allocs, first);
-			add(&m.v[OM_FREES], s->frees, first);
-			add(&m.v[OM_TOTAL], s->total, first);
-			add(&m.v[OM_REQ], s->req, first);
+			/* Deltas are signed: no value is "absent" there. */
+			add(&m.v[OM_ALLOCS], s->allocs, first, p->delta);
+			add(&m.v[OM_FREES], s->frees, first, p->delta);
+			add(&m.v[OM_TOTAL], s->total, first, p->delta);
+			add(&m.v[OM_REQ], s->req, first, p->delta);
 		}
 		sr[n++] = m;
 	}
@@ -178,48 +209,70 @@ static struct om_series *om_series(const struct kp_profile *p, size_t *nr)
 	return sr;
 }
 
-int kp_out_openmetrics(FILE *out, const struct kp_profile *p)
+/* A family's metadata: in the text format, under its series' name. */
+static void om_meta(FILE *out, const struct om_family *fm, bool om)
 {
+	const char *total = !om && !strcmp(fm->type, "counter") ? "_total" :
+			    "";
+
+	fprintf(out, "# HELP %s%s %s\n", fm->name, total, fm->help);
+	fprintf(out, "# TYPE %s%s %s\n", fm->name, total, fm->type);
+	if (om && fm->unit)
+		fprintf(out, "# UNIT %s %s\n", fm->name, fm->unit);
+}
+
+int kp_out_metrics(FILE *out, const struct kp_profile *p,
+		   const struct kp_metrics_opts *o)
+{
+	static const struct om_family sites = { "kmemprof_sites", "gauge", NULL,
+		"Call sites (tags) in the profile.", OM_LIVE };
+	static const struct om_family inacc = { "kmemprof_inaccurate_sites",
+		"gauge", NULL, "Call sites whose counts a drop or a lost pairing "
+		"touched (accurate:no).", OM_LIVE };
+	const struct om_family *fams = p->delta ? deltas : families;
+	size_t nfam = p->delta ? sizeof(deltas) / sizeof(deltas[0]) :
+		      sizeof(families) / sizeof(families[0]);
+	size_t np = o->max && o->max < p->n ? o->max : p->n;
+	const char *source = o->source ? o->source :
+			     p->source == KP_ALLOCINFO ? "allocinfo" : "kmemprof";
 	struct om_series *sr;
 	size_t i, f, n, inaccurate = 0;
 
-	sr = om_series(p, &n);
+	sr = om_series(p, np, &n);
 	if (!sr)
 		return -ENOMEM;
 	for (i = 0; i < p->n; i++)
 		inaccurate += p->sites[i].inaccurate;
-	fputs("# TYPE kmemprof_sites gauge\n"
-	      "# HELP kmemprof_sites Call sites (tags) in the profile.\n",
-	      out);
-	fprintf(out, "kmemprof_sites %zu\n", p->n);
-	fputs("# TYPE kmemprof_inaccurate_sites gauge\n"
-	      "# HELP kmemprof_inaccurate_sites Call sites whose counts a drop "
-	      "or a lost pairing touched (accurate:no).\n", out);
-	fprintf(out, "kmemprof_inaccurate_sites %zu\n", inaccurate);
-	for (f = 0; f < sizeof(families) / sizeof(families[0]); f++) {
-		const struct om_family *fm = &families[f];
+	om_meta(out, &sites, o->openmetrics);
+	fputs("kmemprof_sites{source=\"", out);
+	om_value(out, source);
+	fprintf(out, "\"} %zu\n", p->n);
+	om_meta(out, &inacc, o->openmetrics);
+	fputs("kmemprof_inaccurate_sites{source=\"", out);
+	om_value(out, source);
+	fprintf(out, "\"} %zu\n", inaccurate);
+	for (f = 0; f < nfam; f++) {
+		const struct om_family *fm = &fams[f];
 		bool counter = !strcmp(fm->type, "counter");
 
 		for (i = 0; i < n; i++)
-			if (fm->v <= OM_OBJS || sr[i].v[fm->v] >= 0)
+			if (fm->v <= OM_OBJS || sr[i].v[fm->v] >= 0 || p->delta)
 				break;
 		if (i == n)
 			continue;	/* not in this source */
-		fprintf(out, "# TYPE %s %s\n", fm->name, fm->type);
-		if (fm->unit)
-			fprintf(out, "# UNIT %s %s\n", fm->name, fm->unit);
-		fprintf(out, "# HELP %s %s\n", fm->name, fm->help);
+		om_meta(out, fm, o->openmetrics);
 		for (i = 0; i < n; i++) {
 			int64_t v = sr[i].v[fm->v];
 
-			if (v < 0 && fm->v > OM_OBJS)
+			if (v < 0 && fm->v > OM_OBJS && !p->delta)
 				continue;
 			fprintf(out, "%s%s", fm->name, counter ? "_total" : "");
-			om_labels(out, sr[i].s);
+			om_labels(out, source, sr[i].s);
 			fprintf(out, " %" PRId64 "\n", v);
 		}
 	}
-	fputs("# EOF\n", out);
+	if (o->openmetrics)
+		fputs("# EOF\n", out);
 	free(sr);
 	return fflush(out) || ferror(out) ? -EIO : 0;
 }

@@ -12,7 +12,10 @@
 #define KP_OUTPUT_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdio.h>
+
+#include "jsonstr.h"
 
 struct kp_profile;
 struct kp_stacks;
@@ -24,9 +27,33 @@ struct kp_series;
 
 int kp_out_json(FILE *out, const struct kp_profile *p);
 int kp_out_csv(FILE *out, const struct kp_profile *p);
-int kp_out_openmetrics(FILE *out, const struct kp_profile *p);
 
-/* A gzipped pprof profile at @path; @st may be NULL (one frame a site). */
+/*
+ * The profile as metrics: the Prometheus text format 0.0.4 (what
+ * node_exporter's textfile collector and promtool read), or OpenMetrics
+ * 1.0. Every series carries source="@source" (NULL: "kmemprof" or
+ * "allocinfo", after the profile's kind). Only the first @max sites get
+ * series (0: all); kmemprof_sites counts them all. A profile of deltas
+ * (diff) writes gauges named *_delta.
+ */
+struct kp_metrics_opts {
+	const char *source;
+	size_t max;
+	bool openmetrics;
+};
+
+int kp_out_metrics(FILE *out, const struct kp_profile *p,
+		   const struct kp_metrics_opts *o);
+
+/*
+ * A gzipped pprof profile in a malloc()ed buffer; @st may be NULL (one
+ * frame a site). @deflt is the default sample type: "inuse_space" (heap)
+ * or "alloc_space" (allocs).
+ */
+int kp_pprof_gz(const struct kp_profile *p, const struct kp_stacks *st,
+		const char *deflt, void **buf, size_t *len, char *err,
+		size_t errlen);
+/* The same, written to @path (heap: inuse_space the default). */
 int kp_out_pprof(const char *path, const struct kp_profile *p,
 		 const struct kp_stacks *st, char *err, size_t errlen);
 
@@ -50,7 +77,5 @@ int kp_resolve(struct kp_profile *p, const char *spec, char *err,
 /* Which optional features this build has, e.g. "pprof resolve". */
 const char *kp_out_features(void);
 
-/* Internal: length of the valid UTF-8 sequence at @s, 0 if none (json.c). */
-size_t kp_utf8_len(const unsigned char *s);
 
 #endif /* KP_OUTPUT_H */

@@ -198,7 +198,17 @@ static char *keep(char *p, const char *end, char **lo, const char **hi)
  * itself. The site's strings are then copied, the one span of the line
  * they are in, into the profile's arena.
  */
-static const char *parse_line(char *line, struct kp_site *s, void **arena)
+/* "bad value for KEY: 'VALUE'" in @msg, the value up to a blank. */
+static const char *bad_value(char *msg, size_t len, const char *key,
+			     size_t klen, const char *val)
+{
+	snprintf(msg, len, "bad value for %.*s: '%.*s'", (int)klen, key,
+		 (int)strcspn(val, " \t"), val);
+	return msg;
+}
+
+static const char *parse_line(char *line, struct kp_site *s, void **arena,
+			      char *msg, size_t msglen)
 {
 	char *p = line, *tok, *end, *colon, *lo = NULL, *copy;
 	const char *hi = NULL;
@@ -234,7 +244,8 @@ static const char *parse_line(char *line, struct kp_site *s, void **arena)
 			/* key:<number>, read where it is */
 			p = colon + 1;
 			if (number(&p, count, false))
-				return "bad value";
+				return bad_value(msg, msglen, tok,
+						 (size_t)(colon - tok), colon + 1);
 			continue;
 		}
 		end = token_end(p);
@@ -258,7 +269,8 @@ static const char *parse_line(char *line, struct kp_site *s, void **arena)
 				return "expected key:value";
 			*colon = '\0';
 			if (set_key(s, tok, (size_t)(colon - tok), colon + 1))
-				return "bad value";
+				return bad_value(msg, msglen, tok,
+						 (size_t)(colon - tok), colon + 1);
 			if (s->kind == colon + 1)
 				keep(s->kind, end, &lo, &hi);
 		}
@@ -285,6 +297,7 @@ int kp_parse(FILE *in, const char *name, struct kp_profile *p,
 	char *line = NULL, *first;
 	size_t cap = 0, lineno = 0;
 	const char *why;
+	char msg[160];
 	struct kp_site site;
 	ssize_t len;
 	int ret = 0;
@@ -328,7 +341,7 @@ int kp_parse(FILE *in, const char *name, struct kp_profile *p,
 			;
 		if (!*first)
 			continue;
-		why = parse_line(first, &site, &p->arena);
+		why = parse_line(first, &site, &p->arena, msg, sizeof(msg));
 		if (why) {
 			kp_site_release(&site);
 			ret = kp_fail(err, errlen, name, lineno, "%s", why);

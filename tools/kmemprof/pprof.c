@@ -10,9 +10,14 @@
  * With the stacks view, a site that has sampled stacks is split into one
  * sample per stack, by the stacks' share of the tag's sampled bytes, plus
  * one sample for the share of the stacks the view does not list; the
- * split values add up to the site's exactly. One location per distinct
- * frame, one function per distinct symbol and module, one mapping per
- * module (and one for the kernel proper).
+ * split values add up to the site's exactly.
+ *
+ * One location per distinct frame (a site is a frame), its address the
+ * frame's offset in its function ("+0x98"), so that pprof keeps two call
+ * sites of one function apart; one function per distinct symbol and
+ * module; one mapping per module, named "[module]" as perf names them,
+ * after "[kernel.kallsyms]", which is always the first (pprof's "File:").
+ * Symbols are up to KSYM_NAME_LEN bytes, as the kernel allows.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -24,6 +29,19 @@
 #include "profile.h"
 
 #ifndef KP_HAVE_PPROF
+
+int kp_pprof_gz(const struct kp_profile *p, const struct kp_stacks *st,
+		const char *deflt, void **buf, size_t *len, char *err,
+		size_t errlen)
+{
+	(void)p;
+	(void)st;
+	(void)deflt;
+	*buf = NULL;
+	*len = 0;
+	snprintf(err, errlen, "built without protobuf-c and zlib (pprof)");
+	return -ENOTSUP;
+}
 
 int kp_out_pprof(const char *path, const struct kp_profile *p,
 		 const struct kp_stacks *st, char *err, size_t errlen)
@@ -39,6 +57,12 @@ int kp_out_pprof(const char *path, const struct kp_profile *p,
 
 #include <zlib.h>
 #include "profile.pb-c.h"
+
+/* The kernel's longest symbol (include/linux/kallsyms.h), and module name. */
+#define KSYM_NAME_LEN 512
+#define MODULE_NAME_LEN 64
+/* A frame's text: "sym+0xoff/0xlen [module]". */
+#define FRAME_LEN (KSYM_NAME_LEN + MODULE_NAME_LEN + 48)
 
 typedef Perftools__Profiles__Profile pb_profile;
 typedef Perftools__Profiles__Sample pb_sample;
@@ -194,7 +218,7 @@ static uint64_t mapping(struct pp *pp, const char *module)
 	bool added;
 	int64_t i = intern(&pp->maps, module ? module : "", &added);
 	pb_mapping *m;
-	char name[256];
+	char name[MODULE_NAME_LEN + 2];
 
 	if (i < 0 || !added) {
 		pp->oom |= i < 0;
@@ -209,7 +233,7 @@ static uint64_t mapping(struct pp *pp, const char *module)
 	perftools__profiles__mapping__init(m);
 	m->id = i + 1;
 	if (module)
-		snprintf(name, sizeof(name), "%s.ko", module);
+		snprintf(name, sizeof(name), "[%s]", module);
 	m->filename = str(pp, module ? name : "[kernel.kallsyms]");
 	m->has_functions = true;
 	return m->id;
@@ -218,7 +242,7 @@ static uint64_t mapping(struct pp *pp, const char *module)
 static uint64_t function(struct pp *pp, const char *sym, const char *module,
 			 const char *file, int64_t line)
 {
-	char key[1024];
+	char key[FRAME_LEN];
 	bool added;
 	int64_t i;
 	pb_function *f;
@@ -252,9 +276,9 @@ static uint64_t function(struct pp *pp, const char *sym, const char *module,
 static uint64_t location(struct pp *pp, const char *frame, const char *func,
 			 const char *module, const char *srcline)
 {
-	char sym[256], mod[128], file[512], key[1024];
+	char sym[KSYM_NAME_LEN], mod[MODULE_NAME_LEN], file[512], key[FRAME_LEN];
 	const char *br = strchr(frame, '[');
-	const char *colon;
+	const char *colon, *plus;
 	int64_t line = 0, i;
 	size_t len;
 	bool added;
@@ -302,6 +326,10 @@ static uint64_t location(struct pp *pp, const char *frame, const char *func,
 	perftools__profiles__line__init(ln);
 	l->id = i + 1;
 	l->mapping_id = mapping(pp, module && *module ? module : NULL);
+	/* "sym+0x98/0x5d4": 0x98, the call site's offset in its function. */
+	plus = func ? NULL : strstr(frame, "+0x");
+	if (plus)
+		l->address = strtoull(plus + 1, NULL, 16);
 	ln->function_id = function(pp, sym, module, file, line);
 	ln->line = line;
 	l->line = calloc(1, sizeof(*l->line));
@@ -341,7 +369,7 @@ static void sample(struct pp *pp, const struct kp_site *site,
 {
 	pb_sample *s = calloc(1, sizeof(*s));
 	const char *c, *comma;
-	char frame[512];
+	char frame[FRAME_LEN];
 	size_t i, ncallers = 0;
 
 	if (PUSH(pp->prof.sample, pp->prof.n_sample, pp->csample, s)) {
@@ -438,7 +466,7 @@ static void site_samples(struct pp *pp, const struct kp_site *site,
 }
 
 static int build(struct pp *pp, const struct kp_profile *p,
-		 const struct kp_stacks *st)
+		 const struct kp_stacks *st, const char *deflt)
 {
 	static const char *const types[4][2] = {
 		{ "alloc_objects", "count" }, { "alloc_space", "bytes" },
@@ -451,6 +479,7 @@ static int build(struct pp *pp, const struct kp_profile *p,
 	int64_t k;
 
 	str(pp, "");
+	mapping(pp, NULL);	/* [kernel.kallsyms] is mapping 1, pprof's File: */
 	pp->prof.sample_type = calloc(4, sizeof(*pp->prof.sample_type));
 	if (!pp->prof.sample_type)
 		return -ENOMEM;
@@ -463,7 +492,7 @@ static int build(struct pp *pp, const struct kp_profile *p,
 		vt->unit = str(pp, types[i][1]);
 		pp->prof.sample_type[pp->prof.n_sample_type++] = vt;
 	}
-	pp->prof.default_sample_type = str(pp, "inuse_space");
+	pp->prof.default_sample_type = str(pp, deflt);
 	pp->prof.period_type = calloc(1, sizeof(*pp->prof.period_type));
 	if (!pp->prof.period_type)
 		return -ENOMEM;
@@ -561,28 +590,58 @@ static void pp_free(struct pp *pp)
 	intern_free(&pp->maps);
 }
 
-int kp_out_pprof(const char *path, const struct kp_profile *p,
-		 const struct kp_stacks *st, char *err, size_t errlen)
+/* @in, gzipped (as gzip(1) writes it) into a malloc()ed buffer. */
+static int gzip_buf(const uint8_t *in, size_t len, void **out, size_t *olen)
+{
+	z_stream z = { 0 };
+	size_t cap;
+	uint8_t *buf;
+	int rc;
+
+	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS,
+			 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return -ENOMEM;
+	cap = deflateBound(&z, len) + 32;
+	buf = malloc(cap);
+	if (!buf) {
+		deflateEnd(&z);
+		return -ENOMEM;
+	}
+	z.next_in = (uint8_t *)in;
+	z.avail_in = len;
+	z.next_out = buf;
+	z.avail_out = cap;
+	rc = deflate(&z, Z_FINISH);
+	*olen = z.total_out;
+	deflateEnd(&z);
+	if (rc != Z_STREAM_END) {
+		free(buf);
+		return -EIO;
+	}
+	*out = buf;
+	return 0;
+}
+
+int kp_pprof_gz(const struct kp_profile *p, const struct kp_stacks *st,
+		const char *deflt, void **out, size_t *olen, char *err,
+		size_t errlen)
 {
 	struct pp pp = { 0 };
 	uint8_t *buf = NULL;
 	char **table = NULL;
 	size_t len, i;
-	bool bad;
-	gzFile gz;
 	int ret;
 
+	*out = NULL;
+	*olen = 0;
 	perftools__profiles__profile__init(&pp.prof);
-	ret = build(&pp, p, st);
-	if (ret) {
-		snprintf(err, errlen, "%s: out of memory", path);
-		goto out;
-	}
+	ret = build(&pp, p, st, deflt);
 	/* The string table is the interned strings, in their order. */
-	table = calloc(pp.strs.n ? pp.strs.n : 1, sizeof(*table));
+	if (!ret)
+		table = calloc(pp.strs.n ? pp.strs.n : 1, sizeof(*table));
 	if (!table) {
 		ret = -ENOMEM;
-		snprintf(err, errlen, "%s: out of memory", path);
+		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
 	for (i = 0; i < pp.strs.n; i++)
@@ -593,31 +652,53 @@ int kp_out_pprof(const char *path, const struct kp_profile *p,
 	buf = malloc(len ? len : 1);
 	if (!buf) {
 		ret = -ENOMEM;
-		snprintf(err, errlen, "%s: out of memory", path);
+		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
 	perftools__profiles__profile__pack(&pp.prof, buf);
 	pp.prof.string_table = NULL;
 	pp.prof.n_string_table = 0;
-	gz = gzopen(path, "wb");
-	if (!gz) {
-		ret = errno ? -errno : -EIO;
-		snprintf(err, errlen, "cannot write %s: %s", path,
-			 strerror(-ret));
-		goto out;
-	}
-	/* Close whatever the write did; either failing fails the file. */
-	bad = len && gzwrite(gz, buf, len) != (int)len;
-	if (gzclose(gz) != Z_OK)
-		bad = true;
-	if (bad) {
-		ret = -EIO;
-		snprintf(err, errlen, "cannot write %s", path);
-	}
+	ret = gzip_buf(buf, len, out, olen);
+	if (ret)
+		snprintf(err, errlen, "gzip: %s", strerror(-ret));
 out:
 	free(buf);
 	free(table);
 	pp_free(&pp);
+	return ret;
+}
+
+int kp_out_pprof(const char *path, const struct kp_profile *p,
+		 const struct kp_stacks *st, char *err, size_t errlen)
+{
+	char why[256];
+	void *buf;
+	size_t len;
+	FILE *f;
+	int ret;
+
+	ret = kp_pprof_gz(p, st, "inuse_space", &buf, &len, why, sizeof(why));
+	if (ret) {
+		snprintf(err, errlen, "%s: %s", path, why);
+		return ret;
+	}
+	f = fopen(path, "w");
+	if (!f) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot write %s: %s", path,
+			 strerror(-ret));
+		free(buf);
+		return ret;
+	}
+	/* Close whatever the write did; either failing fails the file. */
+	if (fwrite(buf, 1, len, f) != len)
+		ret = -EIO;
+	if (fclose(f) && !ret)
+		ret = -errno;
+	if (ret)
+		snprintf(err, errlen, "cannot write %s: %s", path,
+			 strerror(-ret));
+	free(buf);
 	return ret;
 }
 

@@ -45,6 +45,7 @@ struct kp_profile {
 	enum kp_source source;
 	char version[16];
 	double time;		/* "# snapshot time:" (unix seconds), or 0 */
+	bool delta;		/* values are B - A, signed (diff) */
 	struct kp_site *sites;
 	size_t n, cap;
 	void *arena;		/* private to parse.c: the sites' text */

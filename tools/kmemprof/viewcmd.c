@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kmemprof reader: the subcommands that format a debugfs view: leaks,
- * stacks, hist (ASCII bars) and stats.
+ * stacks, hist (ASCII bars), stats, cpus and ages, as a table or, with
+ * --json, as one JSON document whose "view" names it (its schema is in
+ * Documentation/kmemprof-output.rst).
  */
 #include <inttypes.h>
 #include <math.h>
@@ -9,6 +11,54 @@
 #include <string.h>
 
 #include "cli.h"
+#include "jsonstr.h"
+
+/* The JSON views' schema; bumped on an incompatible change. */
+#define VIEW_SCHEMA 1
+
+static void json_begin(const char *view)
+{
+	printf("{\"schema\":%d,\"view\":\"%s\"", VIEW_SCHEMA, view);
+}
+
+static int json_end(void)
+{
+	fputs("}\n", stdout);
+	return fflush(stdout) || ferror(stdout) ? 1 : 0;
+}
+
+/* A tag's fields, "site" to "callers", after the object's '{'. */
+static void json_tag(const struct kp_tag *t)
+{
+	const char *c = t->callers, *comma;
+
+	fputs("\"site\":", stdout);
+	kp_json_str(stdout, t->site);
+	fputs(",\"module\":", stdout);
+	kp_json_str(stdout, t->module);
+	fputs(",\"func\":", stdout);
+	kp_json_str(stdout, t->func);
+	fputs(",\"kind\":", stdout);
+	kp_json_str(stdout, t->kind);
+	fputs(",\"callers\":[", stdout);
+	for (; c && *c; c = comma ? comma + 1 : NULL) {
+		comma = strchr(c, ',');
+		if (c != t->callers)
+			putchar(',');
+		kp_json_strn(stdout, c, comma ? (size_t)(comma - c) : strlen(c));
+	}
+	putchar(']');
+}
+
+static void json_counts(const char *key, const uint64_t *v, size_t n)
+{
+	size_t i;
+
+	printf(",\"%s\":[", key);
+	for (i = 0; i < n; i++)
+		printf("%s%" PRIu64, i ? "," : "", v[i]);
+	putchar(']');
+}
 
 static int parsed(int rc, const char *err)
 {
@@ -47,13 +97,20 @@ int kp_cmd_leaks(struct kp_opts *o)
 	fclose(in);
 	if (rc)
 		return 1;
-	kp_cell(l.bytes, o->human, b, sizeof(b));
-	if (l.age_ms >= 0)
-		printf("Leak suspects, live longer than %" PRId64 " ms: %" PRId64
-		       " objects, %s bytes, %" PRId64 " sites\n",
-		       l.age_ms, l.objs, b, l.sites);
-	printf("%12s %8s %8s %-6s %s\n", "LIVE", "OBJS", "OLDEST", "KIND",
-	       "SITE");
+	if (o->json) {
+		json_begin("leaks");
+		printf(",\"summary\":{\"age_ms\":%" PRId64 ",\"objects\":%"
+		       PRId64 ",\"bytes\":%" PRId64 ",\"sites\":%" PRId64
+		       "},\"sites\":[", l.age_ms, l.objs, l.bytes, l.sites);
+	} else {
+		kp_cell(l.bytes, o->human, b, sizeof(b));
+		if (l.age_ms >= 0)
+			printf("Leak suspects, live longer than %" PRId64 " ms: %"
+			       PRId64 " objects, %s bytes, %" PRId64 " sites\n",
+			       l.age_ms, l.objs, b, l.sites);
+		printf("%12s %8s %8s %-6s %s\n", "LIVE", "OBJS", "OLDEST",
+		       "KIND", "SITE");
+	}
 	for (i = 0; i < l.n; i++) {
 		const struct kp_leak *k = &l.v[i];
 
@@ -64,6 +121,20 @@ int kp_cmd_leaks(struct kp_opts *o)
 			continue;
 		if (o->n && shown++ >= (size_t)o->n)
 			break;
+		if (o->json) {
+			printf("%s{", shown > 1 ? ",\n" : "\n");
+			json_tag(&k->tag);
+			printf(",\"live_bytes\":%" PRId64 ",\"live_objects\":%"
+			       PRId64 ",\"objects\":[", k->bytes, k->objs);
+			for (j = 0; j < k->nobj; j++)
+				printf("%s{\"addr\":\"%s\",\"size\":%" PRId64
+				       ",\"age_ms\":%" PRId64 ",\"cpu\":%d}",
+				       j ? "," : "", k->obj[j].addr,
+				       k->obj[j].size, k->obj[j].age_ms,
+				       k->obj[j].cpu);
+			fputs("]}", stdout);
+			continue;
+		}
 		kp_cell(k->bytes, o->human, b, sizeof(b));
 		if (k->nobj)
 			age(k->obj[0].age_ms, a, sizeof(a));
@@ -80,6 +151,11 @@ int kp_cmd_leaks(struct kp_opts *o)
 			       k->obj[j].cpu, k->obj[j].addr);
 		}
 	}
+	if (o->json) {
+		fputs("\n]", stdout);
+		kp_leaks_free(&l);
+		return json_end();
+	}
 	if (!l.n)
 		printf("(no leak suspects)\n");
 	kp_leaks_free(&l);
@@ -94,7 +170,7 @@ int kp_cmd_stacks(struct kp_opts *o)
 	char path[512], err[512], b[32], key[1024], prev[1024] = "";
 	struct kp_stacks s;
 	size_t i, f, tags = 0;
-	bool skip = false, any = false;
+	bool skip = false, any = false, first = true;
 	FILE *in;
 	int rc;
 
@@ -106,8 +182,13 @@ int kp_cmd_stacks(struct kp_opts *o)
 	if (rc)
 		return 1;
 	/* Stacks sampled before stack_depth went back to 0 are still shown. */
-	if (s.depth == 0 && !s.n)
+	if (o->json) {
+		json_begin("stacks");
+		printf(",\"stack_depth\":%d,\"stack_sample\":%d,\"tags\":[",
+		       s.depth, s.sample);
+	} else if (s.depth == 0 && !s.n) {
 		printf("(no stacks: stack_depth is 0; try 'kmemprof set stack_depth=8')\n");
+	}
 	for (i = 0; i < s.n; i++) {
 		const struct kp_stack *st = &s.v[i];
 
@@ -122,14 +203,36 @@ int kp_cmd_stacks(struct kp_opts *o)
 				continue;
 			tags++;
 			any = true;
+			if (o->json) {
+				printf("%s{", tags > 1 ? "]},\n" : "\n");
+				json_tag(&st->tag);
+				printf(",\"allocs\":%" PRId64 ",\"bytes\":%"
+				       PRId64 ",\"stacks\":[", st->tag_allocs,
+				       st->tag_bytes);
+				first = true;
+			} else {
 			kp_cell(st->tag_bytes, o->human, b, sizeof(b));
 			printf("%s", tags > 1 ? "\n" : "");
 			kp_print_tag(stdout, &st->tag);
 			printf(" kind:%s: %" PRId64 " allocs, %s bytes sampled\n",
 			       st->tag.kind, st->tag_allocs, b);
+			}
 		}
 		if (skip)
 			continue;
+		if (o->json) {
+			printf("%s{\"allocs\":%" PRId64 ",\"bytes\":%" PRId64
+			       ",\"frames\":[", first ? "" : ",", st->allocs,
+			       st->bytes);
+			for (f = 0; f < st->nframes; f++) {
+				if (f)
+					putchar(',');
+				kp_json_str(stdout, st->frames[f]);
+			}
+			fputs("]}", stdout);
+			first = false;
+			continue;
+		}
 		kp_cell(st->bytes, o->human, b, sizeof(b));
 		printf("  %5.1f%% %10s bytes %8" PRId64 " allocs\n",
 		       st->tag_bytes > 0 ? 100.0 * st->bytes / st->tag_bytes : 0,
@@ -138,12 +241,16 @@ int kp_cmd_stacks(struct kp_opts *o)
 			printf("        %s\n", st->frames[f]);
 	}
 	kp_stacks_free(&s);
+	if (o->json) {
+		fputs(any ? "]}\n]" : "]", stdout);
+		rc = json_end();
+	}
 	if (want && !any) {
 		fprintf(stderr, "kmemprof: no stacks for '%s' in %s\n", want,
 			path);
 		return 1;
 	}
-	return 0;
+	return rc;
 }
 
 /* hist */
@@ -221,6 +328,10 @@ int kp_cmd_hist(struct kp_opts *o)
 	fclose(in);
 	if (rc)
 		return 1;
+	if (o->json) {
+		json_begin("hist");
+		fputs(",\"hists\":[", stdout);
+	}
 	for (i = 0; i < h.n; i++) {
 		const struct kp_hist *x = &h.v[i];
 		bool all = !strcmp(x->site, "all");
@@ -231,17 +342,32 @@ int kp_cmd_hist(struct kp_opts *o)
 			continue;
 		if (o->n && shown >= (size_t)o->n)
 			break;
+		if (o->json) {
+			printf("%s{", shown++ ? ",\n" : "\n");
+			json_tag(&x->tag);
+			json_counts("size", x->size, x->nsize);
+			json_counts("req", x->req, x->nreq);
+			json_counts("life", x->life, x->nlife);
+			printf(",\"xcpu\":%" PRIu64 ",\"xcluster\":%" PRIu64
+			       ",\"frag\":%.1f,\"waste\":%" PRId64 "}",
+			       x->xcpu, x->xcluster, x->frag, x->waste);
+			continue;
+		}
 		printf("%s", shown++ ? "\n" : "");
 		hist_one(x);
 	}
 	kp_hists_free(&h);
+	if (o->json) {
+		fputs("\n]", stdout);
+		rc = json_end();
+	}
 	if (!shown) {
 		fprintf(stderr, "kmemprof: no histograms%s%s%s in %s\n",
 			want ? " for '" : "", want ? want : "", want ? "'" : "",
 			path);
 		return 1;
 	}
-	return 0;
+	return rc;
 }
 
 /* stats */
@@ -288,6 +414,19 @@ int kp_cmd_stats(struct kp_opts *o)
 	fclose(in);
 	if (rc)
 		return 1;
+	if (o->json) {
+		json_begin("stats");
+		fputs(",\"stats\":{", stdout);
+		for (i = 0; i < s.n; i++) {
+			printf("%s\n", i ? "," : "");
+			kp_json_str(stdout, s.v[i].key);
+			putchar(':');
+			kp_json_str(stdout, s.v[i].val);
+		}
+		fputs("\n}", stdout);
+		kp_stats_free(&s);
+		return json_end();
+	}
 	v = kp_stat(&s, "events");
 	u = kp_stat(&s, "unavailable");
 	printf("kmemprof is %s; events %s; unavailable %s\n",
@@ -342,6 +481,20 @@ int kp_cmd_cpus(struct kp_opts *o)
 	fclose(in);
 	if (rc)
 		return 1;
+	if (o->json) {
+		json_begin("cpus");
+		fputs(",\"cpus\":[", stdout);
+		for (i = 0; i < c.n; i++)
+			printf("%s\n{\"cpu\":%d,\"cluster\":%d,\"allocs\":%"
+			       PRId64 ",\"frees\":%" PRId64 ",\"remote\":%"
+			       PRId64 ",\"xcluster\":%" PRId64 "}",
+			       i ? "," : "", c.v[i].cpu, c.v[i].cluster,
+			       c.v[i].allocs, c.v[i].frees, c.v[i].remote,
+			       c.v[i].xcluster);
+		fputs("\n]", stdout);
+		kp_cpus_free(&c);
+		return json_end();
+	}
 	printf("%4s %8s %12s %12s %12s %7s %12s %7s\n", "CPU", "CLUSTER",
 	       "ALLOCS", "FREES", "REMOTE", "%", "XCLUSTER", "%");
 	for (i = 0; i < c.n; i++) {
@@ -419,6 +572,27 @@ int kp_cmd_ages(struct kp_opts *o)
 	}
 	if (n > 1)
 		qsort(rows, n, sizeof(*rows), age_cmp);
+	if (o->json) {
+		json_begin("ages");
+		fputs(",\"sites\":[", stdout);
+		for (i = 0; i < n && (!o->n || i < (size_t)o->n); i++) {
+			const struct kp_age *x = rows[i].a;
+
+			printf("%s\n{", i ? "," : "");
+			json_tag(&x->tag);
+			printf(",\"live_bytes\":%" PRId64 ",\"live_objects\":%"
+			       PRId64 ",\"oldest_ns\":%" PRIu64
+			       ",\"median_ns\":%" PRIu64, x->bytes, x->objs,
+			       kp_hist_lower(KP_B_LIFE, rows[i].oldest),
+			       kp_hist_lower(KP_B_LIFE, rows[i].median));
+			json_counts("age", x->age, x->nage);
+			putchar('}');
+		}
+		fputs("\n]", stdout);
+		free(rows);
+		kp_ages_free(&a);
+		return json_end();
+	}
 	printf("%12s %8s %8s %8s %-6s %s\n", "LIVE", "OBJS", "OLDEST>=",
 	       "MEDIAN>=", "KIND", "SITE");
 	for (i = 0; i < n && (!o->n || shown < (size_t)o->n); i++, shown++) {

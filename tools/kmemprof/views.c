@@ -131,13 +131,13 @@ static const char *hist_key(struct kp_hist *h, char *tok, unsigned int *seen)
 		return NULL;
 	}
 	if (!strcmp(tok, "xcpu"))
-		return kp_uint(val, &h->xcpu) ? "bad value" : NULL;
+		return kp_uint(val, &h->xcpu) ? "bad value for xcpu:" : NULL;
 	if (!strcmp(tok, "xcluster"))
-		return kp_uint(val, &h->xcluster) ? "bad value" : NULL;
+		return kp_uint(val, &h->xcluster) ? "bad value for xcluster:" : NULL;
 	if (!strcmp(tok, "waste"))
-		return kp_int(val, &h->waste, false) ? "bad value" : NULL;
+		return kp_int(val, &h->waste, false) ? "bad value for waste:" : NULL;
 	if (!strcmp(tok, "frag"))
-		return number(val, &h->frag) ? "bad value" : NULL;
+		return number(val, &h->frag) ? "bad value for frag:" : NULL;
 	return NULL;	/* a key of a later version */
 }
 
@@ -329,13 +329,13 @@ static const char *leak_obj(char *line, struct kp_leak *k)
 	while ((tok = strtok_r(NULL, " ", &save))) {
 		if (!strncmp(tok, "size:", 5)) {
 			if (kp_int(tok + 5, &o.size, false))
-				return "bad value";
+				return "bad value for size:";
 		} else if (!strncmp(tok, "age_ms:", 7)) {
 			if (kp_int(tok + 7, &o.age_ms, false))
-				return "bad value";
+				return "bad value for age_ms:";
 		} else if (!strncmp(tok, "cpu:", 4)) {
 			if (kp_int(tok + 4, &cpu, false) || cpu > 1 << 20)
-				return "bad value";
+				return "bad value for cpu:";
 			o.cpu = (int)cpu;
 		} else if (!strchr(tok, ':')) {
 			return "expected key:value";
@@ -646,10 +646,10 @@ static const char *stacks_tag(char *line, struct stacks_state *st,
 	for (; tok; tok = strtok_r(NULL, " \t", &save)) {
 		if (!strncmp(tok, "allocs:", 7)) {
 			if (kp_int(tok + 7, &st->tag_allocs, false))
-				return "bad value";
+				return "bad value for allocs:";
 		} else if (!strncmp(tok, "bytes:", 6)) {
 			if (kp_int(tok + 6, &st->tag_bytes, false))
-				return "bad value";
+				return "bad value for bytes:";
 		} else if (!strchr(tok, ':')) {
 			return "expected key:value";
 		}
