@@ -176,6 +176,155 @@ else
 	ko "pprof with stacks" "$(cat "$T/err")"
 fi
 
+# The Prometheus text format, as promtool lints it (what node_exporter's
+# textfile collector reads): every fixture, a diff, watch's .prom file.
+if ! command -v promtool > /dev/null; then
+	ko promtool "no promtool (Debian's prometheus package; tools/rig/deps.sh)"
+else
+	for fx in $FIXTURES; do
+		read -r n b _ al _ < <(sums "$F/$fx")
+		"$K" top -i "$F/$fx" --prometheus > "$T/out.prom" 2> "$T/err"
+		if ! lint=$(promtool check metrics < "$T/out.prom" 2>&1); then
+			ko "promtool check metrics: top --prometheus $fx" "$lint"
+			continue
+		fi
+		src=kmemprof
+		case $fx in allocinfo*) src=allocinfo ;; esac
+		# node_exporter's parser: the counters typed, every series labelled.
+		got=$("$PY" - "$T/out.prom" <<'PYEOF'
+import sys
+from prometheus_client.parser import text_string_to_metric_families as prom
+fams = {f.name: f for f in prom(open(sys.argv[1]).read())}
+allocs = fams.get('kmemprof_allocs')
+srcs = {s.labels.get('source') for f in fams.values() for s in f.samples}
+print(int(fams['kmemprof_sites'].samples[0].value),
+      int(sum(s.value for s in fams['kmemprof_live_bytes'].samples)),
+      int(sum(s.value for s in allocs.samples)) if allocs else 0,
+      allocs.type if allocs else '-', ','.join(sorted(map(str, srcs))))
+PYEOF
+)
+		case $fx in allocinfo*) want="$n $b 0 - $src" ;;
+			*) want="$n $b $al counter $src" ;; esac
+		check "promtool, prometheus text $fx: sites, live bytes, allocs, source" \
+			"$want" "$got"
+	done
+	# diff: the growth as *_delta gauges, summing to the live bytes' change.
+	"$K" diff "$F/snap-a.txt" "$F/snap-b.txt" --prometheus > "$T/diff.prom"
+	read -r _ ba _ _ _ < <(sums "$F/snap-a.txt")
+	read -r _ bb _ _ _ < <(sums "$F/snap-b.txt")
+	if lint=$(promtool check metrics < "$T/diff.prom" 2>&1); then
+		check "promtool: diff --prometheus, deltas as gauges" \
+			"gauge $((bb - ba))" \
+			"$(awk '/^# TYPE kmemprof_live_bytes_delta / { t = $4 }
+				/^kmemprof_live_bytes_delta\{/ { s += $NF }
+				END { print t, s }' "$T/diff.prom")"
+	else
+		ko "promtool check metrics: diff --prometheus" "$lint"
+	fi
+	# OpenMetrics names a counter's family without _total and its series
+	# with it; promtool reads only the older text format, to which they
+	# are two families. These four lines, and nothing else, are what it
+	# says (making it quiet would break OpenMetrics: "Clashing name").
+	"$K" top -i "$F/kmemprof-6.12.txt" --openmetrics > "$T/out.om"
+	promtool check metrics < "$T/out.om" > "$T/lint" 2>&1
+	check "promtool on --openmetrics: only the text format's view of OM counters" \
+		"3|kmemprof_allocated_bytes_total no help text kmemprof_allocs_total no help text kmemprof_frees_total no help text kmemprof_requested_bytes_total no help text" \
+		"$?|$(sort "$T/lint" | tr '\n' ' ' | sed 's/ $//')"
+	# watch keeps a .prom file current, renamed into place.
+	mkdir -p "$T/tf"
+	"$K" watch -i "$F/kmemprof-6.12.txt" -d 0.1 -c 2 --source node-a \
+		--prometheus-file "$T/tf/kmemprof.prom" > /dev/null
+	if lint=$(promtool check metrics < "$T/tf/kmemprof.prom" 2>&1); then
+		check "promtool: watch --prometheus-file, renamed into place" \
+			"kmemprof.prom|kmemprof_sites{source=\"node-a\"} $(sums "$F/kmemprof-6.12.txt" | cut -d' ' -f1)" \
+			"$(ls "$T/tf" | tr '\n' ' ' | sed 's/ $//')|$(grep '^kmemprof_sites' "$T/tf/kmemprof.prom")"
+	else
+		ko "promtool check metrics: watch --prometheus-file" "$lint"
+	fi
+fi
+
+# go tool pprof on --pprof files: the totals of the input, one location
+# per distinct frame (a site is one), [kernel.kallsyms] the File:, and
+# symbols as long as the kernel makes them (KSYM_NAME_LEN).
+export PPROF_TMPDIR=$T HOME=$T
+pt() { timeout 60 go tool pprof -symbolize=none "$@" 2>&1; }
+# Distinct frames of a profile: its sites and their caller: frames.
+frames() {
+	awk 'NR > 2 && !/^#/ { mod = ""
+		for (i = 4; i <= NF; i++)
+			if ($i ~ /^\[.*\]$/) mod = substr($i, 2, length($i) - 2)
+		loc[$3 "|" mod] = 1
+		for (i = 4; i <= NF; i++) if ($i ~ /^caller:/) {
+			c = substr($i, 8); m = ""
+			if (c ~ /\[/) { m = c; sub(/^[^[]*\[/, "", m)
+				sub(/\]$/, "", m); sub(/\[.*/, "", c) }
+			loc[c "|" m] = 1 } } END { print length(loc) }' "$1"
+}
+if ! command -v go > /dev/null; then
+	ko "go tool pprof" "no go (Debian's golang-go package; tools/rig/deps.sh)"
+elif "$K" top -i "$F/kmemprof-6.12.txt" --pprof "$T/g.pb.gz" 2> "$T/err"; then
+	read -r _ b _ _ by < <(sums "$F/kmemprof-6.12.txt")
+	got="$(pt -top -unit=B -sample_index=inuse_space "$T/g.pb.gz" |
+		sed -n 's/.* of \([0-9]*\)B total$/\1/p') $(pt -top -unit=B \
+		-sample_index=alloc_space "$T/g.pb.gz" |
+		sed -n 's/.* of \([0-9]*\)B total$/\1/p') $(pt -top "$T/g.pb.gz" |
+		sed -n 's/^File: //p')"
+	check "go tool pprof -top: every site (no -n), in use, allocated, File:" \
+		"$b $by [kernel.kallsyms]" "$got"
+	pt -raw "$T/g.pb.gz" > "$T/raw"
+	check "go tool pprof -raw: distinct locations; two sites of one function" \
+		"$(frames "$F/kmemprof-6.12.txt") 0x98,0xac" \
+		"$(awk '/^Locations/ { l = 1; next } /^Mappings/ { l = 0 }
+			l && /^ +[0-9]+: / { n++ }
+			l && / kunit_filter_suites / { a = a (a ? "," : "") $2 }
+			END { print n, a }' "$T/raw")"
+	long=$(printf 'k%.0s' $(seq 1 500))
+	printf 'kmemprof - version: 1.0\n#\n 64 1 %s+0x10/0x80 func:%s kind:slab allocs:1 frees:0 bytes:64 req:64\n' \
+		"$long" "$long" > "$T/long.txt"
+	"$K" top -i "$T/long.txt" --pprof "$T/long.pb.gz"
+	check "go tool pprof: a 500-byte symbol whole" "500" \
+		"$(pt -raw "$T/long.pb.gz" | awk '/^Locations/ { l = 1; next }
+			l && / 0x10 M=1 / { print length($4); exit }')"
+elif grep -q "built without" "$T/err"; then
+	sk "go tool pprof" "$(cat "$T/err")"
+else
+	ko "go tool pprof" "$(cat "$T/err")"
+fi
+
+# The views' JSON, read back by jq against awk's reading of the view.
+for v in leaks stacks hist ages cpus stats; do
+	if ! "$K" "$v" --json -n 0 -i "$F/view-$v.txt" > "$T/$v.json" 2> "$T/err"; then
+		ko "json $v" "$(cat "$T/err")"
+		continue
+	fi
+	case $v in
+	leaks) q='.summary.objects, ([.sites[].live_objects] | add)'
+		exp=$(awk 'NR == 2 { for (i = 1; i < NF; i++)
+			if ($(i + 1) ~ /^objects,?$/) o = $i }
+			NR > 2 && $2 ~ /^[0-9]+$/ && $1 ~ /^[0-9]+$/ { s += $2 }
+			END { print o, s }' "$F/view-leaks.txt") ;;
+	stacks) q='([.tags[].stacks[].frames | length] | add)'
+		exp=$(awk '/^    / { n++ } END { print n }' "$F/view-stacks.txt") ;;
+	hist) q='(.hists | length), ([.hists[].size | add] | add)'
+		exp=$(awk 'NR > 2 && $1 == "all" { n++
+			for (i = 1; i <= NF; i++) if ($i ~ /^size:/) {
+				sub(/^size:/, "", $i); k = split($i, a, ",")
+				for (j = 1; j <= k; j++) s += a[j] } }
+			END { print n, s }' "$F/view-hist.txt") ;;
+	ages) q='(.sites | length), ([.sites[].live_bytes] | add)'
+		exp=$(awk 'NR > 2 && !/^#/ { n++; b += $1 } END { print n, b }' \
+			"$F/view-ages.txt") ;;
+	cpus) q='(.cpus | length), ([.cpus[].allocs] | add)'
+		exp=$(awk 'NR > 2 && !/^#/ { n++; a += $3 } END { print n, a }' \
+			"$F/view-cpus.txt") ;;
+	stats) q='.stats.enabled, .stats["events.kmalloc"]'
+		exp=$(awk '$1 == "enabled" { e = $2 } $1 == "events.kmalloc" { k = $2 }
+			END { print e, k }' "$F/view-stats.txt") ;;
+	esac
+	check "json $v: schema, view, values" "1 $v $exp" \
+		"$(jq -r "[.schema, .view, $q] | map(tostring) | join(\" \")" "$T/$v.json")"
+done
+
 # SVG
 "$K" plot top -i "$F/kmemprof-6.12.txt" -n 7 -o "$T/top.svg" &&
 	xmllint --noout "$T/top.svg" &&

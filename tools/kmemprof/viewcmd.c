@@ -87,6 +87,7 @@ int kp_cmd_leaks(struct kp_opts *o)
 	char path[512], err[512], b[32], a[32], sz[32];
 	struct kp_leaks l;
 	size_t i, j, shown = 0;
+	bool first = true;
 	FILE *in;
 	int rc;
 
@@ -122,7 +123,8 @@ int kp_cmd_leaks(struct kp_opts *o)
 		if (o->n && shown++ >= (size_t)o->n)
 			break;
 		if (o->json) {
-			printf("%s{", shown > 1 ? ",\n" : "\n");
+			printf("%s{", first ? "\n" : ",\n");
+			first = false;
 			json_tag(&k->tag);
 			printf(",\"live_bytes\":%" PRId64 ",\"live_objects\":%"
 			       PRId64 ",\"objects\":[", k->bytes, k->objs);
