@@ -144,7 +144,7 @@ echo "$out" | sed -n 3p | grep -Eq "^ +\+4194304 +\(new\) +4194304 +\+128 +\+128
 kmemprof diff /tmp/a.snap > /dev/null 2>&1 && fail "diff of one file"
 
 # watch: three refreshes, recorded; no ANSI when not on a terminal.
-out=$(kmemprof watch -i 0.2 -c 3 -n 2 --record /tmp/rec) || fail "watch: $out"
+out=$(kmemprof watch -d 0.2 -c 3 -n 2 --record /tmp/rec) || fail "watch: $out"
 expect_eq "watch frames" "$(echo "$out" | grep -c '^kmemprof watch ')" 3
 expect_eq "watch: no escapes" "$(echo "$out" | grep -c "$(printf '\033')")" 0
 expect_eq "record snapshots" "$(grep -c '^kmemprof - version: 1.0$' /tmp/rec)" 3

@@ -108,6 +108,7 @@ else
 fi
 
 printf '%s\n' /usr/bin/kmemprof /usr/share/man/man1/kmemprof.1 \
+	/lib/systemd/system/kmemprof-serve.service \
 	/usr/share/doc/kmemprof-tools/{changelog,copyright,README.md,kmemprof.rst,install.rst} |
 	sort > "$T/want-tools"
 deb_files "$tools_deb" > "$T/got-tools"
@@ -129,6 +130,45 @@ else
 		fail lintian "$(grep -v '^running with root' "$T/lintian.log")"
 	else
 		pass "lintian (0 errors, $warnings warnings)"
+	fi
+fi
+
+# --- the serve unit ----------------------------------------------------
+# systemd-analyze verify, then the hardening: every option the unit
+# promises, and systemd-analyze security's exposure score.
+if ! command -v systemd-analyze >/dev/null; then
+	fail systemd-unit "systemd-analyze is not installed (tools/rig/deps.sh)"
+else
+	mkdir -p "$T/tools-root"
+	dpkg-deb -x "$tools_deb" "$T/tools-root"
+	unit=$T/tools-root/lib/systemd/system/kmemprof-serve.service
+	# Its ExecStart pointed at the package's binary, under the same name;
+	# a parse warning is output with status 0, so any output fails it.
+	mkdir -p "$T/unit"
+	sed "s|/usr/bin/kmemprof|$T/tools-root/usr/bin/kmemprof|" "$unit" \
+		> "$T/unit/kmemprof-serve.service" 2>/dev/null
+	if ! out=$(systemd-analyze verify --man=no \
+		"$T/unit/kmemprof-serve.service" 2>&1) || [ -n "$out" ]; then
+		fail systemd-unit "systemd-analyze verify:" "$out"
+	else
+		missing=""
+		for o in ProtectSystem=strict NoNewPrivileges=yes ProtectHome=yes \
+			PrivateDevices=yes ProtectKernelTunables=yes \
+			ProtectKernelModules=yes RestrictAddressFamilies= \
+			SystemCallFilter=@system-service \
+			"CapabilityBoundingSet=CAP_SETUID CAP_SETGID"; do
+			grep -q "^$o" "$unit" || missing="$missing $o"
+		done
+		grep -q '^ExecStart=/usr/bin/kmemprof serve --listen 127\.0\.0\.1:' "$unit" ||
+			missing="$missing ExecStart-on-loopback"
+		if [ -n "$missing" ]; then
+			fail systemd-unit "missing:$missing"
+		else
+			score=$(systemd-analyze security --offline=yes \
+				--root="$T/tools-root" "$unit" 2>/dev/null |
+				sed -n 's/.*Overall exposure level for .*: \([0-9.]*\).*/\1/p')
+			pass "systemd-unit (verify clean; exposure ${score:-?})"
+		fi
 	fi
 fi
 
