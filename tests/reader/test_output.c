@@ -78,6 +78,14 @@ static void load_str(const char *text, struct kp_profile *p)
 }
 
 /* Write @p with @fn into tmpdir/@name. */
+/* OpenMetrics, every site, the default source label. */
+static int om_out(FILE *out, const struct kp_profile *p)
+{
+	struct kp_metrics_opts o = { .openmetrics = true };
+
+	return kp_out_metrics(out, p, &o);
+}
+
 static void write_out(int (*fn)(FILE *, const struct kp_profile *),
 		      const struct kp_profile *p, const char *name)
 {
@@ -186,7 +194,7 @@ static void json_escaping(void **state)
 	/* The exact escapes: \" \\ \u0001, UTF-8 kept, 0xff (not UTF-8) as U+FFFD. */
 	has(out, "\"site\":\"we\\\"ird\\\\x,<&>\xc3\xa9\xe2\x82\xac\\ufffd\\u0001+0x1/0x2\"");
 	jq_is("h.json", "-j '.sites[0].site, \"|\", .sites[0].module'",
-	      "we\"ird\\x,<&>\xc3\xa9\xe2\x82\xac\xc3\xbf\x01+0x1/0x2|m'od");
+	      "we\"ird\\x,<&>\xc3\xa9\xe2\x82\xac\xef\xbf\xbd\x01+0x1/0x2|m'od");
 	kp_free(&p);
 }
 
@@ -242,14 +250,15 @@ static void om_fixture(void **state)
 
 	(void)state;
 	load("kmemprof-6.12.txt", &p);
-	write_out(kp_out_openmetrics, &p, "p.om");
+	write_out(om_out, &p, "p.om");
 	read_file("p.om", out, sizeof(out));
-	assert_memory_equal(out, "# TYPE kmemprof_sites gauge\n", 28);
-	has(out, "\nkmemprof_sites 138\n");
+	assert_memory_equal(out, "# HELP kmemprof_sites ", 22);
+	has(out, "\n# TYPE kmemprof_sites gauge\nkmemprof_sites{source=\"kmemprof\"} 138\n");
 	has(out, "\n# TYPE kmemprof_live_bytes gauge\n# UNIT kmemprof_live_bytes bytes\n");
-	has(out, "\nkmemprof_live_bytes{site=\"hog_alloc+0x38/0x48\",func=\"hog_alloc\",module=\"kmemprof_hog\",kind=\"page\",callers=\"hog_init+0xb8/0x1000[kmemprof_hog]\"} 524288\n");
-	has(out, "\nkmemprof_allocs_total{site=\"hog_alloc+0x38/0x48\",func=\"hog_alloc\",module=\"kmemprof_hog\",kind=\"page\",callers=\"hog_init+0xb8/0x1000[kmemprof_hog]\"} 64\n");
-	has(out, "\nkmemprof_requested_bytes_total{site=\"tracepoint_add_func+0x12c/0x418\",func=\"tracepoint_add_func\",module=\"\",kind=\"slab\"} 448\n");
+	has(out, "\n# HELP kmemprof_allocs Allocations at the call site since load or reset.\n# TYPE kmemprof_allocs counter\nkmemprof_allocs_total{");
+	has(out, "\nkmemprof_live_bytes{source=\"kmemprof\",site=\"hog_alloc+0x38/0x48\",func=\"hog_alloc\",module=\"kmemprof_hog\",kind=\"page\",callers=\"hog_init+0xb8/0x1000[kmemprof_hog]\"} 524288\n");
+	has(out, "\nkmemprof_allocs_total{source=\"kmemprof\",site=\"hog_alloc+0x38/0x48\",func=\"hog_alloc\",module=\"kmemprof_hog\",kind=\"page\",callers=\"hog_init+0xb8/0x1000[kmemprof_hog]\"} 64\n");
+	has(out, "\nkmemprof_requested_bytes_total{source=\"kmemprof\",site=\"tracepoint_add_func+0x12c/0x418\",func=\"tracepoint_add_func\",module=\"\",kind=\"slab\"} 448\n");
 	eof = strstr(out, "# EOF\n");
 	assert_non_null(eof);
 	assert_int_equal(eof[6], '\0');
@@ -261,7 +270,7 @@ static void om_allocinfo_dedup(void **state)
 {
 	static const char dups[] =
 		"allocinfo - version: 1.0\n#\n   10  1 a.c:1 func:f\n   20  2 a.c:1 func:f\n   40  4 a.c:2 func:f\n";
-	const char *key = "kmemprof_live_bytes{site=\"include/kunit/resource.h:288\"";
+	const char *key = "kmemprof_live_bytes{source=\"allocinfo\",site=\"include/kunit/resource.h:288\"";
 	static char out[262144];
 	struct kp_profile p;
 	const char *s;
@@ -269,19 +278,19 @@ static void om_allocinfo_dedup(void **state)
 
 	(void)state;
 	load("allocinfo-1.0.txt", &p);
-	write_out(kp_out_openmetrics, &p, "a.om");
+	write_out(om_out, &p, "a.om");
 	read_file("a.om", out, sizeof(out));
 	for (s = out; (s = strstr(s, key)); s++)
 		n++;
 	assert_int_equal(n, 1);
 	assert_null(strstr(out, "kmemprof_allocs_total"));
-	has(out, "\nkmemprof_live_bytes{site=\"arch/arm64/mm/fault.c:928\",func=\"vma_alloc_zeroed_movable_folio\",module=\"\"} 135168\n");
+	has(out, "\nkmemprof_live_bytes{source=\"allocinfo\",site=\"arch/arm64/mm/fault.c:928\",func=\"vma_alloc_zeroed_movable_folio\",module=\"\"} 135168\n");
 	kp_free(&p);
 	load_str(dups, &p);
-	write_out(kp_out_openmetrics, &p, "d.om");
+	write_out(om_out, &p, "d.om");
 	read_file("d.om", out, sizeof(out));
-	has(out, "\nkmemprof_live_bytes{site=\"a.c:1\",func=\"f\",module=\"\"} 30\nkmemprof_live_bytes{site=\"a.c:2\",func=\"f\",module=\"\"} 40\n");
-	has(out, "\nkmemprof_live_objects{site=\"a.c:1\",func=\"f\",module=\"\"} 3\n");
+	has(out, "\nkmemprof_live_bytes{source=\"allocinfo\",site=\"a.c:1\",func=\"f\",module=\"\"} 30\nkmemprof_live_bytes{source=\"allocinfo\",site=\"a.c:2\",func=\"f\",module=\"\"} 40\n");
+	has(out, "\nkmemprof_live_objects{source=\"allocinfo\",site=\"a.c:1\",func=\"f\",module=\"\"} 3\n");
 	kp_free(&p);
 }
 
@@ -294,10 +303,10 @@ static void om_escaping(void **state)
 	load_str(hostile, &p);
 	saved = p.sites[0].func;
 	p.sites[0].func = (char *)"new\nline";
-	write_out(kp_out_openmetrics, &p, "h.om");
+	write_out(om_out, &p, "h.om");
 	p.sites[0].func = saved;
 	read_file("h.om", out, sizeof(out));
-	has(out, "\nkmemprof_live_bytes{site=\"we\\\"ird\\\\x,<&>\xc3\xa9\xe2\x82\xac?\x01+0x1/0x2\",func=\"new\\nline\",module=\"m'od\",kind=\"slab\"} 100\n");
+	has(out, "\nkmemprof_live_bytes{source=\"kmemprof\",site=\"we\\\"ird\\\\x,<&>\xc3\xa9\xe2\x82\xac?\x01+0x1/0x2\",func=\"new\\nline\",module=\"m'od\",kind=\"slab\"} 100\n");
 	kp_free(&p);
 }
 

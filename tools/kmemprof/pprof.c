@@ -479,7 +479,6 @@ static int build(struct pp *pp, const struct kp_profile *p,
 	int64_t k;
 
 	str(pp, "");
-	mapping(pp, NULL);	/* [kernel.kallsyms] is mapping 1, pprof's File: */
 	pp->prof.sample_type = calloc(4, sizeof(*pp->prof.sample_type));
 	if (!pp->prof.sample_type)
 		return -ENOMEM;
@@ -509,6 +508,7 @@ static int build(struct pp *pp, const struct kp_profile *p,
 		 p->source == KP_ALLOCINFO ? "allocinfo" : "kmemprof",
 		 p->version);
 	pp->prof.comment[pp->prof.n_comment++] = str(pp, key);
+	mapping(pp, NULL);	/* [kernel.kallsyms] is mapping 1, pprof's File: */
 
 	/* The stacks of each tag, chained by tag key. */
 	if (st && st->n) {
