@@ -213,11 +213,12 @@ int kp_cmd_stacks(struct kp_opts *o)
 				       st->tag_bytes);
 				first = true;
 			} else {
-			kp_cell(st->tag_bytes, o->human, b, sizeof(b));
-			printf("%s", tags > 1 ? "\n" : "");
-			kp_print_tag(stdout, &st->tag);
-			printf(" kind:%s: %" PRId64 " allocs, %s bytes sampled\n",
-			       st->tag.kind, st->tag_allocs, b);
+				kp_cell(st->tag_bytes, o->human, b, sizeof(b));
+				printf("%s", tags > 1 ? "\n" : "");
+				kp_print_tag(stdout, &st->tag);
+				printf(" kind:%s: %" PRId64
+				       " allocs, %s bytes sampled\n",
+				       st->tag.kind, st->tag_allocs, b);
 			}
 		}
 		if (skip)
