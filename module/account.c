@@ -3,21 +3,26 @@
  * kmemprof: accounting an allocation or a free to its tag, and the
  * self-statistics.
  *
- * An allocation is counted on its tag first, then entered in the live
- * table; a free is taken out of the live table, then counted on the tag
- * that allocated it. That order is what keeps live counts from ever going
- * negative (see the notes in tags.c).
+ * This is the general path: what the inline fast path in internal.h
+ * leaves to it (a site seen for the first time, a full group, a stale
+ * entry) and every event while an option is on (kmp_mode). The tables
+ * return what happened; every count is made here.
  *
- * Notes on locking: none here; see tags.c and live.c. Everything here runs
- * with interrupts off (the probes see to it) and never in NMI: the probes
- * turn NMI away, since the tables take locks.
+ * An allocation is counted on its tag first, then entered in the live
+ * table or the PFN map; a free is taken out of them, then counted on the
+ * tag that allocated it. That order is what keeps live counts from ever
+ * going negative (see the notes in tags.c).
+ *
+ * Notes on locking: none here; see tags.c, live.c and pfnmap.c.
+ * Everything here runs with interrupts off (the probes see to it) and
+ * never in NMI: the probes turn NMI away, since the tables take locks.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/hardirq.h>
 #include <linux/percpu.h>
 
-#include <kmemprof/kmemprof.h>
+#include "internal.h"
 
 struct kmp_stats {
 	u64 count[KMP_ST_NR];
@@ -99,6 +104,8 @@ static DEFINE_PER_CPU(u32, kmp_stack_ctr);
  */
 static DEFINE_PER_CPU(struct kmp_frames, kmp_frames_buf);
 
+bool kmp_pages_hashed;
+
 /* True once in @n calls on this CPU (always, for n <= 1). */
 static bool kmp_one_in(u32 __percpu *ctr, unsigned int n)
 {
@@ -119,7 +126,7 @@ static bool kmp_size_ok(size_t bytes)
 
 static void kmp_count_alloc(u32 idx, size_t bytes, size_t req, int d)
 {
-	struct kmp_counters *c = this_cpu_ptr(kmp_tag_counters(idx));
+	struct kmp_counters *c = kmp_ctr(idx);
 
 	kmp_add(&c->allocs, d);
 	kmp_add(&c->bytes, d * (s64)bytes);
@@ -130,26 +137,119 @@ static void kmp_count_alloc(u32 idx, size_t bytes, size_t req, int d)
 static void kmp_count_free(u32 idx, const struct kmp_obj *obj,
 			   unsigned int scale)
 {
-	struct kmp_counters *c = this_cpu_ptr(kmp_tag_counters(idx));
+	struct kmp_counters *c = kmp_ctr(idx);
 
 	kmp_add(&c->frees, scale);
 	kmp_add(&c->freed, (u64)obj->size * scale);
 	kmp_add(&c->reqfreed, (u64)obj->req * scale);
 }
 
+static void kmp_mark_inaccurate(u32 idx)
+{
+	struct kmp_tag *tag = kmp_tag_at(idx);
+
+	if (!test_bit(KMP_TAG_INACCURATE, &tag->flags))
+		set_bit(KMP_TAG_INACCURATE, &tag->flags);
+}
+
+/* An entry was still there: its free was never seen. */
+static void kmp_account_stale(const struct kmp_obj *old)
+{
+	kmp_count_free(old->tag, old, 1);
+	kmp_mark_inaccurate(old->tag);
+	kmp_stat_inc(KMP_ST_STALE);
+}
+
+static void kmp_account_table(unsigned long key, const struct kmp_obj *obj)
+{
+	struct kmp_obj old;
+
+	switch (kmp_live_insert(key, obj, &old)) {
+	case KMP_INS_NEW:
+		break;
+	case KMP_INS_FULL:
+		kmp_stat_inc(KMP_ST_DROP_LIVE);
+		kmp_mark_inaccurate(obj->tag);
+		break;
+	case KMP_INS_STALE:
+		kmp_account_stale(&old);
+		break;
+	}
+}
+
+/* For the fast path, when its group could not take the object. */
+void kmp_account_insert(unsigned long key, u32 tag, u32 size, u32 req)
+{
+	struct kmp_obj obj = {
+		.tag = tag, .size = size, .req = req,
+		.cpu = raw_smp_processor_id(),
+	};
+
+	kmp_account_table(key, &obj);
+}
+
+/*
+ * Enter a page block in the PFN map, or in the live table where the map
+ * does not cover it or while objects carry times.
+ */
+static void kmp_account_page(unsigned long pfn, const struct kmp_obj *obj,
+			     unsigned int order)
+{
+	u32 *slot = kmp_pfn_slot(pfn);
+	struct kmp_obj old;
+	u32 v;
+
+	if (slot && obj->time) {
+		WRITE_ONCE(kmp_pages_hashed, true);
+		v = xchg(slot, 0);
+		if (v & KMP_PFN_VALID) {
+			old = (struct kmp_obj) {
+				.tag = kmp_pfn_tag(v),
+				.size = PAGE_SIZE << kmp_pfn_order(v),
+			};
+			old.req = old.size;
+			kmp_account_stale(&old);
+		}
+		slot = NULL;
+	}
+	if (!slot) {
+		kmp_account_table(kmp_key_pfn(pfn), obj);
+		return;
+	}
+	/* A block that went into the live table before: its free was lost. */
+	if (unlikely(READ_ONCE(kmp_pages_hashed)) &&
+	    kmp_live_remove(kmp_key_pfn(pfn), &old))
+		kmp_account_stale(&old);
+	v = READ_ONCE(*slot);
+	if (v & KMP_PFN_VALID) {
+		old = (struct kmp_obj) {
+			.tag = kmp_pfn_tag(v),
+			.size = PAGE_SIZE << kmp_pfn_order(v),
+		};
+		old.req = old.size;
+		kmp_account_stale(&old);
+	}
+	WRITE_ONCE(*slot, kmp_pfn_entry(obj->tag, order));
+}
+
 /*
  * Find the call site and, with key_depth or a sampled stack, its callers:
- * one unwind serves all three.
+ * one unwind serves all three. Page events start from the probe's frame
+ * record @fp.
  */
 static unsigned long kmp_find_site(enum kmp_kind kind, unsigned long call_site,
 				   unsigned int kd, unsigned int sd,
-				   struct kmp_frames *f)
+				   struct kmp_frames *f, unsigned long fp)
 {
 	unsigned long site;
 	unsigned int i;
 
-	if (!kd && !sd && !kmp_site_needs_unwind(kind, call_site))
-		return call_site;
+	if (!kd && !sd) {
+		if (kind == KMP_KIND_PAGE && fp)
+			return kmp_page_site(fp, f, 0);
+		if (!kmp_site_needs_unwind(kind, call_site))
+			return call_site;
+	}
 	site = kmp_unwind(f, kind, call_site, max(kd + 1, sd));
 	for (i = 0; i < kd; i++)
 		f->callers[i] = f->site >= 0 && f->site + 1 + i < f->n ?
@@ -157,41 +257,57 @@ static unsigned long kmp_find_site(enum kmp_kind kind, unsigned long call_site,
 	return site;
 }
 
+/*
+ * An allocation on the general path. @fp: the probe's frame record, for
+ * page events; @order: theirs.
+ */
 void kmp_account_alloc(enum kmp_kind kind, unsigned long call_site,
-		       unsigned long key, size_t bytes, size_t req)
+		       unsigned long key, size_t bytes, size_t req,
+		       unsigned long fp)
 {
-	unsigned int kd = min_t(unsigned int, READ_ONCE(kmp_key_depth),
-				KMP_KEY_DEPTH_MAX);
-	unsigned int rate = READ_ONCE(kmp_sample_rate), sd;
+	unsigned int mode = READ_ONCE(kmp_mode);
+	unsigned int kd = 0, rate = 1, sd = 0;
 	struct kmp_frames *f = this_cpu_ptr(&kmp_frames_buf);
-	struct kmp_obj obj, old;
+	struct kmp_obj obj;
 	struct kmp_tag *tag;
 	unsigned long site;
-	bool track;
+	bool track = true;
 
-	if (kind == KMP_KIND_SLAB && unlikely(!kmp_size_ok(bytes))) {
-		kmp_stat_inc(KMP_ST_FILTERED);
-		return;
+	if (unlikely(mode)) {
+		if ((mode & KMP_M_FILTER) && kind == KMP_KIND_SLAB &&
+		    !kmp_size_ok(bytes)) {
+			kmp_stat_inc(KMP_ST_FILTERED);
+			return;
+		}
+		kd = min_t(unsigned int, READ_ONCE(kmp_key_depth),
+			   KMP_KEY_DEPTH_MAX);
+		rate = max(READ_ONCE(kmp_sample_rate), 1U);
+		track = kmp_one_in(&kmp_track_ctr, rate);
+		sd = min_t(unsigned int, READ_ONCE(kmp_stack_depth),
+			   KMP_STACK_DEPTH_MAX);
+		if (!track || (sd && !kmp_one_in(&kmp_stack_ctr,
+						 READ_ONCE(kmp_stack_sample))))
+			sd = 0;
 	}
-	track = kmp_one_in(&kmp_track_ctr, rate);
-	sd = min_t(unsigned int, READ_ONCE(kmp_stack_depth),
-		   KMP_STACK_DEPTH_MAX);
-	if (!track || (sd && !kmp_one_in(&kmp_stack_ctr,
-					 READ_ONCE(kmp_stack_sample))))
-		sd = 0;
 
 	f->site = -1;
-	site = kmp_find_site(kind, call_site, kd, sd, f);
+	site = kmp_find_site(kind, call_site, kd, sd, f, fp);
 	tag = kmp_tag_get(site, kind, f->callers, kd);
 	if (unlikely(!tag))
 		return;
+	if (unlikely(test_bit(KMP_TAG_RELAY, &tag->flags))) {
+		/* The real caller's event for this object follows. */
+		kmp_stat_inc(KMP_ST_LARGE_DUP);
+		return;
+	}
 	obj.tag = kmp_tag_index(tag);
 	obj.size = min_t(size_t, bytes, U32_MAX);
 	obj.req = min_t(size_t, req, U32_MAX);
 	obj.cpu = raw_smp_processor_id();
-	obj.time = kmp_now();
+	obj.time = mode & (KMP_M_LIFE | KMP_M_HIST) ? kmp_now() : 0;
 	kmp_count_alloc(obj.tag, obj.size, obj.req, 1);
-	kmp_hist_alloc(tag, obj.size, obj.req, 1);
+	if (mode & KMP_M_HIST)
+		kmp_hist_alloc(tag, obj.size, obj.req, 1);
 	if (sd && f->site >= 0)
 		kmp_stack_record(obj.tag, &f->e[f->site],
 				 min_t(unsigned int, sd, f->n - f->site),
@@ -200,26 +316,31 @@ void kmp_account_alloc(enum kmp_kind kind, unsigned long call_site,
 		set_bit(KMP_TAG_SAMPLED, &tag->flags);
 	if (!track)
 		return;
+	if (kind == KMP_KIND_PAGE)
+		kmp_account_page(key >> 2, &obj, get_order(obj.size));
+	else
+		kmp_account_table(key, &obj);
+}
 
-	switch (kmp_live_insert(key, &obj, &old)) {
-	case KMP_INS_NEW:
-		break;
-	case KMP_INS_FULL:
-		kmp_stat_inc(KMP_ST_DROP_LIVE);
-		kmp_tag_mark_inaccurate(obj.tag);
-		break;
-	case KMP_INS_DUP:
-		/* The first event's count goes back: one object, one count. */
-		kmp_count_alloc(old.tag, old.size, old.req, -1);
-		kmp_hist_alloc(kmp_tag_at(old.tag), old.size, old.req, -1);
-		kmp_stat_inc(KMP_ST_LARGE_DUP);
-		break;
-	case KMP_INS_STALE:
-		kmp_count_free(old.tag, &old, 1);
-		kmp_tag_mark_inaccurate(old.tag);
-		kmp_stat_inc(KMP_ST_STALE);
-		break;
-	}
+/* Take a page block out of the PFN map into @obj; false if not there. */
+static bool kmp_pfn_take(unsigned long pfn, struct kmp_obj *obj)
+{
+	u32 *slot = kmp_pfn_slot(pfn);
+	u32 v;
+
+	if (!slot)
+		return false;
+	v = READ_ONCE(*slot);
+	if (!(v & KMP_PFN_VALID))
+		return false;
+	WRITE_ONCE(*slot, 0);
+	*obj = (struct kmp_obj) {
+		.tag = kmp_pfn_tag(v),
+		.size = PAGE_SIZE << kmp_pfn_order(v),
+		.cpu = U16_MAX,
+	};
+	obj->req = obj->size;
+	return true;
 }
 
 /*
@@ -229,21 +350,64 @@ void kmp_account_alloc(enum kmp_kind kind, unsigned long call_site,
 void kmp_account_free(unsigned long key, size_t bytes)
 {
 	enum kmp_kind kind = kmp_key_kind(key);
+	unsigned int mode = READ_ONCE(kmp_mode);
+	unsigned int rate = 1;
 	struct kmp_obj obj;
-	unsigned int rate;
+	bool found;
 
-	if (!kmp_live_remove(key, &obj)) {
+	if (kind == KMP_KIND_PAGE) {
+		found = kmp_pfn_take(key >> 2, &obj);
+		if (!found && (!kmp_pfn_slot(key >> 2) ||
+			       READ_ONCE(kmp_pages_hashed)))
+			found = kmp_live_remove(key, &obj);
+	} else {
+		found = kmp_live_remove(key, &obj);
+	}
+	if (!found) {
 		kmp_stat_inc(KMP_ST_UNPAIRED_SLAB + kind);
 		return;
 	}
-	rate = max(READ_ONCE(kmp_sample_rate), 1U);
+	if (mode & KMP_M_SAMPLE)
+		rate = max(READ_ONCE(kmp_sample_rate), 1U);
 	kmp_count_free(obj.tag, &obj, rate);
 	if (rate > 1 && !test_bit(KMP_TAG_SAMPLED, &kmp_tag_at(obj.tag)->flags))
 		set_bit(KMP_TAG_SAMPLED, &kmp_tag_at(obj.tag)->flags);
-	kmp_hist_free(kmp_tag_at(obj.tag), &obj, kmp_now());
+	if ((mode & KMP_M_HIST) && obj.time)
+		kmp_hist_free(kmp_tag_at(obj.tag), &obj, kmp_now());
 	if (unlikely(bytes && bytes != obj.size)) {
 		/* split_page() and friends: the rest frees unpaired. */
 		kmp_stat_inc(KMP_ST_PAGE_SPLIT);
-		kmp_tag_mark_inaccurate(obj.tag);
+		kmp_mark_inaccurate(obj.tag);
 	}
+}
+
+static void kmp_mark_one(unsigned long key, const struct kmp_obj *obj,
+			 void *priv)
+{
+	if (*(unsigned int *)priv & BIT(kmp_key_kind(key)))
+		kmp_mark_inaccurate(obj->tag);
+}
+
+static void kmp_mark_pfn(unsigned long pfn, u32 entry, void *priv)
+{
+	kmp_mark_inaccurate(kmp_pfn_tag(entry));
+}
+
+/*
+ * Pairing is about to be lost for @kinds (their probes are detached): mark
+ * every tag that has live objects of those kinds. With kmp_control_lock.
+ */
+void kmp_account_mark_live(unsigned int kinds)
+{
+	kmp_live_walk(kmp_mark_one, &kinds);
+	if (kinds & BIT(KMP_KIND_PAGE))
+		kmp_pfnmap_walk(kmp_mark_pfn, NULL);
+}
+
+/* Empty the tables. With the probes detached and kmp_control_lock. */
+void kmp_account_clear(void)
+{
+	kmp_live_clear();
+	kmp_pfnmap_clear();
+	WRITE_ONCE(kmp_pages_hashed, false);
 }

@@ -31,15 +31,15 @@
 #include <linux/stacktrace.h>
 #include <linux/string.h>
 
-#include <kmemprof/compat.h>
-#include <kmemprof/kmemprof.h>
+#include "internal.h"
 
 #define KMP_FRAME_CACHE_BITS	12
 
 #define KMP_FRAME_PAGE		BIT(0)
 #define KMP_FRAME_PERCPU	BIT(1)
 #define KMP_FRAME_SLAB		BIT(2)
-#define KMP_FRAME_BITS		3
+#define KMP_FRAME_TRACE		BIT(3)	/* a tracepoint's iterator */
+#define KMP_FRAME_BITS		4
 #define KMP_FRAME_MASK		(BIT(KMP_FRAME_BITS) - 1)
 
 static const char * const kmp_page_fns[] = {
@@ -87,6 +87,8 @@ static unsigned long kmp_frame_lookup(unsigned long addr)
 		if (kmp_has_prefix(name, kmp_slab_fns,
 				   ARRAY_SIZE(kmp_slab_fns)))
 			verdict |= KMP_FRAME_SLAB;
+		if (str_has_prefix(name, "__traceiter_"))
+			verdict |= KMP_FRAME_TRACE;
 	}
 	return verdict;
 }
@@ -117,13 +119,6 @@ bool kmp_site_needs_unwind(enum kmp_kind kind, unsigned long call_site)
 }
 
 /*
- * Unwind into @f, with room for @after frames past the call site, and
- * find the call site in it: the event's own @call_site where it will do,
- * else the first frame past the allocator's entry points, else the first
- * frame outside kmemprof. f->site is its index in f->e, or -1 if the
- * event's call site is not on the stack (a tail call).
- */
-/*
  * The first frame in @f past frames of kind @want; else, for want of one,
  * the first frame outside kmemprof (found = false).
  */
@@ -152,6 +147,13 @@ static bool kmp_past_allocator(struct kmp_frames *f, unsigned long want)
 	return false;
 }
 
+/*
+ * Unwind into @f, with room for @after frames past the call site, and
+ * find the call site in it: the event's own @call_site where it will do,
+ * else the first frame past the allocator's entry points, else the first
+ * frame outside kmemprof. f->site is its index in f->e, or -1 if the
+ * event's call site is not on the stack (a tail call).
+ */
 unsigned long kmp_unwind(struct kmp_frames *f, enum kmp_kind kind,
 			 unsigned long call_site, unsigned int after)
 {
@@ -183,6 +185,45 @@ unsigned long kmp_unwind(struct kmp_frames *f, enum kmp_kind kind,
 		kmp_past_allocator(f, want);
 	}
 	return f->site >= 0 ? f->e[f->site] : 0;
+}
+
+/*
+ * Whether a slab event from @site is the first of 6.10's two events for a
+ * large kmalloc() (compat.h): a site inside __kmalloc*() itself.
+ */
+bool kmp_site_is_relay(unsigned long site)
+{
+	return KMP_KMALLOC_LARGE_RELAY &&
+	       (kmp_frame_kind(site) & KMP_FRAME_SLAB);
+}
+
+/*
+ * The call site of a page event, from the probe's frame record @fp: the
+ * first return address past the tracepoint's iterator and the page
+ * allocator's entry points, with each of those entered in the site table
+ * so that the next walk (kmp_page_site_fast()) passes them inline. Where
+ * the records can't be walked, the unwinder finds it, into @f.
+ */
+unsigned long kmp_page_site(unsigned long fp, struct kmp_frames *f,
+			    unsigned int after)
+{
+#if KMP_HAVE_FP_WALK
+	unsigned long top = fp + THREAD_SIZE;
+	unsigned int i;
+
+	for (i = 0; i < KMP_SITE_SEARCH; i++) {
+		const unsigned long *rec = (const unsigned long *)fp;
+		unsigned long lr = kmp_strip_pac(READ_ONCE(rec[1]));
+
+		if (!(kmp_frame_kind(lr) & (KMP_FRAME_PAGE | KMP_FRAME_TRACE)))
+			return lr;
+		kmp_site_add(kmp_site_key(lr, KMP_KIND_PAGE), 0, KMP_SITE_FRAME);
+		fp = READ_ONCE(rec[0]);
+		if (fp <= (unsigned long)rec || fp >= top || (fp & 7))
+			break;
+	}
+#endif
+	return kmp_unwind(f, KMP_KIND_PAGE, 0, after);
 }
 
 /*

@@ -3,9 +3,16 @@
  * kmemprof: the state the knobs change: enabled, events and reset.
  *
  * Notes on locking: kmp_control_lock (mutex) serialises every change of
- * state, including attaching and detaching probes, so the knobs, module
- * load and unload, and the KUnit suites never race each other. It is only
- * taken in process context and never on the allocation path.
+ * state, including attaching and detaching probes, the mode word and its
+ * static key, so the knobs, module load and unload, and the KUnit suites
+ * never race each other. The views that walk the live table hold it too
+ * (kmp_views_lock()), so a reset never empties the table under a walk. It
+ * is only taken in process context and never on the allocation path.
+ *
+ * kmp_mode changes only here, with the lock held; the probes read it with
+ * READ_ONCE() behind kmp_slow_key. A probe that runs across a change sees
+ * the old mode or the new one for that event, never a mix that matters:
+ * every table is shared by both paths.
  *
  * Pairing needs both ends of an object's life. When the probes of a kind
  * are detached, any object of that kind still live may be freed unseen, so
@@ -16,11 +23,62 @@
 
 #include <linux/mutex.h>
 
-#include <kmemprof/kmemprof.h>
+#include "internal.h"
 
 static DEFINE_MUTEX(kmp_control_lock);
 static bool kmp_enabled;
 static unsigned int kmp_kinds = KMP_KIND_ALL;
+
+unsigned int kmp_mode;
+DEFINE_STATIC_KEY_FALSE(kmp_slow_key);
+
+/* Rebuild kmp_mode from the knobs. With kmp_control_lock held. */
+void kmp_mode_update(void)
+{
+	unsigned int m = 0;
+
+	lockdep_assert_held(&kmp_control_lock);
+	if (READ_ONCE(kmp_hist_on))
+		m |= KMP_M_HIST;
+	if (READ_ONCE(kmp_life_on))
+		m |= KMP_M_LIFE;
+	if (READ_ONCE(kmp_timing_on))
+		m |= KMP_M_TIMING;
+	if (READ_ONCE(kmp_stack_depth))
+		m |= KMP_M_STACKS;
+	if (READ_ONCE(kmp_key_depth))
+		m |= KMP_M_KEY;
+	if (READ_ONCE(kmp_sample_rate) > 1)
+		m |= KMP_M_SAMPLE;
+	if (READ_ONCE(kmp_min_size) || READ_ONCE(kmp_max_size))
+		m |= KMP_M_FILTER;
+	WRITE_ONCE(kmp_mode, m);
+	if (m)
+		static_branch_enable(&kmp_slow_key);
+	else
+		static_branch_disable(&kmp_slow_key);
+}
+
+/* Set an option's knob: @set stores it; the mode follows. */
+int kmemprof_set_option(unsigned int *var, unsigned int val)
+{
+	mutex_lock(&kmp_control_lock);
+	WRITE_ONCE(*var, val);
+	kmp_mode_update();
+	mutex_unlock(&kmp_control_lock);
+	return 0;
+}
+
+/* The views that walk the live table, against reset. */
+int kmp_views_lock(void)
+{
+	return mutex_lock_interruptible(&kmp_control_lock);
+}
+
+void kmp_views_unlock(void)
+{
+	mutex_unlock(&kmp_control_lock);
+}
 
 int kmemprof_set_enabled(bool on)
 {
@@ -32,7 +90,7 @@ int kmemprof_set_enabled(bool on)
 		if (!ret) {
 			kmp_enabled = on;
 			if (!on)
-				kmp_live_mark_tags(kmp_kinds);
+				kmp_account_mark_live(kmp_kinds);
 		}
 	}
 	mutex_unlock(&kmp_control_lock);
@@ -57,7 +115,7 @@ int kmemprof_set_events(unsigned int kinds)
 		ret = kmp_probes_set(true, kinds);
 	if (!ret) {
 		if (kmp_enabled)
-			kmp_live_mark_tags(kmp_kinds & ~kinds);
+			kmp_account_mark_live(kmp_kinds & ~kinds);
 		WRITE_ONCE(kmp_kinds, kinds);
 	}
 	mutex_unlock(&kmp_control_lock);
@@ -77,6 +135,7 @@ void kmp_control_exit(void)
 	mutex_lock(&kmp_control_lock);
 	kmp_probes_set(false, 0);
 	kmp_enabled = false;
+	static_branch_disable(&kmp_slow_key);
 	mutex_unlock(&kmp_control_lock);
 }
 
@@ -91,7 +150,8 @@ int kmemprof_set_sample_rate(unsigned int rate)
 	mutex_lock(&kmp_control_lock);
 	if (rate != kmp_sample_rate) {
 		WRITE_ONCE(kmp_sample_rate, rate);
-		kmp_live_mark_tags(KMP_KIND_ALL);
+		kmp_mode_update();
+		kmp_account_mark_live(KMP_KIND_ALL);
 	}
 	mutex_unlock(&kmp_control_lock);
 	return 0;
@@ -109,7 +169,7 @@ int kmemprof_reset(void)
 	mutex_lock(&kmp_control_lock);
 	if (kmp_enabled)
 		kmp_probes_set(false, 0);
-	kmp_live_clear();
+	kmp_account_clear();
 	kmp_tags_reset();
 	kmp_hist_reset();
 	kmp_stacks_reset();

@@ -11,9 +11,14 @@
  *   cpus    allocations and frees per CPU, with its cluster
  *   stacks  the top sampled stacks of each tag
  *
- * Notes on locking: views take no lock of their own. hist reads per-CPU
- * counters; ages and leaks walk the live table through kmp_live_walk(),
- * one bucket lock at a time, into a buffer allocated for the read.
+ * hist, ages, leaks and the cpus view's remote and xcluster columns need
+ * data that is kept only while the hist or lifetimes knob is on; while it
+ * is off, the view says so in a '#' line and prints no numbers for it.
+ *
+ * Notes on locking: hist and cpus read per-CPU counters and take no lock.
+ * ages and leaks walk the live table through kmp_live_walk() into a
+ * buffer allocated for the read, under kmp_views_lock() (kmp_control_lock),
+ * so that a reset cannot empty the table under the walk.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -25,7 +30,7 @@
 #include <linux/vmalloc.h>
 
 #include <kmemprof/format.h>
-#include <kmemprof/kmemprof.h>
+#include "internal.h"
 
 static struct dentry *kmp_debugfs_dir;
 
@@ -64,8 +69,12 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "stacks.used %u\n", kmp_stacks_used());
 	seq_printf(m, "stacks.max %u\n", kmp_max_stacks);
 	seq_printf(m, "stacks.bytes %zu\n", kmp_stacks_memory());
-	seq_printf(m, "probe.samples %llu\n", kmp_probe_samples());
-	seq_printf(m, "probe.ns_per_event %llu\n", kmp_probe_ns());
+	seq_printf(m, "pfnmap.bytes %zu\n", kmp_pfnmap_memory());
+	/* Self-timing is opt-in: no numbers that were never measured. */
+	if (READ_ONCE(kmp_timing_on) || kmp_probe_samples()) {
+		seq_printf(m, "probe.samples %llu\n", kmp_probe_samples());
+		seq_printf(m, "probe.ns_per_event %llu\n", kmp_probe_ns());
+	}
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(stats);
@@ -160,8 +169,13 @@ static int hist_show(struct seq_file *m, void *v)
 
 	if ((uintptr_t)v == 1) {
 		seq_puts(m, KMP_HIST_HEADER KMP_HIST_COLUMNS);
+		if (!READ_ONCE(kmp_hist_on))
+			seq_puts(m, KMP_HIST_OFF);
 		return 0;
 	}
+	/* Nothing was ever counted: no lines of zeros. */
+	if (!kmp_hist_used())
+		return 0;
 	if ((uintptr_t)v <= KMP_KIND_NR + 1) {
 		hist_all(m, (uintptr_t)v - 2);
 		return 0;
@@ -233,7 +247,9 @@ static void kmp_walk_one(unsigned long key, const struct kmp_obj *obj,
 	struct kmp_acc *a;
 	unsigned int i;
 
-	if (obj->tag >= w->ntags || (w->leaks && age < w->min_age))
+	/* An object allocated while lifetimes were off has no time. */
+	if (!obj->time || obj->tag >= w->ntags ||
+	    (w->leaks && age < w->min_age))
 		return;
 	a = &w->acc[obj->tag];
 	a->objs++;
@@ -266,8 +282,13 @@ static struct kmp_acc *kmp_walk_live(bool leaks, u32 *ntags)
 	w.acc = vzalloc(array_size(w.ntags ?: 1, sizeof(*w.acc)));
 	if (!w.acc)
 		return NULL;
+	if (kmp_views_lock()) {
+		vfree(w.acc);
+		return NULL;
+	}
 	w.now = kmp_now();
 	kmp_live_walk(kmp_walk_one, &w);
+	kmp_views_unlock();
 	*ntags = w.ntags;
 	return w.acc;
 }
@@ -287,6 +308,8 @@ static int ages_show(struct seq_file *m, void *v)
 		return -ENOMEM;
 	}
 	seq_puts(m, KMP_AGES_HEADER KMP_AGES_COLUMNS);
+	if (!(READ_ONCE(kmp_mode) & (KMP_M_LIFE | KMP_M_HIST)))
+		seq_puts(m, KMP_LIFE_OFF);
 	for (idx = 0; idx < n; idx++) {
 		if (!acc[idx].objs || !kmp_tag_ready(idx))
 			continue;
@@ -353,6 +376,8 @@ static int leaks_show(struct seq_file *m, void *v)
 	sort_r(order, nsites, sizeof(*order), kmp_cmp_bytes, NULL, acc);
 
 	seq_puts(m, KMP_LEAKS_HEADER);
+	if (!(READ_ONCE(kmp_mode) & (KMP_M_LIFE | KMP_M_HIST)))
+		seq_puts(m, KMP_LIFE_OFF);
 	seq_printf(m, "# live longer than %u ms: %llu objects, %llu bytes, %u sites\n",
 		   READ_ONCE(kmp_leak_age_ms), objs, bytes, nsites);
 	for (i = 0; i < nsites; i++) {
@@ -520,6 +545,8 @@ static int cpus_show(struct seq_file *m, void *v)
 	int cpu;
 
 	seq_puts(m, KMP_CPUS_HEADER KMP_CPUS_COLUMNS);
+	if (!READ_ONCE(kmp_hist_on))
+		seq_puts(m, "# remote, xcluster: counted only with hist on\n");
 	for_each_possible_cpu(cpu) {
 		kmp_cpu_totals(cpu, &t);
 		seq_printf(m, "%d %d %llu %llu %llu %llu\n", cpu,

@@ -11,9 +11,11 @@
  *   < 1 unit, bucket b holds [2^(b-1), 2^b) units, and the last one
  *   everything from 2^34 units (about 4.9 hours) on.
  *
- * Per-tag histograms come from a pool of max_hist slots allocated at load,
- * handed out as tags are created; a tag created after the pool ran out has
- * none, and drop.hist counts it. Each slot is per CPU, in u32 counters:
+ * Histograms are kept only while the hist knob is on (kmp_mode). Per-tag
+ * histograms come from a pool of max_hist slots allocated at load, handed
+ * out to each tag at its first event with histograms on (cmpxchg on
+ * ->hist: a slot lost to a race stays unused); a tag that finds the pool
+ * used up has none, and drop.hist counts it. Each slot is per CPU, in u32 counters:
  * a counter that reaches 2^30 is folded into the slot's shared u64
  * (atomic64) counter, so per-CPU memory stays small and no count is lost.
  *
@@ -128,15 +130,28 @@ static struct kmp_hist __percpu *kmp_hist_slot(u32 slot)
 	return kmp_hist_blocks[slot / KMP_HIST_BLOCK] + slot % KMP_HIST_BLOCK;
 }
 
-u32 kmp_hist_reserve(void)
+/* The tag's slot, taken from the pool at its first use; or KMP_NIL. */
+static u32 kmp_hist_slot_of(struct kmp_tag *tag)
 {
-	int idx = kmp_pool_reserve(&kmp_nhist, kmp_max_hist);
+	u32 h = READ_ONCE(tag->hist), old;
+	int idx;
 
-	if (idx < 0) {
+	if (likely(h != KMP_HIST_UNSET))
+		return h;
+	idx = kmp_pool_reserve(&kmp_nhist, kmp_max_hist);
+	if (idx < 0)
 		kmp_stat_inc(KMP_ST_DROP_HIST);
-		return KMP_NIL;
-	}
-	return idx;
+	h = idx < 0 ? KMP_NIL : idx;
+	old = cmpxchg(&tag->hist, KMP_HIST_UNSET, h);
+	return old == KMP_HIST_UNSET ? h : old;
+}
+
+/* A tag's slot for the readers, or KMP_NIL. */
+static u32 kmp_hist_read_slot(const struct kmp_tag *tag)
+{
+	u32 h = READ_ONCE(tag->hist);
+
+	return h == KMP_HIST_UNSET ? KMP_NIL : h;
 }
 
 u32 kmp_hist_used(void)
@@ -160,47 +175,47 @@ static __always_inline void kmp_hist_add(u32 slot, unsigned int f, int d)
 #define KMP_F(member)	(offsetof(struct kmp_hist, member) / sizeof(u32))
 
 /* Count an allocation (@d = 1), or take one back (@d = -1). */
-void kmp_hist_alloc(const struct kmp_tag *tag, size_t bytes, size_t req,
-		    int d)
+void kmp_hist_alloc(struct kmp_tag *tag, size_t bytes, size_t req, int d)
 {
-	if (tag->hist == KMP_NIL)
+	u32 h = kmp_hist_slot_of(tag);
+
+	if (h == KMP_NIL)
 		return;
-	kmp_hist_add(tag->hist, KMP_F(size) + kmp_size_bucket(tag->kind, bytes),
-		     d);
-	kmp_hist_add(tag->hist, KMP_F(req) + kmp_size_bucket(tag->kind, req),
-		     d);
+	kmp_hist_add(h, KMP_F(size) + kmp_size_bucket(tag->kind, bytes), d);
+	kmp_hist_add(h, KMP_F(req) + kmp_size_bucket(tag->kind, req), d);
 }
 
-void kmp_hist_free(const struct kmp_tag *tag, const struct kmp_obj *obj,
-		   u64 now)
+void kmp_hist_free(struct kmp_tag *tag, const struct kmp_obj *obj, u64 now)
 {
 	int cpu = raw_smp_processor_id();
+	u32 h = kmp_hist_slot_of(tag);
 
-	if (tag->hist == KMP_NIL)
+	if (h == KMP_NIL)
 		return;
-	kmp_hist_add(tag->hist, KMP_F(life) +
+	kmp_hist_add(h, KMP_F(life) +
 		     kmp_life_bucket(now > obj->time ? now - obj->time : 0), 1);
 	if (cpu != obj->cpu) {
-		kmp_hist_add(tag->hist, KMP_F(xcpu), 1);
+		kmp_hist_add(h, KMP_F(xcpu), 1);
 		if (kmp_cpu_cluster(cpu) != kmp_cpu_cluster(obj->cpu))
-			kmp_hist_add(tag->hist, KMP_F(xcluster), 1);
+			kmp_hist_add(h, KMP_F(xcluster), 1);
 	}
 }
 
 /* A tag's histograms into @t; false if the tag has none. */
 bool kmp_hist_tag(const struct kmp_tag *tag, struct kmp_hist_totals *t)
 {
+	u32 h = kmp_hist_read_slot(tag);
 	u64 *out = (u64 *)t;
 	unsigned int f;
 	int cpu;
 
-	if (tag->hist == KMP_NIL)
+	if (h == KMP_NIL)
 		return false;
 	for (f = 0; f < KMP_HIST_N; f++) {
-		s64 sum = atomic64_read(&kmp_hist_fold[tag->hist * KMP_HIST_N + f]);
+		s64 sum = atomic64_read(&kmp_hist_fold[h * KMP_HIST_N + f]);
 
 		for_each_possible_cpu(cpu) {
-			const u32 *c = (const u32 *)per_cpu_ptr(kmp_hist_slot(tag->hist),
+			const u32 *c = (const u32 *)per_cpu_ptr(kmp_hist_slot(h),
 								cpu);
 
 			sum += (s32)READ_ONCE(c[f]);
@@ -247,15 +262,17 @@ void kmp_cpu_totals(int cpu, struct kmp_cpu_totals *t)
 		const struct kmp_tag *tag = kmp_tag_at(idx);
 		const struct kmp_counters *c;
 		const struct kmp_hist *h;
+		u32 slot;
 
 		if (!kmp_tag_ready(idx))
 			continue;
 		c = per_cpu_ptr(kmp_tag_counters(idx), cpu);
 		t->allocs += READ_ONCE(c->allocs);
 		t->frees += READ_ONCE(c->frees);
-		if (tag->hist == KMP_NIL)
+		slot = kmp_hist_read_slot(tag);
+		if (slot == KMP_NIL)
 			continue;
-		h = per_cpu_ptr(kmp_hist_slot(tag->hist), cpu);
+		h = per_cpu_ptr(kmp_hist_slot(slot), cpu);
 		t->remote += (s32)READ_ONCE(h->xcpu);
 		t->xcluster += (s32)READ_ONCE(h->xcluster);
 	}

@@ -1,183 +1,121 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kmemprof: the live-object table, which pairs each free with its
- * allocation: slab objects and percpu areas by address, page blocks by PFN.
- * The kind is in the key's low bits (kmp_key_*()), so key spaces never mix.
- * The table only keeps objects; account.c does all the counting.
+ * allocation: slab objects and percpu areas by address, and page blocks by
+ * PFN where the PFN map (pfnmap.c) does not hold them. The kind is in the
+ * key's low bits (kmp_key_*()), so key spaces never mix. The table only
+ * keeps objects; account.c does all the counting.
  *
- * The table is a chained hash over a pool of max_live entries of 32 bytes,
- * linked by u32 index, allocated at load. Free entries sit in small per-CPU
- * caches, refilled from and spilled to a shared depot a batch at a time.
+ * Two parts:
+ *
+ * - The slots: open addressing in groups of KMP_GROUP slots of 32 bytes,
+ *   a group to two cache lines. A key lives in the group its hash picks,
+ *   in any slot of it; there are no probe sequences and no tombstones.
+ *   Inserting and removing take no lock (see below), so the common path
+ *   costs a hash, a scan of four keys and one compare-and-swap.
+ * - The spill: a chained hash over a pool of entries, under raw spinlocks,
+ *   for keys whose group was full. Each group counts its spilled keys, so
+ *   the spill is only looked at for groups that have some there. Nothing
+ *   is ever lost to a full group: only a full spill drops (drop.live).
+ *
+ * The slots hold kmp_max_live / 8 * 7 entries rounded down to a power of
+ * two groups, the spill the rest, so max_live bounds the table as before.
  *
  * Notes on locking:
  *
- * - kmp_live_locks[bucket % KMP_LIVE_LOCKS] (raw spinlocks, interrupts off)
- *   protect a bucket's chain and its entries. Inserts and removals, which
- *   run with interrupts already off, take the one lock of their bucket, so
- *   a free on another CPU than the allocation takes no global lock. The
- *   walkers, in process context, take it with raw_spin_lock_irqsave().
- * - The per-CPU caches are only touched by their own CPU with interrupts
- *   off, which the bucket lock already guarantees.
- * - kmp_depot.lock (raw spinlock) protects the depot. It is taken inside a
- *   bucket lock, once per batch of entries.
+ * - A slot's key is 0 (empty), KMP_BUSY (being written) or a live key.
+ *   An insert claims an empty slot with cmpxchg 0 -> KMP_BUSY, writes the
+ *   object, then publishes the key with smp_store_release(). A remove
+ *   finds the key with smp_load_acquire(), reads the object, then frees
+ *   the slot with smp_store_release(key, 0): its reads of the object are
+ *   ordered before the slot can be claimed again.
+ * - One key has one owner at a time: an object's free cannot run before
+ *   its allocation's event has returned (the allocator hands the object
+ *   out only after it), and an address is reused only after its free
+ *   event. So an insert and a remove of the same key never race, and the
+ *   allocator's own ordering makes the object's fields visible to the CPU
+ *   that frees it. Two inserts of different keys race only for an empty
+ *   slot, which the cmpxchg settles.
+ * - A group's spill count is raised before its key enters the spill and
+ *   lowered after it leaves, with atomics; a remove that misses in the
+ *   slots looks in the spill when the count is not 0.
+ * - kmp_spill_locks[bucket % KMP_SPILL_LOCKS] (raw spinlocks) protect a
+ *   spill chain and its entries; kmp_spill_free.lock, taken inside one,
+ *   the spill's free list. The probes take them with interrupts already
+ *   off; the walkers with raw_spin_lock_irqsave().
+ * - The walkers (views, and marking tags) read a slot's key with acquire,
+ *   its object, then the key again: an object whose key changed meanwhile
+ *   is skipped. They run under kmp_control_lock, so never against
+ *   kmp_live_clear(), which runs with the probes detached.
  *
- * Lock order: bucket lock -> kmp_depot.lock. Nothing else nests.
- *
- * NMI never gets here: the accounting skips NMI (see account.c).
+ * Lock order: spill bucket lock -> kmp_spill_free.lock. Nothing else nests.
+ * NMI never gets here: the probes turn it away.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/hash.h>
 #include <linux/log2.h>
-#include <linux/percpu.h>
 #include <linux/sched.h>
-#include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/vmalloc.h>
 
-#include <kmemprof/kmemprof.h>
+#include "internal.h"
 
-#define KMP_LIVE_LOCKS		1024
-#define KMP_LIVE_BATCH_MAX	32
-/* Two trace_kmalloc() calls for one large kmalloc come this close. */
-#define KMP_LARGE_DUP_NS	(10 * NSEC_PER_MSEC)
+#define KMP_SPILL_LOCKS		256
 
 unsigned int kmp_max_live = 1U << 19;
 
+struct kmp_slot *kmp_slots;
+atomic_t *kmp_group_spill;
+unsigned int kmp_group_bits;
+
 /*
- * One entry: 32 bytes. The allocating CPU rides in the top bits of the
- * time, which is kept in units of 16 ns: 52 bits of those last 2 years.
+ * The spill: 32-byte entries in a pool, chained by u32 index, with one
+ * free list.
  */
-#define KMP_TIME_SHIFT		4
-#define KMP_CPU_SHIFT		52
-
-struct kmp_live {
-	unsigned long key;	/* kmp_key_*() */
-	u64 time_cpu;		/* (time >> 4) | cpu << 52 */
-	u32 next;		/* next in bucket or free list */
-	u32 tag;		/* index of the allocating tag */
-	u32 size;		/* bytes counted at allocation */
-	u32 req;		/* bytes requested */
+struct kmp_spill {
+	unsigned long key;
+	u64 time_cpu;
+	u32 next;
+	u32 tag;
+	u32 size;
+	u32 req;
 };
 
-struct kmp_live_cache {
-	u32 head;
-	u32 count;
-};
+static_assert(sizeof(struct kmp_spill) <= 32);
 
-static struct kmp_live *kmp_live_pool;
-static u32 *kmp_live_heads;
-static unsigned int kmp_live_bits;
-static unsigned int kmp_live_batch;
-static raw_spinlock_t kmp_live_locks[KMP_LIVE_LOCKS];
-static DEFINE_PER_CPU(struct kmp_live_cache, kmp_live_cache);
+static struct kmp_spill *kmp_spill_pool;
+static u32 *kmp_spill_heads;
+static unsigned int kmp_spill_n;
+static unsigned int kmp_spill_bits;
+static raw_spinlock_t kmp_spill_locks[KMP_SPILL_LOCKS];
 
 static struct {
 	raw_spinlock_t lock;
 	u32 head;
 	u32 count;
-} kmp_depot;
+} kmp_spill_free;
 
-static_assert(sizeof(struct kmp_live) <= 32);
-
-static u32 kmp_live_bucket(unsigned long key)
+static u32 kmp_spill_bucket(unsigned long key)
 {
-	return hash_long(key, kmp_live_bits);
+	return hash_long(key, kmp_spill_bits);
 }
 
-static raw_spinlock_t *kmp_live_lock(u32 bucket)
+static raw_spinlock_t *kmp_spill_lock(u32 bucket)
 {
-	return &kmp_live_locks[bucket % KMP_LIVE_LOCKS];
+	return &kmp_spill_locks[bucket % KMP_SPILL_LOCKS];
 }
 
-/* Move up to n entries from the depot into the cache. */
-static void kmp_live_refill(struct kmp_live_cache *c, u32 n)
+static struct kmp_spill *kmp_spill_find(u32 bucket, unsigned long key,
+					u32 **linkp)
 {
-	raw_spin_lock(&kmp_depot.lock);
-	while (n-- && kmp_depot.head != KMP_NIL) {
-		u32 i = kmp_depot.head;
-
-		kmp_depot.head = kmp_live_pool[i].next;
-		kmp_depot.count--;
-		kmp_live_pool[i].next = c->head;
-		c->head = i;
-		c->count++;
-	}
-	raw_spin_unlock(&kmp_depot.lock);
-}
-
-static void kmp_live_spill(struct kmp_live_cache *c, u32 n)
-{
-	raw_spin_lock(&kmp_depot.lock);
-	while (n-- && c->head != KMP_NIL) {
-		u32 i = c->head;
-
-		c->head = kmp_live_pool[i].next;
-		c->count--;
-		kmp_live_pool[i].next = kmp_depot.head;
-		kmp_depot.head = i;
-		kmp_depot.count++;
-	}
-	raw_spin_unlock(&kmp_depot.lock);
-}
-
-/* With interrupts off. */
-static u32 kmp_live_get(void)
-{
-	struct kmp_live_cache *c = this_cpu_ptr(&kmp_live_cache);
-	u32 i;
-
-	if (!c->count)
-		kmp_live_refill(c, kmp_live_batch);
-	if (!c->count)
-		return KMP_NIL;
-	i = c->head;
-	c->head = kmp_live_pool[i].next;
-	c->count--;
-	return i;
-}
-
-/* With interrupts off. */
-static void kmp_live_put(u32 i)
-{
-	struct kmp_live_cache *c = this_cpu_ptr(&kmp_live_cache);
-
-	kmp_live_pool[i].next = c->head;
-	c->head = i;
-	c->count++;
-	if (c->count >= 2 * kmp_live_batch)
-		kmp_live_spill(c, kmp_live_batch);
-}
-
-static void kmp_live_set(struct kmp_live *e, const struct kmp_obj *obj)
-{
-	e->tag = obj->tag;
-	e->size = obj->size;
-	e->req = obj->req;
-	e->time_cpu = (obj->time >> KMP_TIME_SHIFT) |
-		      (u64)obj->cpu << KMP_CPU_SHIFT;
-}
-
-static void kmp_live_get_obj(const struct kmp_live *e, struct kmp_obj *obj)
-{
-	obj->tag = e->tag;
-	obj->size = e->size;
-	obj->req = e->req;
-	obj->time = (e->time_cpu & (BIT_ULL(KMP_CPU_SHIFT) - 1)) <<
-		    KMP_TIME_SHIFT;
-	obj->cpu = e->time_cpu >> KMP_CPU_SHIFT;
-}
-
-static struct kmp_live *kmp_live_find(u32 bucket, unsigned long key,
-				      u32 **linkp)
-{
-	struct kmp_live *e;
+	struct kmp_spill *e;
 	u32 *link;
 
-	for (link = &kmp_live_heads[bucket]; *link != KMP_NIL;
+	for (link = &kmp_spill_heads[bucket]; *link != KMP_NIL;
 	     link = &e->next) {
-		e = &kmp_live_pool[*link];
+		e = &kmp_spill_pool[*link];
 		if (e->key == key) {
 			if (linkp)
 				*linkp = link;
@@ -187,174 +125,267 @@ static struct kmp_live *kmp_live_find(u32 bucket, unsigned long key,
 	return NULL;
 }
 
+static void kmp_spill_set(struct kmp_spill *e, const struct kmp_obj *obj)
+{
+	e->tag = obj->tag;
+	e->size = obj->size;
+	e->req = obj->req;
+	e->time_cpu = kmp_time_cpu(obj);
+}
+
+static void kmp_spill_get(const struct kmp_spill *e, struct kmp_obj *obj)
+{
+	obj->tag = e->tag;
+	obj->size = e->size;
+	obj->req = e->req;
+	kmp_time_cpu_split(e->time_cpu, obj);
+}
+
+/* Replace the object of @key in the spill, the old one into @old. */
+static bool kmp_spill_replace(unsigned long key, const struct kmp_obj *obj,
+			      struct kmp_obj *old)
+{
+	u32 bucket = kmp_spill_bucket(key);
+	struct kmp_spill *e;
+
+	raw_spin_lock(kmp_spill_lock(bucket));
+	e = kmp_spill_find(bucket, key, NULL);
+	if (e) {
+		kmp_spill_get(e, old);
+		kmp_spill_set(e, obj);
+	}
+	raw_spin_unlock(kmp_spill_lock(bucket));
+	return e;
+}
+
+/* Add @key, which is not there, to the spill; false when it is full. */
+static bool kmp_spill_add(unsigned long key, const struct kmp_obj *obj)
+{
+	u32 bucket = kmp_spill_bucket(key);
+	struct kmp_spill *e;
+	u32 i;
+
+	raw_spin_lock(kmp_spill_lock(bucket));
+	raw_spin_lock(&kmp_spill_free.lock);
+	i = kmp_spill_free.head;
+	if (i != KMP_NIL) {
+		kmp_spill_free.head = kmp_spill_pool[i].next;
+		kmp_spill_free.count--;
+	}
+	raw_spin_unlock(&kmp_spill_free.lock);
+	if (i != KMP_NIL) {
+		e = &kmp_spill_pool[i];
+		e->key = key;
+		kmp_spill_set(e, obj);
+		e->next = kmp_spill_heads[bucket];
+		kmp_spill_heads[bucket] = i;
+	}
+	raw_spin_unlock(kmp_spill_lock(bucket));
+	return i != KMP_NIL;
+}
+
+static bool kmp_spill_remove(unsigned long key, struct kmp_obj *obj)
+{
+	u32 bucket = kmp_spill_bucket(key);
+	struct kmp_spill *e;
+	u32 i, *link;
+
+	raw_spin_lock(kmp_spill_lock(bucket));
+	e = kmp_spill_find(bucket, key, &link);
+	if (e) {
+		kmp_spill_get(e, obj);
+		i = *link;
+		*link = e->next;
+		raw_spin_lock(&kmp_spill_free.lock);
+		kmp_spill_pool[i].next = kmp_spill_free.head;
+		kmp_spill_free.head = i;
+		kmp_spill_free.count++;
+		raw_spin_unlock(&kmp_spill_free.lock);
+	}
+	raw_spin_unlock(kmp_spill_lock(bucket));
+	return e;
+}
+
 /*
- * Record a new object. If its key is live already, the old object was
- * freed without an event (kfree_bulk(), kfree_rcu() batches and other
- * untraced paths): STALE, with the old object in @old. Or this is the
- * second event 6.10+ emits for one large kmalloc, from the real caller:
- * DUP, which takes the object over.
+ * Record a new object; with interrupts off. If its key is live already,
+ * the old object was freed without an event (kfree_bulk(), kfree_rcu()
+ * batches and other untraced paths): KMP_INS_STALE, with the old object
+ * in @old. KMP_INS_FULL when neither its group nor the spill has room.
  */
 enum kmp_insert kmp_live_insert(unsigned long key, const struct kmp_obj *obj,
 				struct kmp_obj *old)
 {
-	u32 bucket = kmp_live_bucket(key);
-	enum kmp_insert ret = KMP_INS_NEW;
-	struct kmp_live *e;
-	u32 i;
+	u32 g = kmp_live_group(key);
+	struct kmp_slot *s = &kmp_slots[g * KMP_GROUP];
+	unsigned int i;
+	int empty;
 
-	raw_spin_lock(kmp_live_lock(bucket));
-	e = kmp_live_find(bucket, key, NULL);
-	if (e) {
-		kmp_live_get_obj(e, old);
-		if (kmp_key_kind(key) == KMP_KIND_SLAB &&
-		    old->size == obj->size &&
-		    obj->size > KMALLOC_MAX_CACHE_SIZE &&
-		    obj->time - old->time < KMP_LARGE_DUP_NS)
-			ret = KMP_INS_DUP;
-		else
-			ret = KMP_INS_STALE;
-		kmp_live_set(e, obj);
-		goto out;
+retry:
+	empty = -1;
+	for (i = 0; i < KMP_GROUP; i++) {
+		unsigned long k = READ_ONCE(s[i].key);
+
+		if (k == key) {
+			/* Ours alone (see the notes): take it over. */
+			if (cmpxchg_relaxed(&s[i].key, key, KMP_BUSY) != key)
+				goto retry;
+			kmp_slot_get(&s[i], old);
+			kmp_slot_publish(&s[i], key, obj);
+			return KMP_INS_STALE;
+		}
+		if (!k && empty < 0)
+			empty = i;
 	}
-	i = kmp_live_get();
-	if (i == KMP_NIL) {
-		ret = KMP_INS_FULL;
-		goto out;
+	if (atomic_read(&kmp_group_spill[g]) &&
+	    kmp_spill_replace(key, obj, old))
+		return KMP_INS_STALE;
+	if (empty >= 0) {
+		if (cmpxchg_relaxed(&s[empty].key, 0, KMP_BUSY) != 0)
+			goto retry;
+		kmp_slot_publish(&s[empty], key, obj);
+		return KMP_INS_NEW;
 	}
-	e = &kmp_live_pool[i];
-	e->key = key;
-	kmp_live_set(e, obj);
-	e->next = kmp_live_heads[bucket];
-	kmp_live_heads[bucket] = i;
-out:
-	raw_spin_unlock(kmp_live_lock(bucket));
-	return ret;
+	atomic_inc(&kmp_group_spill[g]);
+	if (kmp_spill_add(key, obj))
+		return KMP_INS_NEW;
+	atomic_dec(&kmp_group_spill[g]);
+	return KMP_INS_FULL;
 }
 
 /* Take the object of @key out of the table, or return false. */
 bool kmp_live_remove(unsigned long key, struct kmp_obj *obj)
 {
-	u32 bucket = kmp_live_bucket(key);
-	struct kmp_live *e;
-	u32 i, *link;
+	u32 g = kmp_live_group(key);
 
-	raw_spin_lock(kmp_live_lock(bucket));
-	e = kmp_live_find(bucket, key, &link);
-	if (e) {
-		kmp_live_get_obj(e, obj);
-		i = *link;
-		*link = e->next;
-		kmp_live_put(i);
-	}
-	raw_spin_unlock(kmp_live_lock(bucket));
-	return e;
+	if (kmp_live_take(key, obj))
+		return true;
+	if (!atomic_read(&kmp_group_spill[g]) || !kmp_spill_remove(key, obj))
+		return false;
+	atomic_dec(&kmp_group_spill[g]);
+	return true;
 }
 
 /*
- * Call @fn on every live object, one bucket at a time under its lock, with
- * interrupts off: @fn must be short and must not sleep.
+ * Call @fn on every live object. Slots are read without a lock (see the
+ * notes); spill chains one at a time under their lock, with interrupts
+ * off: @fn must be short and must not sleep. Caller holds
+ * kmp_control_lock.
  */
 void kmp_live_walk(void (*fn)(unsigned long key, const struct kmp_obj *obj,
 			      void *priv), void *priv)
 {
+	unsigned long nslots = (unsigned long)KMP_GROUP << kmp_group_bits;
+	unsigned long i, key, flags;
 	struct kmp_obj obj;
-	unsigned long flags;
-	u32 b, i;
+	u32 b, e;
 
-	for (b = 0; b < (1U << kmp_live_bits); b++) {
-		if (READ_ONCE(kmp_live_heads[b]) == KMP_NIL)
-			continue;
-		raw_spin_lock_irqsave(kmp_live_lock(b), flags);
-		for (i = kmp_live_heads[b]; i != KMP_NIL;
-		     i = kmp_live_pool[i].next) {
-			kmp_live_get_obj(&kmp_live_pool[i], &obj);
-			fn(kmp_live_pool[i].key, &obj, priv);
+	for (i = 0; i < nslots; i++) {
+		key = smp_load_acquire(&kmp_slots[i].key);
+		if (key && key != KMP_BUSY) {
+			kmp_slot_get(&kmp_slots[i], &obj);
+			smp_rmb();	/* the object before the key again */
+			if (READ_ONCE(kmp_slots[i].key) == key)
+				fn(key, &obj, priv);
 		}
-		raw_spin_unlock_irqrestore(kmp_live_lock(b), flags);
+		if (!(i & 4095))
+			cond_resched();
+	}
+	for (b = 0; b < (1U << kmp_spill_bits); b++) {
+		if (READ_ONCE(kmp_spill_heads[b]) == KMP_NIL)
+			continue;
+		raw_spin_lock_irqsave(kmp_spill_lock(b), flags);
+		for (e = kmp_spill_heads[b]; e != KMP_NIL;
+		     e = kmp_spill_pool[e].next) {
+			kmp_spill_get(&kmp_spill_pool[e], &obj);
+			fn(kmp_spill_pool[e].key, &obj, priv);
+		}
+		raw_spin_unlock_irqrestore(kmp_spill_lock(b), flags);
 		cond_resched();
 	}
 }
 
-static void kmp_mark_one(unsigned long key, const struct kmp_obj *obj,
-			 void *priv)
-{
-	if (*(unsigned int *)priv & BIT(kmp_key_kind(key)))
-		kmp_tag_mark_inaccurate(obj->tag);
-}
-
-/*
- * Pairing is about to be lost for @kinds (their probes are detached): mark
- * every tag that has live objects of those kinds.
- */
-void kmp_live_mark_tags(unsigned int kinds)
-{
-	kmp_live_walk(kmp_mark_one, &kinds);
-}
-
-/* Empty the table. Only with every probe detached. */
+/* Empty the table. Only with every probe detached and no walker. */
 void kmp_live_clear(void)
 {
+	unsigned long ngroups = 1UL << kmp_group_bits;
 	u32 i;
-	int cpu;
 
-	for (i = 0; i < (1U << kmp_live_bits); i++)
-		kmp_live_heads[i] = KMP_NIL;
-	for (i = 0; i < kmp_max_live; i++)
-		kmp_live_pool[i].next = i + 1 < kmp_max_live ? i + 1 : KMP_NIL;
-	kmp_depot.head = 0;
-	kmp_depot.count = kmp_max_live;
-	for_each_possible_cpu(cpu) {
-		struct kmp_live_cache *c = per_cpu_ptr(&kmp_live_cache, cpu);
-
-		c->head = KMP_NIL;
-		c->count = 0;
-	}
+	memset(kmp_slots, 0, array_size(ngroups * KMP_GROUP,
+					sizeof(*kmp_slots)));
+	memset(kmp_group_spill, 0, array_size(ngroups,
+					      sizeof(*kmp_group_spill)));
+	for (i = 0; i < (1U << kmp_spill_bits); i++)
+		kmp_spill_heads[i] = KMP_NIL;
+	for (i = 0; i < kmp_spill_n; i++)
+		kmp_spill_pool[i].next = i + 1 < kmp_spill_n ? i + 1 : KMP_NIL;
+	kmp_spill_free.head = 0;
+	kmp_spill_free.count = kmp_spill_n;
 }
 
+/* Entries in use: a scan of the keys, for the stats view. */
 u32 kmp_live_used(void)
 {
-	u32 free = READ_ONCE(kmp_depot.count);
-	int cpu;
+	unsigned long nslots = (unsigned long)KMP_GROUP << kmp_group_bits;
+	unsigned long i;
+	u32 used = kmp_spill_n - READ_ONCE(kmp_spill_free.count);
 
-	for_each_possible_cpu(cpu)
-		free += READ_ONCE(per_cpu_ptr(&kmp_live_cache, cpu)->count);
-	return free < kmp_max_live ? kmp_max_live - free : 0;
+	for (i = 0; i < nslots; i++) {
+		unsigned long key = READ_ONCE(kmp_slots[i].key);
+
+		if (key && key != KMP_BUSY)
+			used++;
+		if (!(i & 65535))
+			cond_resched();
+	}
+	return used;
 }
 
 size_t kmp_live_memory(void)
 {
-	return (size_t)kmp_max_live * sizeof(struct kmp_live) +
-	       (sizeof(u32) << kmp_live_bits);
+	unsigned long ngroups = 1UL << kmp_group_bits;
+
+	return ngroups * (KMP_GROUP * sizeof(struct kmp_slot) +
+			  sizeof(atomic_t)) +
+	       (size_t)kmp_spill_n * sizeof(struct kmp_spill) +
+	       (sizeof(u32) << kmp_spill_bits);
 }
 
 int kmp_live_init(void)
 {
-	unsigned int i;
+	unsigned int i, groups;
 
-	kmp_live_bits = ilog2(roundup_pow_of_two(kmp_max_live));
-	kmp_live_pool = vmalloc(array_size(kmp_max_live,
-					   sizeof(*kmp_live_pool)));
-	kmp_live_heads = vmalloc(array_size(1U << kmp_live_bits,
-					    sizeof(*kmp_live_heads)));
-	if (!kmp_live_pool || !kmp_live_heads) {
+	/* An eighth for the spill, the rest in whole groups, a power of 2. */
+	groups = rounddown_pow_of_two(max(kmp_max_live / 8 * 7 / KMP_GROUP,
+					  1U));
+	kmp_group_bits = ilog2(groups);
+	kmp_spill_n = kmp_max_live - groups * KMP_GROUP;
+	kmp_spill_bits = ilog2(roundup_pow_of_two(max(kmp_spill_n, 2U)));
+	kmp_slots = vmalloc(array_size(groups * KMP_GROUP, sizeof(*kmp_slots)));
+	kmp_group_spill = vmalloc(array_size(groups, sizeof(*kmp_group_spill)));
+	kmp_spill_pool = vmalloc(array_size(max(kmp_spill_n, 1U),
+					    sizeof(*kmp_spill_pool)));
+	kmp_spill_heads = vmalloc(array_size(1U << kmp_spill_bits,
+					     sizeof(*kmp_spill_heads)));
+	if (!kmp_slots || !kmp_group_spill || !kmp_spill_pool ||
+	    !kmp_spill_heads) {
 		kmp_live_exit();
 		return -ENOMEM;
 	}
-	/* Small tables keep small caches, so few entries sit idle per CPU. */
-	kmp_live_batch = clamp_t(unsigned int,
-				 kmp_max_live / (4 * num_possible_cpus()),
-				 1, KMP_LIVE_BATCH_MAX);
-	for (i = 0; i < KMP_LIVE_LOCKS; i++)
-		raw_spin_lock_init(&kmp_live_locks[i]);
-	raw_spin_lock_init(&kmp_depot.lock);
+	for (i = 0; i < KMP_SPILL_LOCKS; i++)
+		raw_spin_lock_init(&kmp_spill_locks[i]);
+	raw_spin_lock_init(&kmp_spill_free.lock);
 	kmp_live_clear();
 	return 0;
 }
 
 void kmp_live_exit(void)
 {
-	vfree(kmp_live_heads);
-	vfree(kmp_live_pool);
-	kmp_live_heads = NULL;
-	kmp_live_pool = NULL;
+	vfree(kmp_spill_heads);
+	vfree(kmp_spill_pool);
+	vfree(kmp_group_spill);
+	vfree(kmp_slots);
+	kmp_spill_heads = NULL;
+	kmp_spill_pool = NULL;
+	kmp_group_spill = NULL;
+	kmp_slots = NULL;
 }

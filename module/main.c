@@ -2,17 +2,31 @@
 /*
  * kmemprof: memory allocation profiling for kernels without allocinfo.
  *
- * Module load and unload. The tables come first and the probes last at
- * load; at unload the knobs go first, then the probes are detached (and
- * waited for), then the tables: no probe ever runs against state that is
- * not there, and no knob can attach one again in between.
+ * Module load and unload, and the module notifier: this file alone owns
+ * the lifetimes of the others' state.
+ *
+ * Load:   probes (found, not attached), hist, tags, live table, PFN map,
+ *         stacks; then the module notifier, once every table exists; then
+ *         /proc/kmemprof, the knobs and debugfs; then the probes attach.
+ * Unload: the knobs, debugfs and /proc/kmemprof go first (unregistering
+ *         waits for any read or write in progress), so nothing can attach
+ *         a probe again; then the probes are detached and waited for; then
+ *         the module notifier is unregistered, which waits for a call in
+ *         progress; only then are the tables torn down.
+ *
+ * So no probe and no notifier call ever runs against a table that is not
+ * there. Notes on locking: kmp_gone_lock (mutex) serialises the notifier's
+ * calls into the tables; under it, tags.c takes its bucket locks and
+ * stacks.c kmp_stack_text_lock. The notifier runs under the kernel's
+ * module_notify_list rwsem, never under module_mutex.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/mutex.h>
 
-#include <kmemprof/kmemprof.h>
+#include "internal.h"
 
 #define KMP_MIN_POOL	16
 #define KMP_MAX_TAGS	BIT(24)
@@ -116,6 +130,38 @@ static void kmp_boot_defaults(struct device_node *np, unsigned int *kinds)
 			   &kmp_max_live);
 }
 
+static DEFINE_MUTEX(kmp_gone_lock);
+
+/*
+ * A module is going, or its init text is: those call sites' addresses will
+ * mean something else soon. Each table that keeps code addresses names
+ * them while the symbols are still there.
+ */
+static int kmp_module_notify(struct notifier_block *nb, unsigned long action,
+			     void *data)
+{
+	bool (*within)(unsigned long addr, const struct module *mod);
+	struct module *mod = data;
+
+	/* Going: all of it. Live: its init text is about to be freed. */
+	if (action == MODULE_STATE_GOING)
+		within = within_module;
+	else if (action == MODULE_STATE_LIVE)
+		within = within_module_init;
+	else
+		return NOTIFY_DONE;
+
+	mutex_lock(&kmp_gone_lock);
+	kmp_tags_code_going(within, mod);
+	kmp_stacks_code_going(within, mod);
+	mutex_unlock(&kmp_gone_lock);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block kmp_module_nb = {
+	.notifier_call = kmp_module_notify,
+};
+
 static int __init kmemprof_init(void)
 {
 	struct device_node *np;
@@ -148,12 +194,18 @@ static int __init kmemprof_init(void)
 	ret = kmp_live_init();
 	if (ret)
 		goto err_tags;
-	ret = kmp_stacks_init();
+	ret = kmp_pfnmap_init();
 	if (ret)
 		goto err_live;
-	ret = kmp_procfs_init();
+	ret = kmp_stacks_init();
+	if (ret)
+		goto err_pfnmap;
+	ret = register_module_notifier(&kmp_module_nb);
 	if (ret)
 		goto err_stacks;
+	ret = kmp_procfs_init();
+	if (ret)
+		goto err_notifier;
 	ret = kmp_sysctl_init();
 	if (ret)
 		goto err_procfs;
@@ -166,10 +218,10 @@ static int __init kmemprof_init(void)
 		ret = kmemprof_set_enabled(true);
 	if (ret)
 		goto err_debugfs;
-	pr_info("loaded: %u tags, %u live entries, %zu KiB; %s\n",
+	pr_info("loaded: %u tags, %u live entries, %zu KiB (pfn %lx+%lx); %s\n",
 		kmp_max_tags, kmp_max_live,
 		(kmp_tags_memory() + kmp_live_memory() + kmp_hist_memory() +
-		 kmp_stacks_memory()) >> 10,
+		 kmp_stacks_memory() + kmp_pfnmap_memory()) >> 10, kmp_pfn_base, kmp_pfn_span,
 		enabled ? "enabled" : "disabled");
 	return 0;
 
@@ -178,8 +230,13 @@ err_debugfs:
 	kmp_sysctl_exit();
 err_procfs:
 	kmp_procfs_exit();
+err_notifier:
+	kmp_control_exit();
+	unregister_module_notifier(&kmp_module_nb);
 err_stacks:
 	kmp_stacks_exit();
+err_pfnmap:
+	kmp_pfnmap_exit();
 err_live:
 	kmp_live_exit();
 err_tags:
@@ -191,18 +248,16 @@ err_of:
 	return ret;
 }
 
-/*
- * First the ways in: once the knobs are gone (unregistering waits for any
- * write in progress), nothing can attach a probe again. Then the probes,
- * waited for. Only then the tables.
- */
+/* In the order the top of this file gives. */
 static void __exit kmemprof_exit(void)
 {
 	kmp_sysctl_exit();
 	kmp_debugfs_exit();
 	kmp_procfs_exit();
 	kmp_control_exit();
+	unregister_module_notifier(&kmp_module_nb);
 	kmp_stacks_exit();
+	kmp_pfnmap_exit();
 	kmp_live_exit();
 	kmp_tags_exit();
 	kmp_hist_exit();

@@ -17,7 +17,8 @@
  *   context). They turn NMI away, then turn interrupts off for the event:
  *   that makes plain per-CPU adds safe, keeps a 7.x probe on its CPU, and
  *   lets the tables' raw spinlocks be taken without saving flags. They
- *   never allocate and never sleep.
+ *   never allocate and never sleep. At the defaults an event takes the
+ *   inline fast path of internal.h and makes no call.
  *
  * Detaching is followed by tracepoint_synchronize_unregister(), so once
  * kmp_probes_set() returns no detached probe is still running.
@@ -34,26 +35,25 @@
 #include <trace/events/kmem.h>
 #include <trace/events/percpu.h>
 
-#include <kmemprof/compat.h>
-#include <kmemprof/kmemprof.h>
+#include "internal.h"
 
-/* One event in KMP_TIME_EVERY has its probe timed with local_clock(). */
+/* One event in KMP_TIME_EVERY has its probe timed, with self_timing on. */
 #define KMP_TIME_EVERY	1024
 
 struct kmp_cpu_events {
 	u64 count[KMP_EV_NR];
-	u64 all;	/* events of every kind, for picking those to time */
+	u64 all;	/* events of every kind while timing, to pick some */
 	u64 timed;	/* probes timed */
 	u64 ns;		/* their time in all */
 };
 
 static DEFINE_PER_CPU(struct kmp_cpu_events, kmp_events);
 
-/* Count the event; returns the start time if this probe is to be timed. */
 /*
  * Every probe runs between kmp_enter() and kmp_leave(): interrupts off for
  * the whole event, so the accounting can use plain per-CPU adds (see
- * kmp_add()). NMI is turned away, and counted.
+ * kmp_add()), and a 7.x probe stays on its CPU. NMI is turned away, and
+ * counted. Returns false for NMI; *t0 is the start time of a timed probe.
  */
 static __always_inline bool kmp_enter(enum kmp_event ev, unsigned long *flags,
 				      u64 *t0)
@@ -67,8 +67,12 @@ static __always_inline bool kmp_enter(enum kmp_event ev, unsigned long *flags,
 	local_irq_save(*flags);
 	c = this_cpu_ptr(&kmp_events);
 	kmp_add(&c->count[ev], 1);
-	kmp_add(&c->all, 1);
-	*t0 = unlikely(!(c->all % KMP_TIME_EVERY)) ? local_clock() : 0;
+	*t0 = 0;
+	if (kmp_slow() && (READ_ONCE(kmp_mode) & KMP_M_TIMING)) {
+		kmp_add(&c->all, 1);
+		if (!(c->all % KMP_TIME_EVERY))
+			*t0 = local_clock();
+	}
 	return true;
 }
 
@@ -83,21 +87,103 @@ static __always_inline void kmp_leave(unsigned long flags, u64 t0)
 	local_irq_restore(flags);
 }
 
+/*
+ * The fast paths: each returns false, with nothing changed, where the
+ * general path in account.c must take the event (see internal.h).
+ */
+static __always_inline bool kmp_slab_alloc_fast(unsigned long site,
+						unsigned long key,
+						size_t bytes, size_t req)
+{
+	const struct kmp_site *e;
+	u32 size, r;
+
+	e = kmp_site_find(kmp_site_key(site, KMP_KIND_SLAB));
+	if (unlikely(!e || e->flags))
+		return false;
+	size = min_t(size_t, bytes, U32_MAX);
+	r = min_t(size_t, req, U32_MAX);
+	kmp_count_alloc_fast(e->idx, size, r);
+	if (unlikely(!kmp_live_add_fast(key, e->idx, size, r)))
+		kmp_account_insert(key, e->idx, size, r);
+	return true;
+}
+
+static __always_inline bool kmp_free_fast(unsigned long key)
+{
+	struct kmp_obj obj;
+
+	if (unlikely(!kmp_live_take(key, &obj)))
+		return false;
+	kmp_count_free_fast(obj.tag, obj.size, obj.req);
+	return true;
+}
+
+static __always_inline bool kmp_page_alloc_fast(unsigned long fp,
+						unsigned long pfn,
+						unsigned int order)
+{
+	const struct kmp_site *e = kmp_page_site_fast(fp);
+	u32 bytes = PAGE_SIZE << order;
+	u32 *slot;
+
+	if (unlikely(!e))
+		return false;
+	slot = kmp_pfn_slot(pfn);
+	if (unlikely(!slot || READ_ONCE(*slot) || READ_ONCE(kmp_pages_hashed)))
+		return false;
+	kmp_count_alloc_fast(e->idx, bytes, bytes);
+	WRITE_ONCE(*slot, kmp_pfn_entry(e->idx, order));
+	return true;
+}
+
+static __always_inline bool kmp_page_free_fast(unsigned long pfn,
+					       unsigned int order)
+{
+	u32 *slot = kmp_pfn_slot(pfn), v, bytes = PAGE_SIZE << order;
+
+	if (unlikely(!slot))
+		return false;
+	v = READ_ONCE(*slot);
+	if (unlikely(!(v & KMP_PFN_VALID) || kmp_pfn_order(v) != order))
+		return false;
+	WRITE_ONCE(*slot, 0);
+	kmp_count_free_fast(kmp_pfn_tag(v), bytes, bytes);
+	return true;
+}
+
 static __always_inline void kmp_slab_alloc(enum kmp_event ev,
 					   unsigned long call_site,
 					   const void *ptr, size_t bytes_alloc,
 					   size_t bytes_req)
 {
-	unsigned long flags;
+	unsigned long flags, key;
 	u64 t0;
 
 	if (!kmp_enter(ev, &flags, &t0))
 		return;
+	if (likely(!ZERO_OR_NULL_PTR(ptr))) {
+		key = kmp_key_addr(KMP_KIND_SLAB, (unsigned long)ptr);
+		if (kmp_slow() ||
+		    !kmp_slab_alloc_fast(call_site, key, bytes_alloc, bytes_req))
+			kmp_account_alloc(KMP_KIND_SLAB, call_site, key,
+					  bytes_alloc, bytes_req, 0);
+	}
+	kmp_leave(flags, t0);
+}
 
-	if (!ZERO_OR_NULL_PTR(ptr))
-		kmp_account_alloc(KMP_KIND_SLAB, call_site,
-				  kmp_key_addr(KMP_KIND_SLAB, (unsigned long)ptr),
-				  bytes_alloc, bytes_req);
+static __always_inline void kmp_slab_free(enum kmp_event ev, const void *ptr)
+{
+	unsigned long flags, key;
+	u64 t0;
+
+	if (!kmp_enter(ev, &flags, &t0))
+		return;
+	if (likely(!ZERO_OR_NULL_PTR(ptr))) {
+		key = kmp_key_addr(KMP_KIND_SLAB, (unsigned long)ptr);
+		if (kmp_slow() || !kmp_free_fast(key))
+			kmp_account_free(key, 0);
+	}
 	kmp_leave(flags, t0);
 }
 
@@ -133,56 +219,42 @@ static void kmp_probe_kmem_cache_alloc_node(KMP_CACHE_ALLOC_NODE_PROTO)
 
 static void kmp_probe_kfree(KMP_KFREE_PROTO)
 {
-	unsigned long flags;
-	u64 t0;
-
-	if (!kmp_enter(KMP_EV_KFREE, &flags, &t0))
-		return;
-
-	if (!ZERO_OR_NULL_PTR(ptr))
-		kmp_account_free(kmp_key_addr(KMP_KIND_SLAB,
-					      (unsigned long)ptr), 0);
-	kmp_leave(flags, t0);
+	kmp_slab_free(KMP_EV_KFREE, ptr);
 }
 
 static void kmp_probe_kmem_cache_free(KMP_CACHE_FREE_PROTO)
 {
-	unsigned long flags;
-	u64 t0;
-
-	if (!kmp_enter(KMP_EV_KMEM_CACHE_FREE, &flags, &t0))
-		return;
-
-	if (!ZERO_OR_NULL_PTR(ptr))
-		kmp_account_free(kmp_key_addr(KMP_KIND_SLAB,
-					      (unsigned long)ptr), 0);
-	kmp_leave(flags, t0);
+	kmp_slab_free(KMP_EV_KMEM_CACHE_FREE, ptr);
 }
 
 static void kmp_probe_page_alloc(KMP_PAGE_ALLOC_PROTO)
 {
 	size_t bytes = PAGE_SIZE << order;
-	unsigned long flags;
+	unsigned long flags, pfn, fp;
 	u64 t0;
 
 	if (!kmp_enter(KMP_EV_PAGE_ALLOC, &flags, &t0))
 		return;
-
-	if (page)
-		kmp_account_alloc(KMP_KIND_PAGE, 0,
-				  kmp_key_pfn(page_to_pfn(page)), bytes, bytes);
+	if (likely(page)) {
+		pfn = page_to_pfn(page);
+		/* This probe's frame record: the walk to the call site. */
+		fp = (unsigned long)__builtin_frame_address(0);
+		if (kmp_slow() || !kmp_page_alloc_fast(fp, pfn, order))
+			kmp_account_alloc(KMP_KIND_PAGE, 0, kmp_key_pfn(pfn),
+					  bytes, bytes, fp);
+	}
 	kmp_leave(flags, t0);
 }
 
 static void kmp_probe_page_free(KMP_PAGE_FREE_PROTO)
 {
-	unsigned long flags;
+	unsigned long flags, pfn = page_to_pfn(page);
 	u64 t0;
 
 	if (!kmp_enter(KMP_EV_PAGE_FREE, &flags, &t0))
 		return;
-
-	kmp_account_free(kmp_key_pfn(page_to_pfn(page)), PAGE_SIZE << order);
+	if (kmp_slow() || !kmp_page_free_fast(pfn, order))
+		kmp_account_free(kmp_key_pfn(pfn), PAGE_SIZE << order);
 	kmp_leave(flags, t0);
 }
 
@@ -199,7 +271,8 @@ static void kmp_probe_percpu_alloc(KMP_PERCPU_ALLOC_PROTO)
 				  KMP_PERCPU_CALL_SITE(),
 				  kmp_key_addr(KMP_KIND_PERCPU,
 					       (__force unsigned long)ptr),
-				  KMP_PERCPU_BYTES(), size * num_possible_cpus());
+				  KMP_PERCPU_BYTES(), size * num_possible_cpus(),
+				  0);
 	kmp_leave(flags, t0);
 }
 

@@ -12,6 +12,9 @@
  *   sample_rate  1..2^31-1       one allocation in N is tracked live
  *   min_size, max_size           slab allocations outside are not traced
  *                                (max_size 0: no upper bound)
+ *   hist         0|1             size, lifetime and cross-CPU histograms
+ *   lifetimes    0|1             allocation times, for ages and leaks
+ *   self_timing  0|1             time one probe in 1024 (probe.* in stats)
  *
  * Writes need CAP_SYS_ADMIN. A write is parsed whole, from offset 0: bad
  * input of any kind (empty, negative, too large, hex, trailing garbage,
@@ -28,8 +31,7 @@
 #include <linux/string.h>
 #include <linux/sysctl.h>
 
-#include <kmemprof/compat.h>
-#include <kmemprof/kmemprof.h>
+#include "internal.h"
 
 /* Longest accepted write: "slab,page,percpu\n" and a little slack. */
 #define KMP_KNOB_MAX	32
@@ -113,6 +115,9 @@ unsigned int kmp_key_depth;
 unsigned int kmp_sample_rate = 1;
 unsigned int kmp_min_size;
 unsigned int kmp_max_size;
+unsigned int kmp_hist_on;
+unsigned int kmp_life_on;
+unsigned int kmp_timing_on;
 
 static unsigned int kmp_zero;
 static unsigned int kmp_one = 1;
@@ -140,8 +145,11 @@ static int kmp_uint_set(KMP_CTL_TABLE *table, unsigned int val)
 		return -EINVAL;
 	if (data == &kmp_sample_rate)
 		return kmemprof_set_sample_rate(val);
-	WRITE_ONCE(*data, val);
-	return 0;
+	if (data == &kmp_leak_age_ms) {
+		WRITE_ONCE(*data, val);
+		return 0;
+	}
+	return kmemprof_set_option(data, val);
 }
 
 /* An unsigned knob in [*extra1, *extra2], read on the allocation path. */
@@ -257,6 +265,9 @@ static struct ctl_table kmp_sysctls[] = {
 	KMP_UINT_KNOB("sample_rate", kmp_sample_rate, kmp_one, kmp_int_max),
 	KMP_UINT_KNOB("min_size", kmp_min_size, kmp_zero, kmp_int_max),
 	KMP_UINT_KNOB("max_size", kmp_max_size, kmp_zero, kmp_int_max),
+	KMP_UINT_KNOB("hist", kmp_hist_on, kmp_zero, kmp_one),
+	KMP_UINT_KNOB("lifetimes", kmp_life_on, kmp_zero, kmp_one),
+	KMP_UINT_KNOB("self_timing", kmp_timing_on, kmp_zero, kmp_one),
 	KMP_CTL_TERMINATOR
 };
 

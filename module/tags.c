@@ -15,8 +15,18 @@
  *   off (inserts come from the probes, which run with them off; removals
  *   use raw_spin_lock_irqsave()). Nothing nests inside it.
  * - A tag leaves the hash only when the module its call site is in goes
- *   away (KMP_TAG_GONE, under kmp_gone_lock); it stays in the pool with
- *   its counters, and its later frees still pair.
+ *   away (KMP_TAG_GONE, from main.c's module notifier, which serialises
+ *   these calls); it stays in the pool with its counters, and its later
+ *   frees still pair.
+ * - The site table (kmp_sites) indexes the tags keyed by site alone, and
+ *   the frames a page event's walk passes over, for the inline fast path:
+ *   open addressing, looked up without a lock (kmp_site_find()). Entries
+ *   are added under kmp_sites_lock (raw spinlock, interrupts off): index
+ *   and flags first, then the key with smp_store_release(), which the
+ *   lookup's smp_load_acquire() pairs with. An entry is never changed
+ *   again but to be made a tomb (KMP_SITE_TOMB) when its code goes away,
+ *   and a tomb is never reused: a lookup that read a key reads the index
+ *   and flags that were published with it.
  * - A tag's texts (->text, ->ctext) are set once, with cmpxchg_release(),
  *   by the first reader or the module notifier, and read with
  *   smp_load_acquire(); they are freed at unload.
@@ -36,7 +46,6 @@
 #include <linux/kallsyms.h>
 #include <linux/log2.h>
 #include <linux/module.h>
-#include <linux/mutex.h>
 #include <linux/rculist.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -44,7 +53,8 @@
 #include <linux/vmalloc.h>
 
 #include <kmemprof/format.h>
-#include <kmemprof/kmemprof.h>
+
+#include "internal.h"
 
 #define KMP_TAG_LOCKS		64
 
@@ -57,7 +67,6 @@ static struct hlist_head *kmp_tag_hash;
 static unsigned int kmp_tag_bits;
 static raw_spinlock_t kmp_tag_locks[KMP_TAG_LOCKS];
 static atomic_t kmp_ntags = ATOMIC_INIT(0);
-static DEFINE_MUTEX(kmp_gone_lock);
 
 static const char * const kmp_kind_names[] = KMP_KIND_NAMES;
 
@@ -107,6 +116,49 @@ static raw_spinlock_t *kmp_tag_lock(u32 bucket)
 	return &kmp_tag_locks[bucket % KMP_TAG_LOCKS];
 }
 
+struct kmp_site *kmp_sites;
+unsigned long kmp_sites_mask;
+static DEFINE_RAW_SPINLOCK(kmp_sites_lock);
+
+/* Add @key to the site table, unless it is there; full is not an error. */
+void kmp_site_add(unsigned long key, u32 idx, u32 flags)
+{
+	unsigned long i = hash_long(key, 32) & kmp_sites_mask, irq;
+	unsigned int n;
+
+	raw_spin_lock_irqsave(&kmp_sites_lock, irq);
+	for (n = 0; n < KMP_SITE_PROBES; n++) {
+		struct kmp_site *e = &kmp_sites[i];
+
+		if (e->key == key)
+			break;
+		if (!e->key) {
+			e->idx = idx;
+			e->flags = flags;
+			smp_store_release(&e->key, key);
+			break;
+		}
+		i = (i + 1) & kmp_sites_mask;
+	}
+	raw_spin_unlock_irqrestore(&kmp_sites_lock, irq);
+}
+
+static void kmp_site_drop(unsigned long key)
+{
+	unsigned long i = hash_long(key, 32) & kmp_sites_mask, irq;
+	unsigned int n;
+
+	raw_spin_lock_irqsave(&kmp_sites_lock, irq);
+	for (n = 0; n < KMP_SITE_PROBES && kmp_sites[i].key; n++) {
+		if (kmp_sites[i].key == key) {
+			WRITE_ONCE(kmp_sites[i].key, KMP_SITE_TOMB);
+			break;
+		}
+		i = (i + 1) & kmp_sites_mask;
+	}
+	raw_spin_unlock_irqrestore(&kmp_sites_lock, irq);
+}
+
 u32 kmp_tags_used(void)
 {
 	return min_t(u32, atomic_read(&kmp_ntags), kmp_max_tags);
@@ -135,8 +187,16 @@ struct kmp_tag *kmp_tag_get(unsigned long site, enum kmp_kind kind,
 	u32 bucket = kmp_tag_bucket(&k);
 	struct hlist_head *head = &kmp_tag_hash[bucket];
 	struct kmp_tag *tag;
+	bool relay = false;
 	int idx;
 
+	if (!n) {
+		const struct kmp_site *e = kmp_site_find(kmp_site_key(site, kind));
+
+		if (e && !(e->flags & KMP_SITE_FRAME))
+			return &kmp_tag_pool[e->idx];
+		relay = kind == KMP_KIND_SLAB && kmp_site_is_relay(site);
+	}
 	rcu_read_lock();
 	tag = kmp_tag_find(head, &k);
 	rcu_read_unlock();
@@ -159,10 +219,15 @@ struct kmp_tag *kmp_tag_get(unsigned long site, enum kmp_kind kind,
 	memcpy(tag->callers, callers, n * sizeof(*callers));
 	tag->text = NULL;
 	tag->ctext = NULL;
-	tag->hist = kmp_hist_reserve();
+	tag->hist = KMP_HIST_UNSET;
+	if (relay)
+		set_bit(KMP_TAG_RELAY, &tag->flags);
 	hlist_add_head_rcu(&tag->hnode, head);
 	smp_wmb();	/* fields before READY; pairs with kmp_tag_ready() */
 	set_bit(KMP_TAG_READY, &tag->flags);
+	if (!n)
+		kmp_site_add(kmp_site_key(site, kind), idx,
+			     relay ? KMP_SITE_SLOW : 0);
 out:
 	raw_spin_unlock(kmp_tag_lock(bucket));
 	return tag;
@@ -175,14 +240,6 @@ bool kmp_tag_ready(u32 idx)
 		return false;
 	smp_rmb();	/* pairs with kmp_tag_get() */
 	return true;
-}
-
-void kmp_tag_mark_inaccurate(u32 idx)
-{
-	struct kmp_tag *tag = &kmp_tag_pool[idx];
-
-	if (!test_bit(KMP_TAG_INACCURATE, &tag->flags))
-		set_bit(KMP_TAG_INACCURATE, &tag->flags);
 }
 
 void kmp_tag_totals(u32 idx, struct kmp_totals *t)
@@ -418,25 +475,17 @@ static bool kmp_tag_within(const struct kmp_tag *tag,
 	return false;
 }
 
-static int kmp_module_notify(struct notifier_block *nb, unsigned long action,
-			     void *data)
+/*
+ * Code is going away: @within(addr, @mod) says which. Called from main.c's
+ * module notifier, one call at a time, in process context.
+ */
+void kmp_tags_code_going(bool (*within)(unsigned long, const struct module *),
+			 const struct module *mod)
 {
-	/* under kmp_gone_lock */
-	static char buf[KMP_TAG_TEXT_LEN];
-	bool (*within)(unsigned long addr, const struct module *mod);
-	struct module *mod = data;
+	static char buf[KMP_TAG_TEXT_LEN];	/* one call at a time */
 	unsigned long flags;
 	u32 idx, used;
 
-	/* Going: all of it. Live: its init text is about to be freed. */
-	if (action == MODULE_STATE_GOING)
-		within = within_module;
-	else if (action == MODULE_STATE_LIVE)
-		within = within_module_init;
-	else
-		return NOTIFY_DONE;
-
-	mutex_lock(&kmp_gone_lock);
 	used = kmp_tags_used();
 	for (idx = 0; idx < used; idx++) {
 		struct kmp_tag *tag = &kmp_tag_pool[idx];
@@ -448,20 +497,15 @@ static int kmp_module_notify(struct notifier_block *nb, unsigned long action,
 		/* Name it while the symbols are there. */
 		kmp_tag_site(tag, buf);
 		kmp_tag_callers(tag, buf);
+		if (!tag->ncallers)
+			kmp_site_drop(kmp_site_key(tag->site, tag->kind));
 		bucket = kmp_tag_bucket_of(tag);
 		raw_spin_lock_irqsave(kmp_tag_lock(bucket), flags);
 		hlist_del_rcu(&tag->hnode);
 		raw_spin_unlock_irqrestore(kmp_tag_lock(bucket), flags);
 		set_bit(KMP_TAG_GONE, &tag->flags);
 	}
-	kmp_stacks_code_going(within, mod);
-	mutex_unlock(&kmp_gone_lock);
-	return NOTIFY_OK;
 }
-
-static struct notifier_block kmp_module_nb = {
-	.notifier_call = kmp_module_notify,
-};
 
 int kmp_tags_init(void)
 {
@@ -484,11 +528,13 @@ int kmp_tags_init(void)
 		if (!kmp_ctr_blocks[i])
 			goto fail;
 	}
+	/* Twice the tags, and room for the frames that page walks pass. */
+	kmp_sites_mask = roundup_pow_of_two(2 * kmp_max_tags + 1024) - 1;
+	kmp_sites = vzalloc(array_size(kmp_sites_mask + 1, sizeof(*kmp_sites)));
+	if (!kmp_sites)
+		goto fail;
 	for (i = 0; i < KMP_TAG_LOCKS; i++)
 		raw_spin_lock_init(&kmp_tag_locks[i]);
-	ret = register_module_notifier(&kmp_module_nb);
-	if (ret)
-		goto fail;
 	return 0;
 fail:
 	kmp_tags_exit();
@@ -501,7 +547,6 @@ void kmp_tags_exit(void)
 	unsigned int i;
 	u32 idx;
 
-	unregister_module_notifier(&kmp_module_nb);
 	if (kmp_tag_pool)
 		for (idx = 0; idx < kmp_tags_used(); idx++) {
 			kfree(kmp_tag_pool[idx].text);
@@ -511,8 +556,10 @@ void kmp_tags_exit(void)
 		for (i = 0; i < kmp_ctr_nblocks; i++)
 			free_percpu(kmp_ctr_blocks[i]);
 	kfree(kmp_ctr_blocks);
+	vfree(kmp_sites);
 	vfree(kmp_tag_hash);
 	vfree(kmp_tag_pool);
+	kmp_sites = NULL;
 	kmp_ctr_blocks = NULL;
 	kmp_tag_hash = NULL;
 	kmp_tag_pool = NULL;

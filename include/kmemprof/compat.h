@@ -185,6 +185,34 @@ static inline u32 kmp_cycles_rate(void)
 #define KMP_HAVE_CYCLES		0
 #endif
 
+/*
+ * 6.10 split a large kmalloc() of a run-time size into two events: one
+ * from inside __kmalloc*() itself, then one from the real caller. The
+ * first is a relay, not an allocation of its own (account.c).
+ */
+#define KMP_KMALLOC_LARGE_RELAY	\
+	(LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0))
+
+/*
+ * The frame-record walk that finds a page event's call site (internal.h):
+ * arm64, whose kernel always keeps frame records. Return addresses may
+ * carry a pointer authentication code, stripped as the kernel's own
+ * unwinder does (ptrauth_strip_insn_pac() before 6.4).
+ */
+#if IS_ENABLED(CONFIG_ARM64) && IS_ENABLED(CONFIG_FRAME_POINTER)
+#include <asm/compiler.h>
+#include <asm/pointer_auth.h>
+#define KMP_HAVE_FP_WALK	1
+#ifdef ptrauth_strip_kernel_insn_pac
+#define kmp_strip_pac(lr)	ptrauth_strip_kernel_insn_pac(lr)
+#else
+#define kmp_strip_pac(lr)	ptrauth_strip_insn_pac(lr)
+#endif
+#else
+#define KMP_HAVE_FP_WALK	0
+#define kmp_strip_pac(lr)	(lr)
+#endif
+
 #endif /* _KMEMPROF_COMPAT_H */
 
 /*

@@ -29,6 +29,11 @@
 #define KMP_STACKS_HEADER	"kmemprof stacks - version: 1.0\n"
 #define KMP_CPUS_HEADER		"kmemprof cpus - version: 1.0\n"
 #define KMP_CPUS_COLUMNS	"# cpu cluster allocs frees remote xcluster\n"
+/* What a view says while the data it needs is not being kept. */
+#define KMP_HIST_OFF							\
+	"# histograms off: echo 1 > /proc/sys/kmemprof/hist\n"
+#define KMP_LIFE_OFF							\
+	"# lifetimes off: echo 1 > /proc/sys/kmemprof/lifetimes\n"
 
 /* Names of the kinds, in enum kmp_kind order, as printed after "kind:". */
 #define KMP_KIND_NAMES		{ "slab", "page", "percpu" }

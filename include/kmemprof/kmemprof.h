@@ -75,6 +75,7 @@ enum {
 	KMP_TAG_INACCURATE,	/* a drop or a lost pairing touched it */
 	KMP_TAG_GONE,		/* code of its key was unloaded */
 	KMP_TAG_SAMPLED,	/* its frees are estimated: sample_rate > 1 */
+	KMP_TAG_RELAY,		/* its events are relays: see compat.h */
 };
 
 struct kmp_tag {
@@ -84,12 +85,13 @@ struct kmp_tag {
 	unsigned long flags;
 	u8 kind;
 	u8 ncallers;
-	u32 hist;			/* histogram slot, or KMP_NIL */
+	u32 hist;			/* histogram slot, KMP_NIL, or unset */
 	const char *text;		/* "sym+off/len [mod] func:sym" */
 	const char *ctext;		/* " caller:..." */
 };
 
 #define KMP_NIL		U32_MAX
+#define KMP_HIST_UNSET	(U32_MAX - 1)	/* no slot asked for yet */
 
 /* Self-statistics, per CPU; see Documentation/kmemprof.rst. */
 enum kmp_stat {
@@ -141,7 +143,6 @@ enum kmp_insert {
 	KMP_INS_NEW,	/* a new entry */
 	KMP_INS_FULL,	/* no room: not tracked */
 	KMP_INS_STALE,	/* the key was live: its free was never seen */
-	KMP_INS_DUP,	/* a second event for the same large kmalloc */
 };
 
 /*
@@ -176,8 +177,11 @@ static inline int kmp_pool_reserve(atomic_t *n, unsigned int max)
 
 /* account.c: what the probes call, with interrupts off. */
 void kmp_account_alloc(enum kmp_kind kind, unsigned long site,
-		       unsigned long key, size_t bytes, size_t req);
+		       unsigned long key, size_t bytes, size_t req,
+		       unsigned long fp);
 void kmp_account_free(unsigned long key, size_t bytes);
+void kmp_account_mark_live(unsigned int kinds);
+void kmp_account_clear(void);
 void kmp_stat_inc(enum kmp_stat st);
 void kmp_stat_nmi(void);
 u64 kmp_stat_read(enum kmp_stat st);
@@ -219,21 +223,19 @@ const char *kmp_tag_site(struct kmp_tag *tag, char *buf);
 const char *kmp_tag_callers(struct kmp_tag *tag, char *buf);
 struct seq_file;
 void kmp_seq_tag_name(struct seq_file *m, struct kmp_tag *tag, char *buf);
-void kmp_tag_mark_inaccurate(u32 idx);
 void kmp_tags_reset(void);
 const char *kmp_kind_name(enum kmp_kind kind);
 size_t kmp_tags_memory(void);
+struct module;
+void kmp_tags_code_going(bool (*within)(unsigned long, const struct module *),
+			 const struct module *mod);
 
 /* live.c */
 extern unsigned int kmp_max_live;
 int kmp_live_init(void);
 void kmp_live_exit(void);
-enum kmp_insert kmp_live_insert(unsigned long key, const struct kmp_obj *obj,
-				struct kmp_obj *old);
-bool kmp_live_remove(unsigned long key, struct kmp_obj *obj);
 void kmp_live_walk(void (*fn)(unsigned long key, const struct kmp_obj *obj,
 			      void *priv), void *priv);
-void kmp_live_mark_tags(unsigned int kinds);
 void kmp_live_clear(void);
 u32 kmp_live_used(void);
 size_t kmp_live_memory(void);
@@ -253,11 +255,8 @@ struct kmp_hist_totals {
 extern unsigned int kmp_max_hist;
 int kmp_hist_init(void);
 void kmp_hist_exit(void);
-u32 kmp_hist_reserve(void);
-void kmp_hist_alloc(const struct kmp_tag *tag, size_t bytes, size_t req,
-		    int d);
-void kmp_hist_free(const struct kmp_tag *tag, const struct kmp_obj *obj,
-		   u64 now);
+void kmp_hist_alloc(struct kmp_tag *tag, size_t bytes, size_t req, int d);
+void kmp_hist_free(struct kmp_tag *tag, const struct kmp_obj *obj, u64 now);
 bool kmp_hist_tag(const struct kmp_tag *tag, struct kmp_hist_totals *t);
 void kmp_hist_global(enum kmp_kind kind, struct kmp_hist_totals *t);
 void kmp_hist_reset(void);
@@ -317,7 +316,6 @@ u32 kmp_stacks_used(void);
 struct kmp_stack *kmp_stack_at(u32 idx);
 size_t kmp_stacks_memory(void);
 void kmp_stacks_reset(void);
-struct module;
 void kmp_stacks_code_going(bool (*within)(unsigned long,
 					  const struct module *),
 			   const struct module *mod);
@@ -339,6 +337,7 @@ struct kmp_frames {
 };
 
 bool kmp_site_needs_unwind(enum kmp_kind kind, unsigned long call_site);
+bool kmp_site_is_relay(unsigned long site);
 unsigned long kmp_unwind(struct kmp_frames *f, enum kmp_kind kind,
 			 unsigned long call_site, unsigned int after);
 int kmp_frame_text(char *buf, unsigned long addr);
@@ -367,6 +366,9 @@ unsigned int kmemprof_events(void);
 int kmemprof_reset(void);
 int kmemprof_set_sample_rate(unsigned int rate);
 void kmp_control_exit(void);
+int kmemprof_set_option(unsigned int *var, unsigned int val);
+int kmp_views_lock(void);
+void kmp_views_unlock(void);
 extern unsigned int kmp_leak_age_ms;
 
 /* procfs.c, sysctl.c, debugfs.c */

@@ -14,6 +14,10 @@ IDENT='\+0x[0-9a-f]+/0x[0-9a-f]+'
 rmmod kmemprof_hog 2>/dev/null
 write_knob $KMP_SYSCTL/enabled 1 || fail "enabled=1"
 restore stack_depth 0
+# ages, leaks and hist read data that is kept only with these on.
+trap 'write_knob $KMP_SYSCTL/hist 0; write_knob $KMP_SYSCTL/lifetimes 0' EXIT
+restore hist 1
+restore lifetimes 1
 
 kmemprof help | grep -q '^commands:$' || fail "kmemprof help"
 for c in top watch snapshot diff leaks stacks hist stats ages cpus set plot; do
@@ -57,7 +61,7 @@ echo "$out"
 expect_eq "cpus header" "$(echo "$out" | sed -n 1p)" \
 	" CPU  CLUSTER       ALLOCS        FREES       REMOTE       %     XCLUSTER       %"
 expect_eq "cpus clusters" "$(echo "$out" | sed 1d | awk '{ printf "%s:%s ", $1, $2 }')" \
-	"$(sed 1,2d $KMP_DEBUGFS/cpus | awk '{ printf "%s:%s ", $1, $2 }')"
+	"$(sed 1,2d $KMP_DEBUGFS/cpus | grep -v '^#' | awk '{ printf "%s:%s ", $1, $2 }')"
 expect_eq "cpus: four" "$(echo "$out" | sed 1d | wc -l)" 4
 kmemprof ages -n 0 | grep -Eq "^ +4194304 +128 +[^ ]+ +[^ ]+ page +hog_alloc$IDENT \[kmemprof_hog\]$" ||
 	fail "ages: no hog"

@@ -15,12 +15,19 @@ expect_eq "tags.used" "$(stat_value tags.used)" 16
 [ "$(stat_value drop.tags)" -gt 0 ] || fail "no tag drops counted"
 expect_eq "tag lines" "$(sed 1,2d /proc/kmemprof | wc -l)" 16
 
+# max_live bounds the table of slab and percpu objects. Page blocks go
+# to the PFN map, which has a place for every page of RAM: they never drop.
 reload max_live=64 || fail "insmod max_live=64"
 rmmod kmemprof_hog 2>/dev/null
-insmod /modules/kmemprof_hog.ko pages=256 order=0 || fail "insmod hog"
+insmod /modules/kmemprof_hog.ko pages=256 order=0 objs=256 || fail "insmod hog"
 [ "$(stat_value drop.live)" -gt 0 ] || fail "no live drops counted"
 [ "$(stat_value live.used)" -le 64 ] || fail "live.used over max_live"
-proc_line hog_alloc | grep -q ' accurate:no' || fail "hog tag not marked: $(proc_line hog_alloc)"
+proc_line hog_kmalloc | grep -q ' accurate:no' ||
+	fail "hog's slab tag not marked: $(proc_line hog_kmalloc)"
+line=$(proc_line hog_alloc)
+set -- $line
+expect_eq "hog pages, live" "$2" 256
+echo "$line" | grep -q ' accurate:no' && fail "hog's page tag marked: $line"
 rmmod kmemprof_hog
 workload 20
 

@@ -5,10 +5,30 @@
 . /tests/lib.sh
 
 D=$KMP_DEBUGFS
+S=$KMP_SYSCTL
 for f in stats hist ages leaks cpus; do
 	[ -r $D/$f ] || fail "no $D/$f"
 	expect_eq "mode of $f" "$(stat -c %a $D/$f)" 400
 done
+
+# Histograms, lifetimes and self-timing are opt-in. Off, each view says so
+# under its header and prints no numbers for them.
+trap 'write_knob $S/hist 0; write_knob $S/lifetimes 0; write_knob $S/self_timing 0; write_knob $S/leak_age_ms 10000' EXIT
+write_knob $S/reset 1 || fail "reset"
+expect_eq "hist off" "$(sed 1,2d $D/hist)" \
+	"# histograms off: echo 1 > /proc/sys/kmemprof/hist"
+expect_eq "ages off" "$(sed -n 3p $D/ages)" \
+	"# lifetimes off: echo 1 > /proc/sys/kmemprof/lifetimes"
+expect_eq "ages off, lines" "$(sed 1,3d $D/ages | wc -l)" 0
+expect_eq "leaks off" "$(sed -n 2p $D/leaks)" \
+	"# lifetimes off: echo 1 > /proc/sys/kmemprof/lifetimes"
+expect_eq "cpus off" "$(sed -n 3p $D/cpus)" \
+	"# remote, xcluster: counted only with hist on"
+[ -z "$(stat_value probe.samples)" ] || fail "probe.samples while self_timing is off"
+write_knob $S/hist 1 || fail "hist=1"
+write_knob $S/lifetimes 1 || fail "lifetimes=1"
+write_knob $S/self_timing 1 || fail "self_timing=1"
+workload 20
 
 expect_eq "hist header" "$(sed -n 1p $D/hist)" "kmemprof hist - version: 1.0"
 N20='[0-9]+(,[0-9]+){19}'

@@ -5,7 +5,7 @@
 . /tests/lib.sh
 
 S=$KMP_SYSCTL
-KNOBS="enabled events reset leak_age_ms stack_depth stack_sample key_depth sample_rate min_size max_size"
+KNOBS="enabled events reset leak_age_ms stack_depth stack_sample key_depth sample_rate min_size max_size hist lifetimes self_timing"
 n=0
 for k in $KNOBS; do
 	before=$(cat $S/$k)

@@ -61,15 +61,18 @@ static noinline struct page *hist_pages(unsigned int order)
 	return alloc_pages(GFP_KERNEL, order);
 }
 
+/* Histograms are opt-in: the suite turns them on, and off again. */
 static int hist_test_init(struct kunit *test)
 {
 	KUNIT_ASSERT_EQ(test, kmemprof_set_events(KMP_KIND_ALL), 0);
 	KUNIT_ASSERT_EQ(test, kmemprof_set_enabled(true), 0);
+	KUNIT_ASSERT_EQ(test, kmemprof_set_knob("hist", 1), 0);
 	return 0;
 }
 
 static void hist_test_exit(struct kunit *test)
 {
+	kmemprof_set_knob("hist", 0);
 	kmemprof_set_clock(NULL);
 }
 

@@ -152,8 +152,8 @@ static long sampled_run(void *arg)
 /*
  * sample_rate=4, on one CPU: all 400 allocations are counted; some are
  * tracked (one in four of all the CPU's allocations, which share the
- * count), and each tracked free, which has its lifetime recorded, counts
- * as four frees.
+ * count), and each tracked free, which has its lifetime recorded (with
+ * histograms on), counts as four frees.
  */
 static void knobs_sample_rate_keeps_counts(struct kunit *test)
 {
@@ -172,9 +172,11 @@ static void knobs_sample_rate_keeps_counts(struct kunit *test)
 	kmp_test_fn_range(test, sampled_alloc, &s, &e);
 	kmemprof_sum_range(KMP_KIND_SLAB, s, e, &base, NULL);
 	kmemprof_hist_range(KMP_KIND_SLAB, s, e, h0);
+	KUNIT_ASSERT_EQ(test, kmemprof_set_knob("hist", 1), 0);
 	KUNIT_ASSERT_EQ(test, kmemprof_set_knob("sample_rate", 4), 0);
 	KUNIT_ASSERT_EQ(test, work_on_cpu(0, sampled_run, c), 0);
 	KUNIT_ASSERT_EQ(test, kmemprof_set_knob("sample_rate", 1), 0);
+	KUNIT_ASSERT_EQ(test, kmemprof_set_knob("hist", 0), 0);
 	kmemprof_sum_range(KMP_KIND_SLAB, s, e, &t, NULL);
 	kmemprof_hist_range(KMP_KIND_SLAB, s, e, h1);
 	KUNIT_EXPECT_EQ(test, t.allocs - base.allocs, NSAMPLED);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A test load for the guest's shell tests: at load it takes @pages page
- * blocks of @order from one known call site, hog_alloc(), and gives them
- * back at unload. It also keeps one kmalloc() made from its __init code,
+ * blocks of @order from one known call site, hog_alloc(), and @objs slab
+ * objects of @size bytes from another, hog_kmalloc(), and gives them back
+ * at unload. It also keeps one kmalloc() made from its __init code,
  * whose text is freed once the module is live. The tests then look for
  * those sites in /proc/kmemprof.
  */
@@ -20,12 +21,26 @@ static unsigned int order = 4;
 module_param(order, uint, 0444);
 MODULE_PARM_DESC(order, "Order of each block (default: 4)");
 
+static unsigned int objs;
+module_param(objs, uint, 0444);
+MODULE_PARM_DESC(objs, "Slab objects to hold (default: 0)");
+
+static unsigned int size = 128;
+module_param(size, uint, 0444);
+MODULE_PARM_DESC(size, "Size of each slab object (default: 128)");
+
 static struct page **hog;
+static void **hog_objs;
 static void *hog_init_obj;
 
 static noinline struct page *hog_alloc(void)
 {
 	return alloc_pages(GFP_KERNEL, order);
+}
+
+static noinline void *hog_kmalloc(void)
+{
+	return kmalloc(size, GFP_KERNEL);
 }
 
 static void hog_release(void)
@@ -35,6 +50,9 @@ static void hog_release(void)
 	for (i = 0; i < pages; i++)
 		if (hog[i])
 			__free_pages(hog[i], order);
+	for (i = 0; hog_objs && i < objs; i++)
+		kfree(hog_objs[i]);
+	kfree(hog_objs);
 	kfree(hog);
 	kfree(hog_init_obj);
 }
@@ -46,11 +64,20 @@ static int __init hog_init(void)
 	if (order > 10)
 		return -EINVAL;
 	hog = kcalloc(pages, sizeof(*hog), GFP_KERNEL);
+	hog_objs = kcalloc(objs, sizeof(*hog_objs), GFP_KERNEL);
 	hog_init_obj = kmalloc(3000, GFP_KERNEL);
-	if (!hog || !hog_init_obj) {
+	if (!hog || !hog_init_obj || (objs && !hog_objs)) {
 		kfree(hog);
+		kfree(hog_objs);
 		kfree(hog_init_obj);
 		return -ENOMEM;
+	}
+	for (i = 0; i < objs; i++) {
+		hog_objs[i] = hog_kmalloc();
+		if (!hog_objs[i]) {
+			hog_release();
+			return -ENOMEM;
+		}
 	}
 	for (i = 0; i < pages; i++) {
 		hog[i] = hog_alloc();

@@ -1,0 +1,344 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kmemprof: what only the module's own files share, and the hot path.
+ *
+ * The common path of every probe is inline here, so that an event at the
+ * defaults makes no call: find the tag from the site table (tags.c), add
+ * to this CPU's counters, and enter or take the object in the PFN map
+ * (pfnmap.c) or the live table (live.c). Anything else (a site seen for
+ * the first time, a full group, a stale entry, any option on) returns
+ * false before changing anything, and the probe takes the general path in
+ * account.c.
+ *
+ * The options live in one word, kmp_mode, rebuilt under kmp_control_lock
+ * whenever a knob changes (control.c), with the static key kmp_slow_key on
+ * whenever it is not 0: at the defaults the key is a NOP, and the general
+ * path, with its clock reads, histograms and unwinding, is never entered.
+ */
+#ifndef _KMEMPROF_INTERNAL_H
+#define _KMEMPROF_INTERNAL_H
+
+#include <linux/hash.h>
+#include <linux/jump_label.h>
+#include <linux/mm.h>
+#include <linux/percpu.h>
+#include <linux/sched/task_stack.h>
+
+#include <kmemprof/compat.h>
+#include <kmemprof/kmemprof.h>
+
+/* kmp_mode: the options that take the general path. */
+#define KMP_M_HIST	BIT(0)	/* size, lifetime and cross-CPU histograms */
+#define KMP_M_LIFE	BIT(1)	/* allocation times, for ages and leaks */
+#define KMP_M_TIMING	BIT(2)	/* time one probe in KMP_TIME_EVERY */
+#define KMP_M_STACKS	BIT(3)	/* stack_depth > 0 */
+#define KMP_M_KEY	BIT(4)	/* key_depth > 0 */
+#define KMP_M_SAMPLE	BIT(5)	/* sample_rate > 1 */
+#define KMP_M_FILTER	BIT(6)	/* min_size or max_size set */
+
+extern unsigned int kmp_mode;
+DECLARE_STATIC_KEY_FALSE(kmp_slow_key);
+void kmp_mode_update(void);	/* with kmp_control_lock held */
+
+/* Knobs of the options (sysctl.c). */
+extern unsigned int kmp_hist_on;
+extern unsigned int kmp_life_on;
+extern unsigned int kmp_timing_on;
+
+/*
+ * Page blocks live in the live table rather than the PFN map while
+ * lifetimes or histograms are on, since the map keeps no time; set from
+ * then until the next reset, so a free looks in both.
+ */
+extern bool kmp_pages_hashed;
+
+static __always_inline bool kmp_slow(void)
+{
+	return static_branch_unlikely(&kmp_slow_key);
+}
+
+/* --- The site table (tags.c) --- */
+
+/*
+ * One entry per call site of a tag keyed by its site alone, and per
+ * return address of a frame that a page event's walk passes over. Keys
+ * are (address << 2) | kind: kernel addresses have their top bits set, so
+ * no two differ in those alone. 0 is empty, KMP_SITE_TOMB a site whose
+ * code went away (lookups go on past it).
+ */
+struct kmp_site {
+	unsigned long key;
+	u32 idx;	/* tag index */
+	u32 flags;	/* KMP_SITE_* */
+};
+
+#define KMP_SITE_TOMB	1UL
+#define KMP_SITE_FRAME	BIT(0)	/* a frame to pass over: go up one */
+#define KMP_SITE_SLOW	BIT(1)	/* the general path: unwind, relay */
+#define KMP_SITE_PROBES	8	/* entries looked at before giving up */
+
+extern struct kmp_site *kmp_sites;
+extern unsigned long kmp_sites_mask;
+
+static __always_inline unsigned long kmp_site_key(unsigned long addr,
+						  enum kmp_kind kind)
+{
+	return addr << 2 | kind;
+}
+
+/* The entry of @key, or NULL. Lock-free: see tags.c. */
+static __always_inline const struct kmp_site *
+kmp_site_find(unsigned long key)
+{
+	unsigned long i = hash_long(key, 32) & kmp_sites_mask;
+	unsigned int n;
+
+	for (n = 0; n < KMP_SITE_PROBES; n++) {
+		/* pairs with the release in kmp_site_add() */
+		unsigned long k = smp_load_acquire(&kmp_sites[i].key);
+
+		if (k == key)
+			return &kmp_sites[i];
+		if (!k)
+			return NULL;
+		i = (i + 1) & kmp_sites_mask;
+	}
+	return NULL;
+}
+
+void kmp_site_add(unsigned long key, u32 idx, u32 flags);
+
+/* This CPU's counters of tag @idx. */
+static __always_inline struct kmp_counters *kmp_ctr(u32 idx)
+{
+	return this_cpu_ptr(kmp_tag_counters(idx));
+}
+
+static __always_inline void kmp_count_alloc_fast(u32 idx, u32 bytes, u32 req)
+{
+	struct kmp_counters *c = kmp_ctr(idx);
+
+	kmp_add(&c->allocs, 1);
+	kmp_add(&c->bytes, bytes);
+	kmp_add(&c->req, req);
+}
+
+static __always_inline void kmp_count_free_fast(u32 idx, u32 bytes, u32 req)
+{
+	struct kmp_counters *c = kmp_ctr(idx);
+
+	kmp_add(&c->frees, 1);
+	kmp_add(&c->freed, bytes);
+	kmp_add(&c->reqfreed, req);
+}
+
+/* --- The live table (live.c) --- */
+
+#define KMP_GROUP	4
+#define KMP_BUSY	1UL	/* a slot being written: no key is 1 */
+
+struct kmp_slot {
+	unsigned long key;
+	u64 time_cpu;	/* kmp_time_cpu() */
+	u32 tag;
+	u32 size;
+	u32 req;
+	u32 pad;
+};
+
+static_assert(sizeof(struct kmp_slot) == 32);
+
+extern struct kmp_slot *kmp_slots;
+extern atomic_t *kmp_group_spill;
+extern unsigned int kmp_group_bits;
+
+/*
+ * An object's time and CPU in one word: the time in units of 16 ns in the
+ * low 52 bits (two years), the CPU above.
+ */
+#define KMP_TIME_SHIFT		4
+#define KMP_CPU_SHIFT		52
+
+static __always_inline u64 kmp_time_cpu(const struct kmp_obj *obj)
+{
+	return (obj->time >> KMP_TIME_SHIFT) | (u64)obj->cpu << KMP_CPU_SHIFT;
+}
+
+static __always_inline void kmp_time_cpu_split(u64 tc, struct kmp_obj *obj)
+{
+	obj->time = (tc & (BIT_ULL(KMP_CPU_SHIFT) - 1)) << KMP_TIME_SHIFT;
+	obj->cpu = tc >> KMP_CPU_SHIFT;
+}
+
+static __always_inline u32 kmp_live_group(unsigned long key)
+{
+	return hash_long(key, kmp_group_bits);
+}
+
+static __always_inline void kmp_slot_get(const struct kmp_slot *s,
+					 struct kmp_obj *obj)
+{
+	obj->tag = READ_ONCE(s->tag);
+	obj->size = READ_ONCE(s->size);
+	obj->req = READ_ONCE(s->req);
+	kmp_time_cpu_split(READ_ONCE(s->time_cpu), obj);
+}
+
+/* Fill a slot this CPU holds as KMP_BUSY, and publish it as @key. */
+static __always_inline void kmp_slot_publish(struct kmp_slot *s,
+					     unsigned long key,
+					     const struct kmp_obj *obj)
+{
+	WRITE_ONCE(s->tag, obj->tag);
+	WRITE_ONCE(s->size, obj->size);
+	WRITE_ONCE(s->req, obj->req);
+	WRITE_ONCE(s->time_cpu, kmp_time_cpu(obj));
+	smp_store_release(&s->key, key);	/* pairs with the acquires */
+}
+
+/* Take @key out of its group's slots, into @obj; false if not there. */
+static __always_inline bool kmp_live_take(unsigned long key,
+					  struct kmp_obj *obj)
+{
+	struct kmp_slot *s = &kmp_slots[kmp_live_group(key) * KMP_GROUP];
+	unsigned int i;
+
+	for (i = 0; i < KMP_GROUP; i++) {
+		if (smp_load_acquire(&s[i].key) == key) {
+			kmp_slot_get(&s[i], obj);
+			smp_store_release(&s[i].key, 0);
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Enter a new object with no time: false, with nothing changed, if its
+ * group has spilled, holds the key already, or has no room.
+ */
+static __always_inline bool kmp_live_add_fast(unsigned long key, u32 tag,
+					      u32 size, u32 req)
+{
+	u32 g = kmp_live_group(key);
+	struct kmp_slot *s = &kmp_slots[g * KMP_GROUP];
+	struct kmp_slot *empty = NULL;
+	unsigned int i;
+
+	if (atomic_read(&kmp_group_spill[g]))
+		return false;
+	for (i = 0; i < KMP_GROUP; i++) {
+		unsigned long k = READ_ONCE(s[i].key);
+
+		if (k == key)
+			return false;
+		if (!k && !empty)
+			empty = &s[i];
+	}
+	if (!empty || cmpxchg_relaxed(&empty->key, 0, KMP_BUSY) != 0)
+		return false;
+	WRITE_ONCE(empty->tag, tag);
+	WRITE_ONCE(empty->size, size);
+	WRITE_ONCE(empty->req, req);
+	WRITE_ONCE(empty->time_cpu, 0);
+	smp_store_release(&empty->key, key);
+	return true;
+}
+
+enum kmp_insert kmp_live_insert(unsigned long key, const struct kmp_obj *obj,
+				struct kmp_obj *old);
+bool kmp_live_remove(unsigned long key, struct kmp_obj *obj);
+
+/* --- The PFN map (pfnmap.c) --- */
+
+#define KMP_PFN_CHUNK_SHIFT	15	/* 128 MiB of 4 KiB pages */
+#define KMP_PFN_CHUNK		(1UL << KMP_PFN_CHUNK_SHIFT)
+#define KMP_PFN_STEP		512	/* frames between pfn_valid() tests */
+#define KMP_PFN_VALID		BIT(31)
+#define KMP_PFN_ORDER_SHIFT	24
+#define KMP_PFN_TAG_MASK	(BIT(KMP_PFN_ORDER_SHIFT) - 1)
+
+extern unsigned long kmp_pfn_base;
+extern unsigned long kmp_pfn_span;
+extern u32 **kmp_pfn_chunks;
+
+static __always_inline u32 kmp_pfn_entry(u32 tag, unsigned int order)
+{
+	return KMP_PFN_VALID | order << KMP_PFN_ORDER_SHIFT | tag;
+}
+
+static __always_inline u32 kmp_pfn_tag(u32 e)
+{
+	return e & KMP_PFN_TAG_MASK;
+}
+
+static __always_inline unsigned int kmp_pfn_order(u32 e)
+{
+	return (e >> KMP_PFN_ORDER_SHIFT) & 0x7f;
+}
+
+/* The map's entry of @pfn, or NULL if the map does not cover it. */
+static __always_inline u32 *kmp_pfn_slot(unsigned long pfn)
+{
+	unsigned long i = pfn - kmp_pfn_base;
+	u32 *chunk;
+
+	if (unlikely(i >= kmp_pfn_span))
+		return NULL;
+	chunk = kmp_pfn_chunks[i >> KMP_PFN_CHUNK_SHIFT];
+	if (unlikely(!chunk))
+		return NULL;
+	return &chunk[i & (KMP_PFN_CHUNK - 1)];
+}
+
+int kmp_pfnmap_init(void);
+void kmp_pfnmap_exit(void);
+void kmp_pfnmap_clear(void);
+void kmp_pfnmap_walk(void (*fn)(unsigned long pfn, u32 entry, void *priv),
+		     void *priv);
+size_t kmp_pfnmap_memory(void);
+
+/* --- The call site of a page event: a walk of the frame records --- */
+
+#define KMP_FP_FRAMES	6
+
+/*
+ * From the probe's own frame record @fp, up the callers' records to the
+ * first return address that is not an allocator's or the tracepoint's:
+ * its site entry, or NULL where a return address is not in the site
+ * table yet or a record looks wrong. Each record must lie above the last
+ * and within a stack's size of the first, so nothing outside the stack
+ * the walk started on is ever read.
+ */
+static __always_inline const struct kmp_site *kmp_page_site_fast(unsigned long fp)
+{
+#if KMP_HAVE_FP_WALK
+	unsigned long top = fp + THREAD_SIZE;
+	unsigned int i;
+
+	for (i = 0; i < KMP_FP_FRAMES; i++) {
+		const unsigned long *rec = (const unsigned long *)fp;
+		const struct kmp_site *e;
+
+		e = kmp_site_find(kmp_site_key(kmp_strip_pac(READ_ONCE(rec[1])),
+					       KMP_KIND_PAGE));
+		if (!e)
+			return NULL;
+		if (!(e->flags & KMP_SITE_FRAME))
+			return e->flags ? NULL : e;
+		fp = READ_ONCE(rec[0]);
+		if (fp <= (unsigned long)rec || fp >= top || (fp & 7))
+			return NULL;
+	}
+#endif
+	return NULL;
+}
+
+/* account.c: the general path, with interrupts off. */
+void kmp_account_insert(unsigned long key, u32 tag, u32 size, u32 req);
+void kmp_account_page_alloc(unsigned long fp, unsigned long pfn,
+			    unsigned int order);
+unsigned long kmp_page_site(unsigned long fp, struct kmp_frames *f,
+			    unsigned int after);
+
+#endif /* _KMEMPROF_INTERNAL_H */
