@@ -4,6 +4,8 @@
 # hist, leaks, stacks, snapshot and diff, watch, the knob commands, and
 # the kernel's own /proc/allocinfo where the kernel has one.
 . /tests/lib.sh
+keep_knobs enabled stack_depth leak_age_ms
+keep_module
 
 # restore KNOB VALUE: put a knob back, whatever happened.
 restore() {

@@ -3,6 +3,7 @@
 # The debugfs views: formats, the clusters of the -smp 4 two-cluster guest,
 # and leak suspects that appear after leak_age_ms and not before.
 . /tests/lib.sh
+keep_knobs leak_age_ms
 
 D=$KMP_DEBUGFS
 for f in stats hist ages leaks cpus; do
@@ -58,7 +59,6 @@ for v in -1 abc 2147483648 0x10; do
 done
 expect_eq "leak_age_ms" "$(cat $KMP_SYSCTL/leak_age_ms)" 300
 rmmod kmemprof_hog
-write_knob $KMP_SYSCTL/leak_age_ms 10000
 
 # stats: the new pools and the probe's own cost (one event in 1024 timed).
 workload 100
