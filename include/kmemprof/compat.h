@@ -116,8 +116,10 @@
 	void *data, void *base_addr, int off, void __percpu *ptr
 
 /*
- * sysctl: handlers take a const table from 6.11; from 6.6 register_sysctl()
- * sizes the table itself and from 6.12 an empty terminator is an error.
+ * sysctl: handlers take a const table from 6.11. From 6.6 a table is
+ * registered with its size (and from 6.12 an empty terminator is an
+ * error); before, it ends at an empty entry, which the caller leaves
+ * after the @n it fills.
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
 #define KMP_CTL_TABLE		const struct ctl_table
@@ -125,9 +127,11 @@
 #define KMP_CTL_TABLE		struct ctl_table
 #endif
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
-#define KMP_CTL_TERMINATOR
+#define kmp_register_sysctl(path, table, n)				\
+	register_sysctl_sz(path, table, n)
 #else
-#define KMP_CTL_TERMINATOR	{ }
+#define kmp_register_sysctl(path, table, n)				\
+	((void)(n), register_sysctl(path, table))
 #endif
 
 /* get_random_u32_below() arrived in 6.2 (6.1.y has it backported). */
