@@ -262,7 +262,7 @@ int kmemprof_set_knob(const char *name, unsigned int val)
 
 	return k ? kmp_knob_set(k, val) : -ENOENT;
 }
-EXPORT_SYMBOL_GPL(kmemprof_set_knob);
+kmp_export_test_hook(kmemprof_set_knob);
 
 /* For the KUnit suites: the parser behind the events knob. */
 int kmemprof_parse_events(const char *s, unsigned int *kinds)
@@ -273,4 +273,4 @@ int kmemprof_parse_events(const char *s, unsigned int *kinds)
 		return -EINVAL;
 	return kmp_parse_kinds(buf, kinds);
 }
-EXPORT_SYMBOL_GPL(kmemprof_parse_events);
+kmp_export_test_hook(kmemprof_parse_events);

@@ -44,6 +44,7 @@
 #include <linux/vmalloc.h>
 
 #include <kmemprof/format.h>
+#include <kmemprof/compat.h>
 #include <kmemprof/kmemprof.h>
 
 #define KMP_TAG_LOCKS		64
@@ -313,7 +314,7 @@ int kmemprof_sum_range(enum kmp_kind kind, unsigned long start,
 	}
 	return n;
 }
-EXPORT_SYMBOL_GPL(kmemprof_sum_range);
+kmp_export_test_hook(kmemprof_sum_range);
 
 /*
  * Sum the totals of the stack-keyed tags of @kind whose site is in
@@ -344,7 +345,7 @@ int kmemprof_sum_callers(enum kmp_kind kind, unsigned long start,
 	}
 	return n;
 }
-EXPORT_SYMBOL_GPL(kmemprof_sum_callers);
+kmp_export_test_hook(kmemprof_sum_callers);
 
 /* Sum the histograms of the tags of @kind in [start, end). */
 int kmemprof_hist_range(enum kmp_kind kind, unsigned long start,
@@ -371,7 +372,7 @@ int kmemprof_hist_range(enum kmp_kind kind, unsigned long start,
 	}
 	return n;
 }
-EXPORT_SYMBOL_GPL(kmemprof_hist_range);
+kmp_export_test_hook(kmemprof_hist_range);
 
 /* Zero every counter and accuracy mark. Only with the probes detached. */
 void kmp_tags_reset(void)
