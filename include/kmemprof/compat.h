@@ -173,12 +173,13 @@
 
 /*
  * The hooks only the KUnit suites call (kmemprof_sum_range() and the
- * like): in KUnit's own namespace where the kernel has
- * <kunit/visibility.h> (6.2, and backported to 6.1.y), which the test
- * module imports with KMP_IMPORT_TEST_HOOKS(); else exported GPL-only.
- * The namespace is a string from 6.13.
+ * like): in KUnit's own namespace from 6.2, which has <kunit/visibility.h>,
+ * imported by the test module with KMP_IMPORT_TEST_HOOKS() (the namespace
+ * is a string from 6.13); before, exported GPL-only. (6.1.y has the
+ * header backported, but a version test is what sparse can read: it
+ * does not know __has_include.)
  */
-#if __has_include(<kunit/visibility.h>)
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
 #include <kunit/visibility.h>
 #define kmp_export_test_hook(sym)	EXPORT_SYMBOL_IF_KUNIT(sym)
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)

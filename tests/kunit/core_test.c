@@ -289,7 +289,7 @@ static void core_two_sites_two_tags(struct kunit *test)
 	KMP_EXPECT_EQ(test, b.live_objs, 70);
 	kmp_test_fn_range(test, alloc_kmalloc_other, &start, &end);
 	KMP_EXPECT_EQ(test, kmemprof_sum_range(KMP_KIND_SLAB, start, end,
-						 &t, NULL), 1);
+					       &t, NULL), 1);
 	for (i = 0; i < 100; i++)
 		kfree(c->obj[i]);
 }
@@ -494,7 +494,7 @@ static void core_cross_cpu_frees_exact(struct kunit *test)
 	i = 0;
 	for_each_online_cpu(cpu) {
 		prod[i].obj = kmp_kunit_kcalloc(test, XFER_N, sizeof(void *),
-					    GFP_KERNEL);
+						GFP_KERNEL);
 		KMP_ASSERT_NOT_NULL(test, prod[i].obj);
 		init_completion(&prod[i].done);
 		prod[i].cpu = cpu;

@@ -99,10 +99,10 @@ static void hist_size_buckets(struct kunit *test)
 		/* slub_debug makes objects larger than ksize() says. */
 		if (!kmp_test_slub_debug)
 			KMP_EXPECT_EQ_MSG(test,
-					    hp->after.size[b] - hp->before.size[b],
-					    want_size[b], "size bucket %u", b);
+					  hp->after.size[b] - hp->before.size[b],
+					  want_size[b], "size bucket %u", b);
 		KMP_EXPECT_EQ_MSG(test, hp->after.req[b] - hp->before.req[b],
-				    want_req[b], "req bucket %u", b);
+				  want_req[b], "req bucket %u", b);
 	}
 }
 
@@ -218,8 +218,8 @@ static void hist_lifetime_bucket(struct kunit *test, const struct life_case *c)
 	hist_of(test, KMP_KIND_SLAB, hist_kmalloc, &hp->after);
 	for (b = 0; b < KMP_LIFE_BUCKETS; b++)
 		KMP_EXPECT_EQ_MSG(test, hp->after.life[b] - hp->before.life[b],
-				    b == c->bucket ? NOBJ : 0,
-				    "%s: lifetime bucket %u", c->name, b);
+				  b == c->bucket ? NOBJ : 0,
+				  "%s: lifetime bucket %u", c->name, b);
 }
 
 static void hist_lifetime_buckets(struct kunit *test)
@@ -266,11 +266,11 @@ static void xfer_between(struct kunit *test, int a, int b)
 	KMP_ASSERT_EQ(test, work_on_cpu(b, xfer_free, &x), 0);
 	hist_of(test, KMP_KIND_SLAB, hist_kmalloc, &hp->after);
 	KMP_EXPECT_EQ_MSG(test, hp->after.xcpu - hp->before.xcpu,
-			    a != b ? NOBJ : 0, "CPU %d to %d", a, b);
+			  a != b ? NOBJ : 0, "CPU %d to %d", a, b);
 	KMP_EXPECT_EQ_MSG(test, hp->after.xcluster - hp->before.xcluster,
-			    xcluster ? NOBJ : 0, "CPU %d (cluster %d) to %d (%d)",
-			    a, kmemprof_cpu_cluster(a), b,
-			    kmemprof_cpu_cluster(b));
+			  xcluster ? NOBJ : 0, "CPU %d (cluster %d) to %d (%d)",
+			  a, kmemprof_cpu_cluster(a), b,
+			  kmemprof_cpu_cluster(b));
 }
 
 static void hist_cross_cpu_and_cluster(struct kunit *test)

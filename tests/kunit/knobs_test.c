@@ -100,7 +100,7 @@ static void knobs_key_depth_splits_wrapper(struct kunit *test)
 	kmemprof_sum_range(KMP_KIND_SLAB, ws, we, &base, NULL);
 	alloc_from_both(p);
 	KMP_EXPECT_EQ(test, kmemprof_sum_range(KMP_KIND_SLAB, ws, we, &t,
-						 NULL), 1);
+					       NULL), 1);
 	KMP_EXPECT_EQ(test, t.live_objs - base.live_objs, NA + NB);
 	for (i = 0; i < NA + NB; i++)
 		kfree(p[i]);
@@ -108,9 +108,9 @@ static void knobs_key_depth_splits_wrapper(struct kunit *test)
 	KMP_ASSERT_EQ(test, kmemprof_set_knob("key_depth", 1), 0);
 	alloc_from_both(p);
 	KMP_EXPECT_EQ(test, kmemprof_sum_callers(KMP_KIND_SLAB, ws, we,
-						   as, ae, &ta), 1);
+						 as, ae, &ta), 1);
 	KMP_EXPECT_EQ(test, kmemprof_sum_callers(KMP_KIND_SLAB, ws, we,
-						   bs, be, &tb), 1);
+						 bs, be, &tb), 1);
 	KMP_EXPECT_EQ(test, ta.allocs, NA);
 	KMP_EXPECT_EQ(test, ta.live_objs, NA);
 	KMP_EXPECT_EQ(test, tb.allocs, NB);

@@ -41,8 +41,8 @@ static void expect_moved(struct kunit *test, const u64 *before,
 	u64 now = kmemprof_event_count(ev);
 
 	KMP_EXPECT_GE_MSG(test, now - before[ev], n,
-			    "%s moved by %llu, expected at least %llu",
-			    kmemprof_event_name(ev), now - before[ev], n);
+			  "%s moved by %llu, expected at least %llu",
+			  kmemprof_event_name(ev), now - before[ev], n);
 }
 
 static int probe_test_init(struct kunit *test)
@@ -158,8 +158,8 @@ static void probe_detach_stops_counting(struct kunit *test)
 	counts(after);
 	for (ev = 0; ev < KMP_EV_NR; ev++)
 		KMP_EXPECT_EQ_MSG(test, after[ev], before[ev],
-				    "%s counted while detached",
-				    kmemprof_event_name(ev));
+				  "%s counted while detached",
+				  kmemprof_event_name(ev));
 
 	/* And attaching again resumes counting. */
 	KMP_ASSERT_EQ(test, kmemprof_set_enabled(true), 0);
