@@ -170,7 +170,6 @@ static const struct exact_case exact_cases[] = {
 	  size_pcpu, 0, true },
 };
 
-
 static int core_test_init(struct kunit *test)
 {
 	struct core_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
@@ -541,7 +540,6 @@ static const struct events_case events_cases[] = {
 	{ "none,slab", -EINVAL },
 	{ "a-very-long-string-that-does-not-fit-the-knob", -EINVAL },
 };
-
 
 static void core_events_parse(struct kunit *test)
 {
