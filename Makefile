@@ -10,6 +10,10 @@
 #                         clusters of A55/A76 capacities, Rockchip's kernel
 #                         options (6.1-vendor), the board's DT overlay
 #   make check            every test on 6.1, 6.12 and 6.12-debug
+#   make check KERNELS=6.12 TESTS=30-knobs   one guest test on one kernel,
+#                         without the host suites (TESTS: shell test names,
+#                         kunit, or one KUnit suite glob such as kmemprof_knobs)
+#   make kunit KERNELS=6.12   only the KUnit suites (TESTS=kunit)
 #   make check-matrix     every test on 5.10, 6.1, 6.1-vendor, 6.12, 7.x and
 #                         6.12-debug
 #   make bench            cost per event: bare, kmemprof, allocinfo, ftrace
@@ -39,11 +43,12 @@ RIG_KDIR := $(KMEMPROF_CACHE)/kernel-$(KVER)
 KDIR ?= $(RIG_KDIR)
 ARCH ?= arm64
 CROSS_COMPILE ?= aarch64-linux-gnu-
-export KERNELS
+TESTS ?=
+export KERNELS TESTS
 
 RIG := tools/rig
 
-.PHONY: all module board deps kernels demo check check-matrix bench lint clean help
+.PHONY: all module board deps kernels demo check check-matrix kunit bench lint clean help
 .PHONY: deb install install-tools
 
 all: module
@@ -79,6 +84,9 @@ check:
 
 check-matrix:
 	@KERNELS="$(MATRIX)" $(RIG)/check.sh
+
+kunit:
+	@TESTS=kunit $(RIG)/check.sh
 
 bench:
 	@$(RIG)/bench.sh

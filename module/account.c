@@ -79,7 +79,7 @@ u64 kmemprof_stat(enum kmp_stat st)
 {
 	return st < KMP_ST_NR ? kmp_stat_read(st) : 0;
 }
-EXPORT_SYMBOL_GPL(kmemprof_stat);
+kmp_export_test_hook(kmemprof_stat);
 
 const char *kmp_stat_name(enum kmp_stat st)
 {

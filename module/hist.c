@@ -111,7 +111,7 @@ void kmemprof_set_clock(kmp_clock_t *clock)
 {
 	WRITE_ONCE(kmp_clock, clock);
 }
-EXPORT_SYMBOL_GPL(kmemprof_set_clock);
+kmp_export_test_hook(kmemprof_set_clock);
 
 int kmp_cpu_cluster(int cpu)
 {
@@ -123,7 +123,7 @@ int kmemprof_cpu_cluster(int cpu)
 {
 	return kmp_cpu_cluster(cpu);
 }
-EXPORT_SYMBOL_GPL(kmemprof_cpu_cluster);
+kmp_export_test_hook(kmemprof_cpu_cluster);
 
 static struct kmp_hist __percpu *kmp_hist_slot(u32 slot)
 {
@@ -309,7 +309,7 @@ static long kmp_cluster_key(int cpu, bool by_capacity, bool by_cluster)
 	if (by_capacity)
 		return kmp_cpu_capacity(cpu);
 	if (by_cluster)
-		return topology_cluster_id(cpu);
+		return kmp_cluster_id(cpu);
 	return topology_physical_package_id(cpu);
 }
 
@@ -328,7 +328,7 @@ static int kmp_clusters_init(void)
 	for_each_possible_cpu(cpu) {
 		if (kmp_cpu_capacity(cpu) != cap0)
 			by_capacity = true;
-		if (topology_cluster_id(cpu) != topology_cluster_id(0))
+		if (kmp_cluster_id(cpu) != kmp_cluster_id(0))
 			by_cluster = true;
 	}
 	/* Clusters are numbered 0, 1, ... in the order of their first CPU. */

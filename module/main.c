@@ -23,112 +23,11 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
-#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 
+#include <kmemprof/knobs.h>
+
 #include "internal.h"
-
-#define KMP_MIN_POOL	16
-#define KMP_MAX_TAGS	BIT(24)
-#define KMP_MAX_LIVE	BIT(28)
-
-/*
- * Each parameter remembers whether it was given at load, because a given
- * parameter beats the device tree (of.c), which beats the default.
- */
-struct kmp_param {
-	const struct kernel_param_ops *ops;
-	void *var;
-	bool given;
-};
-
-static int kmp_param_set(const char *val, const struct kernel_param *kp)
-{
-	struct kmp_param *p = kp->arg;
-	struct kernel_param k = *kp;
-	int ret;
-
-	k.arg = p->var;
-	ret = p->ops->set(val, &k);
-	if (!ret)
-		p->given = true;
-	return ret;
-}
-
-static int kmp_param_get(char *buf, const struct kernel_param *kp)
-{
-	struct kmp_param *p = kp->arg;
-	struct kernel_param k = *kp;
-
-	k.arg = p->var;
-	return p->ops->get(buf, &k);
-}
-
-static void kmp_param_free(void *arg)
-{
-	struct kmp_param *p = arg;
-
-	if (p->ops->free)
-		p->ops->free(p->var);
-}
-
-static const struct kernel_param_ops kmp_param_ops = {
-	.set = kmp_param_set,
-	.get = kmp_param_get,
-	.free = kmp_param_free,
-};
-
-static bool enabled = true;
-static struct kmp_param kmp_param_enabled = { &param_ops_bool, &enabled };
-module_param_cb(enabled, &kmp_param_ops, &kmp_param_enabled, 0444);
-__MODULE_PARM_TYPE(enabled, "bool");
-MODULE_PARM_DESC(enabled, "Attach the probes at load (default: 1)");
-
-static char *events = "slab,page,percpu";
-static struct kmp_param kmp_param_events = { &param_ops_charp, &events };
-module_param_cb(events, &kmp_param_ops, &kmp_param_events, 0444);
-__MODULE_PARM_TYPE(events, "charp");
-MODULE_PARM_DESC(events, "Kinds traced from load: slab,page,percpu or none");
-
-static struct kmp_param kmp_param_max_tags = { &param_ops_uint, &kmp_max_tags };
-module_param_cb(max_tags, &kmp_param_ops, &kmp_param_max_tags, 0444);
-__MODULE_PARM_TYPE(max_tags, "uint");
-MODULE_PARM_DESC(max_tags, "Size of the tag pool (default: 16384)");
-
-static struct kmp_param kmp_param_max_live = { &param_ops_uint, &kmp_max_live };
-module_param_cb(max_live, &kmp_param_ops, &kmp_param_max_live, 0444);
-__MODULE_PARM_TYPE(max_live, "uint");
-MODULE_PARM_DESC(max_live,
-		 "Size of the live-object table, 32 bytes an entry (default: 524288)");
-
-module_param_named(max_hist, kmp_max_hist, uint, 0444);
-MODULE_PARM_DESC(max_hist,
-		 "Tags that get size and lifetime histograms (default: 2048)");
-
-module_param_named(max_stacks, kmp_max_stacks, uint, 0444);
-MODULE_PARM_DESC(max_stacks,
-		 "Size of the stack store, 160 bytes a stack (default: 4096)");
-
-/* The device tree's word on what no parameter set (see of.c). */
-static void kmp_boot_defaults(struct device_node *np, unsigned int *kinds)
-{
-	u32 v;
-
-	if (!np)
-		return;
-	pr_info("defaults from the device tree: %pOF\n", np);
-	if (!kmp_param_enabled.given &&
-	    !kmp_of_u32(np, "enabled", 0, 1, &v))
-		enabled = v;
-	if (!kmp_param_events.given)
-		kmp_of_events(np, kinds);
-	if (!kmp_param_max_tags.given)
-		kmp_of_u32(np, "max-tags", KMP_MIN_POOL, KMP_MAX_TAGS,
-			   &kmp_max_tags);
-	if (!kmp_param_max_live.given)
-		kmp_of_u32(np, "max-live", KMP_MIN_POOL, KMP_MAX_LIVE,
-			   &kmp_max_live);
-}
 
 static DEFINE_MUTEX(kmp_gone_lock);
 
@@ -166,19 +65,14 @@ static int __init kmemprof_init(void)
 {
 	struct device_node *np;
 	unsigned int kinds;
+	bool enabled;
 	int ret;
 
-	if (kmp_max_tags < KMP_MIN_POOL || kmp_max_tags > KMP_MAX_TAGS ||
-	    kmp_max_live < KMP_MIN_POOL || kmp_max_live > KMP_MAX_LIVE) {
-		pr_err("max_tags must be in [16, 2^24] and max_live in [16, 2^28]\n");
-		return -EINVAL;
-	}
-	if (kmemprof_parse_events(events, &kinds)) {
-		pr_err("events=%s: expected slab,page,percpu or none\n", events);
-		return -EINVAL;
-	}
+	/* The parameters (knobs.c), and the device tree where none was given. */
 	np = kmp_of_node();
-	kmp_boot_defaults(np, &kinds);
+	ret = kmp_params_load(np, &kinds, &enabled);
+	if (ret)
+		goto err_of;
 	/* No more histograms than tags to have them. */
 	kmp_max_hist = min(kmp_max_hist, kmp_max_tags);
 	ret = kmp_probes_init();

@@ -10,7 +10,8 @@
  *   2. the device-tree node;
  *   3. the built-in defaults.
  *
- * Properties, all optional:
+ * Properties, all optional (the knob table, knobs.c, says which knobs
+ * have one, and their ranges):
  *
  *   enabled      u32, 0 or 1          the enabled parameter
  *   events       string               the events parameter ("slab,page")
@@ -28,8 +29,10 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/of.h>
+#include <linux/string.h>
 
 #include <kmemprof/kmemprof.h>
+#include <kmemprof/knobs.h>
 
 #define KMP_OF_COMPATIBLE	"kmemprof"
 
@@ -92,27 +95,49 @@ int kmp_of_events(struct device_node *np, unsigned int *kinds)
 	return 0;
 }
 
+/* The property of knob @k: its name with '-' for '_'. */
+static const char *kmp_of_prop(const struct kmp_knob *k, char *buf,
+			       size_t len)
+{
+	char *c;
+
+	strscpy(buf, k->name, len);
+	for (c = buf; *c; c++)
+		if (*c == '_')
+			*c = '-';
+	return buf;
+}
+
+/* The parameters' values, where no parameter was given (before the tables). */
+void kmp_of_params(struct device_node *np)
+{
+	const struct kmp_knob *k;
+	char prop[32];
+
+	for (k = kmp_knobs; k < kmp_knobs_end; k++)
+		if ((k->where & KMP_KNOB_OF) && (k->where & KMP_KNOB_PARAM) &&
+		    !kmp_param_given(k->name))
+			kmp_of_u32(np, kmp_of_prop(k, prop, sizeof(prop)),
+				   k->min, k->max, k->var);
+}
+
 /*
  * The knobs' first values. Each is range-checked by the knob itself, as
  * a write to /proc/sys/kmemprof/ would be.
  */
 void kmp_of_knobs(struct device_node *np)
 {
-	static const struct {
-		const char *prop, *knob;
-	} map[] = {
-		{ "stack-depth", "stack_depth" },
-		{ "key-depth", "key_depth" },
-		{ "sample-rate", "sample_rate" },
-	};
-	unsigned int i;
+	const struct kmp_knob *k;
+	char prop[32];
 	u32 v;
 
-	for (i = 0; i < ARRAY_SIZE(map); i++) {
-		if (kmp_of_u32(np, map[i].prop, 0, U32_MAX, &v))
+	for (k = kmp_knobs; k < kmp_knobs_end; k++) {
+		if (!(k->where & KMP_KNOB_OF) || !(k->where & KMP_KNOB_SYSCTL) ||
+		    kmp_of_u32(np, kmp_of_prop(k, prop, sizeof(prop)), 0,
+			       U32_MAX, &v))
 			continue;
-		if (kmemprof_set_knob(map[i].knob, v))
+		if (kmp_knob_set(k, v))
 			pr_warn("device tree: %pOF/%s = %u: refused by %s; ignored\n",
-				np, map[i].prop, v, map[i].knob);
+				np, prop, v, k->name);
 	}
 }

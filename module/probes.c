@@ -194,7 +194,7 @@ static void kmp_probe_kmalloc(KMP_KMALLOC_PROTO)
 
 static void kmp_probe_kmem_cache_alloc(KMP_CACHE_ALLOC_PROTO)
 {
-	size_t size = KMP_CACHE_ALLOC_SIZE();
+	size_t size = KMP_CACHE_ALLOC_SIZE(s, bytes_alloc);
 
 	kmp_slab_alloc(KMP_EV_KMEM_CACHE_ALLOC, call_site, ptr, size, size);
 }
@@ -268,11 +268,11 @@ static void kmp_probe_percpu_alloc(KMP_PERCPU_ALLOC_PROTO)
 
 	if (ptr)
 		kmp_account_alloc(KMP_KIND_PERCPU,
-				  KMP_PERCPU_CALL_SITE(),
+				  KMP_PERCPU_CALL_SITE(call_site),
 				  kmp_key_addr(KMP_KIND_PERCPU,
 					       (__force unsigned long)ptr),
-				  KMP_PERCPU_BYTES(), size * num_possible_cpus(),
-				  0);
+				  KMP_PERCPU_BYTES(bytes_alloc, size),
+				  size * num_possible_cpus(), 0);
 	kmp_leave(flags, t0);
 }
 
@@ -346,7 +346,7 @@ const char *kmemprof_event_name(enum kmp_event ev)
 {
 	return ev < KMP_EV_NR ? kmp_tps[ev].name : "?";
 }
-EXPORT_SYMBOL_GPL(kmemprof_event_name);
+kmp_export_test_hook(kmemprof_event_name);
 
 u64 kmemprof_event_count(enum kmp_event ev)
 {
@@ -359,7 +359,7 @@ u64 kmemprof_event_count(enum kmp_event ev)
 		sum += READ_ONCE(per_cpu_ptr(&kmp_events, cpu)->count[ev]);
 	return sum;
 }
-EXPORT_SYMBOL_GPL(kmemprof_event_count);
+kmp_export_test_hook(kmemprof_event_count);
 
 u64 kmp_probe_samples(void)
 {

@@ -21,15 +21,21 @@
  * unknown names, a write at another offset) is refused with -EINVAL and
  * changes nothing. Reads go through the kernel's own proc_do*() helpers.
  *
+ * The unsigned knobs' files are made from the knob table (knobs.c), which
+ * has their ranges; enabled, events and reset have handlers of their own.
+ *
  * Notes on locking: the handlers change state only through control.c,
- * under its mutex.
+ * under its mutex, or by one WRITE_ONCE() of a knob's variable.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/capability.h>
 #include <linux/kernel.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/sysctl.h>
+
+#include <kmemprof/knobs.h>
 
 #include "internal.h"
 
@@ -108,63 +114,20 @@ static int kmp_reset_handler(KMP_CTL_TABLE *table, int write, void *buffer,
 	return ret;
 }
 
-unsigned int kmp_leak_age_ms = 10000;
-unsigned int kmp_stack_depth;
-unsigned int kmp_stack_sample = 1;
-unsigned int kmp_key_depth;
-unsigned int kmp_sample_rate = 1;
-unsigned int kmp_min_size;
-unsigned int kmp_max_size;
-unsigned int kmp_hist_on;
-unsigned int kmp_life_on;
-unsigned int kmp_timing_on;
-
-static unsigned int kmp_zero;
-static unsigned int kmp_one = 1;
-static unsigned int kmp_int_max = INT_MAX;
-static unsigned int kmp_stack_max = KMP_STACK_DEPTH_MAX;
-static unsigned int kmp_key_max = KMP_KEY_DEPTH_MAX;
-
-/* Whether @val may go into @data: min_size never above a set max_size. */
-static bool kmp_uint_consistent(const unsigned int *data, unsigned int val)
-{
-	if (data == &kmp_min_size)
-		return !READ_ONCE(kmp_max_size) || val <= READ_ONCE(kmp_max_size);
-	if (data == &kmp_max_size)
-		return !val || val >= READ_ONCE(kmp_min_size);
-	return true;
-}
-
-static int kmp_uint_set(KMP_CTL_TABLE *table, unsigned int val)
-{
-	unsigned int *data = table->data;
-
-	if (val < *(unsigned int *)table->extra1 ||
-	    val > *(unsigned int *)table->extra2 ||
-	    !kmp_uint_consistent(data, val))
-		return -EINVAL;
-	if (data == &kmp_sample_rate)
-		return kmemprof_set_sample_rate(val);
-	if (data == &kmp_leak_age_ms) {
-		WRITE_ONCE(*data, val);
-		return 0;
-	}
-	return kmemprof_set_option(data, val);
-}
-
-/* An unsigned knob in [*extra1, *extra2], read on the allocation path. */
+/* An unsigned knob of the table (knobs.c), which is in table->extra1. */
 static int kmp_uint_handler(KMP_CTL_TABLE *table, int write, void *buffer,
 			    size_t *lenp, loff_t *ppos)
 {
-	unsigned int *data = table->data, val;
+	const struct kmp_knob *k = table->extra1;
+	unsigned int val;
 	int ret;
 
 	if (!write)
-		return kmp_read_int(table, buffer, lenp, ppos, READ_ONCE(*data));
-	ret = kmp_knob_uint(buffer, *lenp, ppos,
-			    *(unsigned int *)table->extra2, &val);
+		return kmp_read_int(table, buffer, lenp, ppos,
+				    READ_ONCE(*k->var));
+	ret = kmp_knob_uint(buffer, *lenp, ppos, k->max, &val);
 	if (!ret)
-		ret = kmp_uint_set(table, val);
+		ret = kmp_knob_set(k, val);
 	if (!ret)
 		*ppos += *lenp;
 	return ret;
@@ -233,7 +196,8 @@ static int kmp_events_handler(KMP_CTL_TABLE *table, int write, void *buffer,
 	return ret;
 }
 
-static struct ctl_table kmp_sysctls[] = {
+/* The knobs that are not numbers; the table's follow them. */
+static const struct ctl_table kmp_sysctl_state[] = {
 	{
 		.procname	= "enabled",
 		.mode		= 0600,
@@ -249,54 +213,59 @@ static struct ctl_table kmp_sysctls[] = {
 		.mode		= 0600,
 		.proc_handler	= kmp_reset_handler,
 	},
-#define KMP_UINT_KNOB(name, var, min, max) {			\
-		.procname	= name,					\
-		.data		= &(var),				\
-		.maxlen		= sizeof(unsigned int),			\
-		.mode		= 0600,					\
-		.proc_handler	= kmp_uint_handler,			\
-		.extra1		= &(min),				\
-		.extra2		= &(max),				\
-	}
-	KMP_UINT_KNOB("leak_age_ms", kmp_leak_age_ms, kmp_zero, kmp_int_max),
-	KMP_UINT_KNOB("stack_depth", kmp_stack_depth, kmp_zero, kmp_stack_max),
-	KMP_UINT_KNOB("stack_sample", kmp_stack_sample, kmp_one, kmp_int_max),
-	KMP_UINT_KNOB("key_depth", kmp_key_depth, kmp_zero, kmp_key_max),
-	KMP_UINT_KNOB("sample_rate", kmp_sample_rate, kmp_one, kmp_int_max),
-	KMP_UINT_KNOB("min_size", kmp_min_size, kmp_zero, kmp_int_max),
-	KMP_UINT_KNOB("max_size", kmp_max_size, kmp_zero, kmp_int_max),
-	KMP_UINT_KNOB("hist", kmp_hist_on, kmp_zero, kmp_one),
-	KMP_UINT_KNOB("lifetimes", kmp_life_on, kmp_zero, kmp_one),
-	KMP_UINT_KNOB("self_timing", kmp_timing_on, kmp_zero, kmp_one),
-	KMP_CTL_TERMINATOR
 };
 
+static struct ctl_table *kmp_sysctls;
 static struct ctl_table_header *kmp_sysctl_header;
 
+/* The files: the state knobs, then every KMP_KNOB_SYSCTL entry of the table. */
 int kmp_sysctl_init(void)
 {
-	kmp_sysctl_header = register_sysctl("kmemprof", kmp_sysctls);
-	return kmp_sysctl_header ? 0 : -ENOMEM;
+	const unsigned int nstate = ARRAY_SIZE(kmp_sysctl_state);
+	const struct kmp_knob *k;
+	unsigned int n = nstate;
+
+	/* One entry more, zeroed: the terminator before 6.6. */
+	kmp_sysctls = kcalloc(nstate + (kmp_knobs_end - kmp_knobs) + 1,
+			      sizeof(*kmp_sysctls), GFP_KERNEL);
+	if (!kmp_sysctls)
+		return -ENOMEM;
+	memcpy(kmp_sysctls, kmp_sysctl_state, sizeof(kmp_sysctl_state));
+	for (k = kmp_knobs; k < kmp_knobs_end; k++) {
+		if (!(k->where & KMP_KNOB_SYSCTL))
+			continue;
+		kmp_sysctls[n] = (struct ctl_table) {
+			.procname	= k->name,
+			.data		= k->var,
+			.maxlen		= sizeof(unsigned int),
+			.mode		= 0600,
+			.proc_handler	= kmp_uint_handler,
+			.extra1		= (void *)k,
+		};
+		n++;
+	}
+	kmp_sysctl_header = kmp_register_sysctl("kmemprof", kmp_sysctls, n);
+	if (!kmp_sysctl_header) {
+		kfree(kmp_sysctls);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 void kmp_sysctl_exit(void)
 {
 	unregister_sysctl_table(kmp_sysctl_header);
+	kfree(kmp_sysctls);
 }
 
 /* For the KUnit suites: set an unsigned knob as a write to it would. */
 int kmemprof_set_knob(const char *name, unsigned int val)
 {
-	unsigned int i;
+	const struct kmp_knob *k = kmp_knob_find(name, KMP_KNOB_SYSCTL);
 
-	for (i = 0; i < ARRAY_SIZE(kmp_sysctls); i++)
-		if (kmp_sysctls[i].procname &&
-		    kmp_sysctls[i].proc_handler == kmp_uint_handler &&
-		    !strcmp(kmp_sysctls[i].procname, name))
-			return kmp_uint_set(&kmp_sysctls[i], val);
-	return -ENOENT;
+	return k ? kmp_knob_set(k, val) : -ENOENT;
 }
-EXPORT_SYMBOL_GPL(kmemprof_set_knob);
+kmp_export_test_hook(kmemprof_set_knob);
 
 /* For the KUnit suites: the parser behind the events knob. */
 int kmemprof_parse_events(const char *s, unsigned int *kinds)
@@ -307,4 +276,4 @@ int kmemprof_parse_events(const char *s, unsigned int *kinds)
 		return -EINVAL;
 	return kmp_parse_kinds(buf, kinds);
 }
-EXPORT_SYMBOL_GPL(kmemprof_parse_events);
+kmp_export_test_hook(kmemprof_parse_events);

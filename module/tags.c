@@ -370,7 +370,7 @@ int kmemprof_sum_range(enum kmp_kind kind, unsigned long start,
 	}
 	return n;
 }
-EXPORT_SYMBOL_GPL(kmemprof_sum_range);
+kmp_export_test_hook(kmemprof_sum_range);
 
 /*
  * Sum the totals of the stack-keyed tags of @kind whose site is in
@@ -401,7 +401,7 @@ int kmemprof_sum_callers(enum kmp_kind kind, unsigned long start,
 	}
 	return n;
 }
-EXPORT_SYMBOL_GPL(kmemprof_sum_callers);
+kmp_export_test_hook(kmemprof_sum_callers);
 
 /* Sum the histograms of the tags of @kind in [start, end). */
 int kmemprof_hist_range(enum kmp_kind kind, unsigned long start,
@@ -428,7 +428,7 @@ int kmemprof_hist_range(enum kmp_kind kind, unsigned long start,
 	}
 	return n;
 }
-EXPORT_SYMBOL_GPL(kmemprof_hist_range);
+kmp_export_test_hook(kmemprof_hist_range);
 
 /* Zero every counter and accuracy mark. Only with the probes detached. */
 void kmp_tags_reset(void)

@@ -58,17 +58,18 @@
  * kmem_cache_alloc: from 6.1 the event carries the cache, not the sizes.
  * struct kmem_cache is private from 6.12, so the size comes from the
  * exported kmem_cache_size() on every version that has the cache.
+ * KMP_CACHE_ALLOC_SIZE() takes both, and uses the one the event has.
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 0)
 #define KMP_CACHE_ALLOC_PROTO						\
 	void *data, unsigned long call_site, const void *ptr,		\
 	struct kmem_cache *s, gfp_t gfp_flags, int node
-#define KMP_CACHE_ALLOC_SIZE()	((size_t)kmem_cache_size(s))
+#define KMP_CACHE_ALLOC_SIZE(s, bytes_alloc)	((size_t)kmem_cache_size(s))
 #else
 #define KMP_CACHE_ALLOC_PROTO						\
 	void *data, unsigned long call_site, const void *ptr,		\
 	size_t bytes_req, size_t bytes_alloc, gfp_t gfp_flags
-#define KMP_CACHE_ALLOC_SIZE()	(bytes_alloc)
+#define KMP_CACHE_ALLOC_SIZE(s, bytes_alloc)	(bytes_alloc)
 #endif
 
 /* kmem_cache_free: no cache before 5.12, its name until 6.0, then the cache. */
@@ -96,28 +97,31 @@
 /*
  * percpu_alloc_percpu: 6.1 added the call site, the full size and the gfp
  * flags. Before that the call site comes from unwinding (0 asks for it) and
- * the size is the per-CPU size times the possible CPUs.
+ * the size is the per-CPU size times the possible CPUs. The macros take
+ * the probe's arguments and use those the event has.
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 0)
 #define KMP_PERCPU_ALLOC_PROTO						\
 	void *data, unsigned long call_site, bool reserved,		\
 	bool is_atomic, size_t size, size_t align, void *base_addr,	\
 	int off, void __percpu *ptr, size_t bytes_alloc, gfp_t gfp_flags
-#define KMP_PERCPU_CALL_SITE()	(call_site)
-#define KMP_PERCPU_BYTES()	(bytes_alloc)
+#define KMP_PERCPU_CALL_SITE(call_site)		(call_site)
+#define KMP_PERCPU_BYTES(bytes_alloc, size)	(bytes_alloc)
 #else
 #define KMP_PERCPU_ALLOC_PROTO						\
 	void *data, bool reserved, bool is_atomic, size_t size,		\
 	size_t align, void *base_addr, int off, void __percpu *ptr
-#define KMP_PERCPU_CALL_SITE()	(0UL)
-#define KMP_PERCPU_BYTES()	(size * num_possible_cpus())
+#define KMP_PERCPU_CALL_SITE(call_site)		(0UL)
+#define KMP_PERCPU_BYTES(bytes_alloc, size)	((size) * num_possible_cpus())
 #endif
 #define KMP_PERCPU_FREE_PROTO						\
 	void *data, void *base_addr, int off, void __percpu *ptr
 
 /*
- * sysctl: handlers take a const table from 6.11; from 6.6 register_sysctl()
- * sizes the table itself and from 6.12 an empty terminator is an error.
+ * sysctl: handlers take a const table from 6.11. From 6.6 a table is
+ * registered with its size (and from 6.12 an empty terminator is an
+ * error); before, it ends at an empty entry, which the caller leaves
+ * after the @n it fills.
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
 #define KMP_CTL_TABLE		const struct ctl_table
@@ -125,21 +129,35 @@
 #define KMP_CTL_TABLE		struct ctl_table
 #endif
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
-#define KMP_CTL_TERMINATOR
+#define kmp_register_sysctl(path, table, n)				\
+	register_sysctl_sz(path, table, n)
 #else
-#define KMP_CTL_TERMINATOR	{ }
+#define kmp_register_sysctl(path, table, n)				\
+	((void)(n), register_sysctl(path, table))
 #endif
 
-/* get_random_u32_below() arrived in 6.2 (6.1.y has it backported). */
+/*
+ * The shims below are kmp_ wrappers, never the kernel's names defined
+ * again, so that a call site shows it goes through one.
+ *
+ * get_random_u32_below() arrived in 6.2 (6.1.y has it backported).
+ */
+#include <linux/random.h>
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 1, 0)
 #include <linux/prandom.h>
-#define get_random_u32_below(ceil)	prandom_u32_max(ceil)
+#define kmp_random_below(ceil)		prandom_u32_max(ceil)
+#else
+#define kmp_random_below(ceil)		get_random_u32_below(ceil)
 #endif
 
 /* from_timer() became timer_container_of() in 6.16. */
 #include <linux/timer.h>
-#ifndef from_timer
-#define from_timer(var, timer, field)	timer_container_of(var, timer, field)
+#ifdef from_timer
+#define kmp_timer_container_of(var, timer, field)			\
+	from_timer(var, timer, field)
+#else
+#define kmp_timer_container_of(var, timer, field)			\
+	timer_container_of(var, timer, field)
 #endif
 
 /*
@@ -147,8 +165,33 @@
  * tree cluster's id to package_id, so that is the cluster there.
  */
 #include <linux/topology.h>
-#ifndef topology_cluster_id
-#define topology_cluster_id(cpu)	topology_physical_package_id(cpu)
+#ifdef topology_cluster_id
+#define kmp_cluster_id(cpu)		topology_cluster_id(cpu)
+#else
+#define kmp_cluster_id(cpu)		topology_physical_package_id(cpu)
+#endif
+
+/*
+ * The hooks only the KUnit suites call (kmemprof_sum_range() and the
+ * like): in KUnit's own namespace from 6.2, which has <kunit/visibility.h>,
+ * imported by the test module with KMP_IMPORT_TEST_HOOKS() (the namespace
+ * is a string from 6.13); before, exported GPL-only. (6.1.y has the
+ * header backported, but a version test is what sparse can read: it
+ * does not know __has_include.)
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+#include <kunit/visibility.h>
+#define kmp_export_test_hook(sym)	EXPORT_SYMBOL_IF_KUNIT(sym)
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+#define KMP_IMPORT_TEST_HOOKS()						\
+	MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING")
+#else
+#define KMP_IMPORT_TEST_HOOKS()						\
+	MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING)
+#endif
+#else
+#define kmp_export_test_hook(sym)	EXPORT_SYMBOL_GPL(sym)
+#define KMP_IMPORT_TEST_HOOKS()		struct kmp_no_test_hook_ns
 #endif
 
 /*
@@ -214,111 +257,3 @@ static inline u32 kmp_cycles_rate(void)
 #endif
 
 #endif /* _KMEMPROF_COMPAT_H */
-
-/*
- * KUnit, for the test suites only: this part is read when <kunit/test.h>
- * was included first. 5.10's KUnit lacks parameterised cases (5.11),
- * kunit_skip() (5.16) and KUNIT_ASSERT_NOT_NULL() (5.17). The suites write
- *
- *	static void fn(struct kunit *test) { ... KMP_TEST_PARAM(test) ... }
- *	KMP_PARAM_RUNNER(fn, gen);
- *	...	KMP_CASE_PARAM(fn, gen),
- *
- * which is KUnit's own parameterised case where there is one, and else a
- * case that runs fn once per parameter, naming in the log the first that
- * fails (5.10 keeps only 512 bytes of log per case).
- */
-#if defined(_KUNIT_TEST_H) && !defined(_KMEMPROF_COMPAT_KUNIT)
-#define _KMEMPROF_COMPAT_KUNIT
-
-#ifndef KUNIT_ASSERT_NOT_NULL
-#define KUNIT_ASSERT_NOT_NULL(test, ptr)				\
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ptr)
-#endif
-
-/* No skipping in 5.10: the case says why and passes (callers return). */
-#ifndef kunit_skip
-#define kunit_skip(test, fmt, ...)					\
-	kunit_info(test, "skipped: " fmt, ##__VA_ARGS__)
-#endif
-
-#ifdef KUNIT_CASE_PARAM
-#define KMP_TEST_PARAM(test)		((test)->param_value)
-#define KMP_CASE_PARAM(fn, gen)		KUNIT_CASE_PARAM(fn, gen)
-#define KMP_PARAM_RUNNER(fn, gen)	struct kmp_param_runner_##fn
-#else
-/*
- * KUnit before 5.11 (5.10): besides parameterised cases, it has no
- * kunit_kcalloc(), and its comparisons insist that both sides have the
- * same type (u64 against 1 fails to build). These compare the values
- * as the later KUnit does, each side evaluated once.
- */
-static inline void *kunit_kcalloc(struct kunit *test, size_t n, size_t size,
-				  gfp_t gfp)
-{
-	return kunit_kzalloc(test, array_size(n, size), gfp);
-}
-
-#define KMP_KUNIT_CMP(how, test, op, l, r, fmt, ...)			\
-	do {								\
-		typeof(l) __kl = (l);					\
-		typeof(r) __kr = (r);					\
-									\
-		KUNIT_##how##_TRUE_MSG(test, __kl op __kr,		\
-			"%s " #op " %s: %lld vs %lld " fmt, #l, #r,	\
-			(long long)__kl, (long long)__kr, ##__VA_ARGS__); \
-	} while (0)
-#undef KUNIT_EXPECT_EQ
-#undef KUNIT_EXPECT_EQ_MSG
-#undef KUNIT_EXPECT_GE
-#undef KUNIT_EXPECT_GE_MSG
-#undef KUNIT_EXPECT_GT
-#undef KUNIT_EXPECT_LT
-#undef KUNIT_ASSERT_EQ
-#undef KUNIT_ASSERT_GT
-#define KUNIT_EXPECT_EQ(t, l, r)	KMP_KUNIT_CMP(EXPECT, t, ==, l, r, "")
-#define KUNIT_EXPECT_EQ_MSG(t, l, r, fmt, ...)				\
-	KMP_KUNIT_CMP(EXPECT, t, ==, l, r, fmt, ##__VA_ARGS__)
-#define KUNIT_EXPECT_GE(t, l, r)	KMP_KUNIT_CMP(EXPECT, t, >=, l, r, "")
-#define KUNIT_EXPECT_GE_MSG(t, l, r, fmt, ...)				\
-	KMP_KUNIT_CMP(EXPECT, t, >=, l, r, fmt, ##__VA_ARGS__)
-#define KUNIT_EXPECT_GT(t, l, r)	KMP_KUNIT_CMP(EXPECT, t, >, l, r, "")
-#define KUNIT_EXPECT_LT(t, l, r)	KMP_KUNIT_CMP(EXPECT, t, <, l, r, "")
-#define KUNIT_ASSERT_EQ(t, l, r)	KMP_KUNIT_CMP(ASSERT, t, ==, l, r, "")
-#define KUNIT_ASSERT_GT(t, l, r)	KMP_KUNIT_CMP(ASSERT, t, >, l, r, "")
-
-static const void *kmp_test_param __maybe_unused;
-#define KUNIT_PARAM_DESC_SIZE		128
-#define KUNIT_ARRAY_PARAM(name, array, get_desc)			\
-	static const void *name##_gen_params(const void *prev, char *desc) \
-	{								\
-		typeof(&(array)[0]) next = prev ?			\
-			((typeof(next))prev) + 1 : (array);		\
-		void (*describe)(typeof(next), char *) = get_desc;	\
-									\
-		if (next - (array) >= ARRAY_SIZE(array))		\
-			return NULL;					\
-		if (describe)						\
-			describe(next, desc);				\
-		return next;						\
-	}
-#define KMP_TEST_PARAM(test)		((void)(test), kmp_test_param)
-#define KMP_CASE_PARAM(fn, gen)		KUNIT_CASE(fn##_all)
-#define KMP_PARAM_RUNNER(fn, gen)					\
-	static void fn##_all(struct kunit *test)			\
-	{								\
-		char desc[KUNIT_PARAM_DESC_SIZE] = "";			\
-		const void *p = NULL;					\
-									\
-		while ((p = gen(p, desc))) {				\
-			bool ok = test->success;			\
-									\
-			kmp_test_param = p;				\
-			fn(test);					\
-			if (ok && !test->success)			\
-				kunit_info(test, "failed with %s", desc); \
-		}							\
-	}								\
-	struct kmp_param_runner_##fn
-#endif
-#endif /* _KUNIT_TEST_H */

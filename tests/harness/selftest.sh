@@ -18,14 +18,19 @@ check() { # check NAME WANT-RC GOT-RC
 	fi
 }
 
-for k in "$H"/ktap/*.ktap; do
-	case $(basename "$k") in
-	pass-*) want=0 ;;
-	*) want=1 ;;
-	esac
-	"$R" --ktap "$k" > /dev/null
-	rc=$?
-	check "${k##*/}" $want $rc
+# Each fixture through the parser results.py picks (the kernel's
+# kunit_parser for the 6.1+ form, when a kernel source is unpacked) and
+# through the private parser alone: both must judge alike.
+for parser in auto private; do
+	for k in "$H"/ktap/*.ktap; do
+		case $(basename "$k") in
+		pass-*) want=0 ;;
+		*) want=1 ;;
+		esac
+		KMEMPROF_KTAP_PARSER=$parser "$R" --ktap "$k" > /dev/null
+		rc=$?
+		check "${k##*/} ($parser)" $want $rc
+	done
 done
 
 # A skipped case is counted as skipped, not passed.
@@ -72,4 +77,13 @@ d=$(guest kunitfail)
 cp "$H/ktap/fail-case.ktap" "$d/kunit/demo.ktap"
 "$R" "$d" t > /dev/null
 check "failing KUnit case" 1 $?
+# make check TESTS=...: what was asked for must have left a result.
+d=$(guest asked)
+"$R" "$d" t --want 10-x,kunit > /dev/null
+check "asked-for tests ran" 0 $?
+"$R" "$d" t --want 30-knobs > /dev/null
+check "an asked-for shell test left no result" 1 $?
+rm -r "$d/kunit"
+"$R" "$d" t --want kunit > /dev/null
+check "asked-for KUnit left no result" 1 $?
 echo "$p $f 0"

@@ -4,6 +4,8 @@
 # hist, leaks, stacks, snapshot and diff, watch, the knob commands, and
 # the kernel's own /proc/allocinfo where the kernel has one.
 . /tests/lib.sh
+keep_knobs enabled stack_depth leak_age_ms hist lifetimes
+keep_module
 
 # restore KNOB VALUE: put a knob back, whatever happened.
 restore() {
@@ -15,7 +17,6 @@ rmmod kmemprof_hog 2>/dev/null
 write_knob $KMP_SYSCTL/enabled 1 || fail "enabled=1"
 restore stack_depth 0
 # ages, leaks and hist read data that is kept only with these on.
-trap 'write_knob $KMP_SYSCTL/hist 0; write_knob $KMP_SYSCTL/lifetimes 0' EXIT
 restore hist 1
 restore lifetimes 1
 

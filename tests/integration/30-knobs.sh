@@ -3,6 +3,7 @@
 # The sysctl knobs: toggling works, reset works, bad input is refused
 # with the state unchanged.
 . /tests/lib.sh
+keep_knobs enabled events
 
 expect_eq "enabled" "$(cat $KMP_SYSCTL/enabled)" 1
 expect_eq "events" "$(cat $KMP_SYSCTL/events)" "slab,page,percpu"

@@ -2,6 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # A non-root user can neither read the profile nor touch the knobs.
 . /tests/lib.sh
+keep_knobs enabled events leak_age_ms stack_depth stack_sample key_depth \
+	sample_rate min_size max_size
 
 out=$(runas 65534 cat /proc/kmemprof 2>&1) && fail "nobody read /proc/kmemprof"
 case "$out" in *"Permission denied"*) ;; *) fail "reading: $out" ;; esac

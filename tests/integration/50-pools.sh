@@ -3,6 +3,7 @@
 # Pools that fill up count their drops, mark what they touch and never
 # crash; bad module parameters are refused.
 . /tests/lib.sh
+keep_module
 
 for arg in max_tags=1 max_live=2 events=foo "events=slab,,page"; do
 	rmmod kmemprof 2>/dev/null

@@ -3,6 +3,7 @@
 # The debugfs views: formats, the clusters of the -smp 4 two-cluster guest,
 # and leak suspects that appear after leak_age_ms and not before.
 . /tests/lib.sh
+keep_knobs leak_age_ms hist lifetimes self_timing
 
 D=$KMP_DEBUGFS
 S=$KMP_SYSCTL
@@ -13,7 +14,6 @@ done
 
 # Histograms, lifetimes and self-timing are opt-in. Off, each view says so
 # under its header and prints no numbers for them.
-trap 'write_knob $S/hist 0; write_knob $S/lifetimes 0; write_knob $S/self_timing 0; write_knob $S/leak_age_ms 10000' EXIT
 write_knob $S/reset 1 || fail "reset"
 expect_eq "hist off" "$(sed 1,2d $D/hist)" \
 	"# histograms off: echo 1 > /proc/sys/kmemprof/hist"
@@ -78,7 +78,6 @@ for v in -1 abc 2147483648 0x10; do
 done
 expect_eq "leak_age_ms" "$(cat $KMP_SYSCTL/leak_age_ms)" 300
 rmmod kmemprof_hog
-write_knob $KMP_SYSCTL/leak_age_ms 10000
 
 # stats: the new pools and the probe's own cost (one event in 1024 timed).
 workload 100

@@ -3,6 +3,7 @@
 # Sampled stacks in the stacks view, stack-keyed tags in /proc/kmemprof,
 # and the stack and key knobs flipping under load without a splat.
 . /tests/lib.sh
+keep_knobs stack_depth key_depth sample_rate min_size max_size
 
 D=$KMP_DEBUGFS
 rmmod kmemprof_hog 2>/dev/null
@@ -54,8 +55,6 @@ while [ $i -lt 40 ]; do
 	i=$((i + 1))
 done
 wait $load
-for k in stack_depth key_depth; do write_knob $KMP_SYSCTL/$k 0; done
-write_knob $KMP_SYSCTL/sample_rate 1
 
 # Out-of-range values are refused and change nothing.
 for kv in stack_depth=17 key_depth=5 sample_rate=0 stack_sample=0 \

@@ -58,8 +58,11 @@ unload() {
 	done
 }
 
-# Whatever happens, the background jobs stop with this script.
-trap 'touch /tmp/storm.done; kill $(jobs -p) 2>/dev/null; wait' EXIT
+# Whatever happens, the background jobs stop with this script, and
+# kmemprof is left loaded with its defaults.
+keep_module
+trap 'touch /tmp/storm.done; kill $(jobs -p) 2>/dev/null; wait
+	rmmod kmemprof_test 2>/dev/null; restore_state' EXIT
 
 storm() { # storm SECONDS CYCLES MODULE-ARGS...
 	secs=$1 cycles=$2

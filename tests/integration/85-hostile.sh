@@ -6,6 +6,7 @@
 
 S=$KMP_SYSCTL
 KNOBS="enabled events reset leak_age_ms stack_depth stack_sample key_depth sample_rate min_size max_size hist lifetimes self_timing"
+keep_knobs $(echo "$KNOBS" | sed "s/ reset//")
 n=0
 for k in $KNOBS; do
 	before=$(cat $S/$k)

@@ -54,3 +54,36 @@ reload() {
 	rmmod kmemprof 2>/dev/null
 	insmod /modules/kmemprof.ko "$@"
 }
+
+# keep_knobs KNOB...: put these knobs back as they are now when the script
+# exits, passed or failed, so that a failing test leaves no state to the
+# next. Also unloads the hog. Calls add up. A script with an EXIT trap of
+# its own calls restore_state from it.
+KMP_KEPT=
+keep_knobs() {
+	for k in "$@"; do
+		KMP_KEPT="$KMP_KEPT $k=$(cat $KMP_SYSCTL/$k)"
+	done
+	trap restore_state EXIT
+}
+
+# keep_module: load kmemprof with its defaults again at exit, for scripts
+# that reload it with other parameters or unload it.
+KMP_KEEP_MODULE=
+keep_module() {
+	KMP_KEEP_MODULE=1
+	trap restore_state EXIT
+}
+
+restore_state() {
+	rmmod kmemprof_hog 2>/dev/null
+	if [ -n "$KMP_KEEP_MODULE" ]; then
+		reload 2>/dev/null
+	fi
+	# Twice: min_size may only go up once max_size has, and the reverse.
+	for pass in 1 2; do
+		for kv in $KMP_KEPT; do
+			write_knob "$KMP_SYSCTL/${kv%%=*}" "${kv#*=}"
+		done
+	done
+}

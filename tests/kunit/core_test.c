@@ -23,6 +23,7 @@
 #include <kmemprof/kmemprof.h>
 
 #include "kmemprof_test.h"
+#include "kmp_kunit.h"
 
 #define NOBJ		1000
 
@@ -169,30 +170,23 @@ static const struct exact_case exact_cases[] = {
 	  size_pcpu, 0, true },
 };
 
-static void exact_case_desc(const struct exact_case *c, char *desc)
-{
-	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(exact, exact_cases, exact_case_desc);
-
 static int core_test_init(struct kunit *test)
 {
 	struct core_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
 
-	KUNIT_ASSERT_NOT_NULL(test, c);
-	c->obj = kunit_kcalloc(test, NOBJ, sizeof(*c->obj), GFP_KERNEL);
-	c->page = kunit_kcalloc(test, NOBJ, sizeof(*c->page), GFP_KERNEL);
-	c->pcpu = kunit_kcalloc(test, NOBJ, sizeof(*c->pcpu), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, c->obj);
-	KUNIT_ASSERT_NOT_NULL(test, c->page);
-	KUNIT_ASSERT_NOT_NULL(test, c->pcpu);
+	KMP_ASSERT_NOT_NULL(test, c);
+	c->obj = kmp_kunit_kcalloc(test, NOBJ, sizeof(*c->obj), GFP_KERNEL);
+	c->page = kmp_kunit_kcalloc(test, NOBJ, sizeof(*c->page), GFP_KERNEL);
+	c->pcpu = kmp_kunit_kcalloc(test, NOBJ, sizeof(*c->pcpu), GFP_KERNEL);
+	KMP_ASSERT_NOT_NULL(test, c->obj);
+	KMP_ASSERT_NOT_NULL(test, c->page);
+	KMP_ASSERT_NOT_NULL(test, c->pcpu);
 	c->cache = kmem_cache_create("kmemprof_core_test", CACHE_SIZE, 0, 0,
 				     NULL);
-	KUNIT_ASSERT_NOT_NULL(test, c->cache);
+	KMP_ASSERT_NOT_NULL(test, c->cache);
 	test->priv = c;
-	KUNIT_ASSERT_EQ(test, kmemprof_set_events(KMP_KIND_ALL), 0);
-	KUNIT_ASSERT_EQ(test, kmemprof_set_enabled(true), 0);
+	KMP_ASSERT_EQ(test, kmemprof_set_events(KMP_KIND_ALL), 0);
+	KMP_ASSERT_EQ(test, kmemprof_set_enabled(true), 0);
 	return 0;
 }
 
@@ -207,9 +201,8 @@ static void core_test_exit(struct kunit *test)
  * N objects from one site: exactly N live and N x size bytes; after freeing
  * half, exactly N/2; after freeing all, none, with N allocs and N frees.
  */
-static void core_exact(struct kunit *test)
+static void core_exact_one(struct kunit *test, const struct exact_case *p)
 {
-	const struct exact_case *p = KMP_TEST_PARAM(test);
 	struct core_ctx *c = test->priv;
 	struct kmp_totals base, t;
 	u64 size, req;
@@ -223,45 +216,56 @@ static void core_exact(struct kunit *test)
 	size = p->bytes(c);
 	req = p->req ?: size;
 	t = delta(site_totals(test, p->kind, p->alloc), base);
-	KUNIT_EXPECT_EQ(test, t.allocs, NOBJ);
-	KUNIT_EXPECT_EQ(test, t.live_objs, NOBJ);
+	KMP_EXPECT_EQ(test, t.allocs, NOBJ);
+	KMP_EXPECT_EQ(test, t.live_objs, NOBJ);
 	/*
 	 * Every object counts the same bytes: the object size, or more where
 	 * the event counts more than ksize() reports (percpu with memcg, slab
 	 * with slub_debug's red zones and tracking, as on the debug kernel).
 	 */
-	KUNIT_EXPECT_EQ(test, t.live_bytes % NOBJ, 0);
+	KMP_EXPECT_EQ(test, t.live_bytes % NOBJ, 0);
 	if (p->bytes_at_least || (kmp_test_slub_debug && p->kind == KMP_KIND_SLAB))
-		KUNIT_EXPECT_GE(test, t.live_bytes, NOBJ * size);
+		KMP_EXPECT_GE(test, t.live_bytes, NOBJ * size);
 	else
-		KUNIT_EXPECT_EQ(test, t.live_bytes, NOBJ * size);
+		KMP_EXPECT_EQ(test, t.live_bytes, NOBJ * size);
 	/*
 	 * The requested bytes are the object size; for percpu, the size the
 	 * caller asked for on every possible CPU, without memcg's share.
 	 */
 	if (!p->req)
 		req = p->bytes_at_least ? size : t.live_bytes / NOBJ;
-	KUNIT_EXPECT_EQ(test, t.req, NOBJ * req);
+	KMP_EXPECT_EQ(test, t.req, NOBJ * req);
 	size = t.live_bytes / NOBJ;
 
 	for (i = 0; i < NOBJ / 2; i++)
 		p->free(c, i);
 	t = delta(site_totals(test, p->kind, p->alloc), base);
-	KUNIT_EXPECT_EQ(test, t.live_objs, NOBJ / 2);
-	KUNIT_EXPECT_EQ(test, t.live_bytes, NOBJ / 2 * size);
-	KUNIT_EXPECT_EQ(test, t.frees, NOBJ / 2);
+	KMP_EXPECT_EQ(test, t.live_objs, NOBJ / 2);
+	KMP_EXPECT_EQ(test, t.live_bytes, NOBJ / 2 * size);
+	KMP_EXPECT_EQ(test, t.frees, NOBJ / 2);
 
 	for (; i < NOBJ; i++)
 		p->free(c, i);
 	t = delta(site_totals(test, p->kind, p->alloc), base);
-	KUNIT_EXPECT_EQ(test, t.live_objs, 0);
-	KUNIT_EXPECT_EQ(test, t.live_bytes, 0);
-	KUNIT_EXPECT_EQ(test, t.allocs, NOBJ);
-	KUNIT_EXPECT_EQ(test, t.frees, NOBJ);
-	KUNIT_EXPECT_EQ(test, t.freed, t.bytes);
+	KMP_EXPECT_EQ(test, t.live_objs, 0);
+	KMP_EXPECT_EQ(test, t.live_bytes, 0);
+	KMP_EXPECT_EQ(test, t.allocs, NOBJ);
+	KMP_EXPECT_EQ(test, t.frees, NOBJ);
+	KMP_EXPECT_EQ(test, t.freed, t.bytes);
 }
 
-KMP_PARAM_RUNNER(core_exact, exact_gen_params);
+static void core_exact(struct kunit *test)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(exact_cases); i++) {
+		bool failed = kmp_kunit_failed(test);
+
+		core_exact_one(test, &exact_cases[i]);
+		if (!failed && kmp_kunit_failed(test))
+			kunit_info(test, "failed with %s", exact_cases[i].name);
+	}
+}
 
 /* Two call sites of the same size are two tags, each with its own count. */
 static void core_two_sites_two_tags(struct kunit *test)
@@ -280,11 +284,11 @@ static void core_two_sites_two_tags(struct kunit *test)
 		alloc_kmalloc_other(c, i);
 	a = delta(site_totals(test, KMP_KIND_SLAB, alloc_kmalloc), a0);
 	b = delta(site_totals(test, KMP_KIND_SLAB, alloc_kmalloc_other), b0);
-	KUNIT_EXPECT_EQ(test, a.live_objs, 30);
-	KUNIT_EXPECT_EQ(test, b.live_objs, 70);
+	KMP_EXPECT_EQ(test, a.live_objs, 30);
+	KMP_EXPECT_EQ(test, b.live_objs, 70);
 	kmp_test_fn_range(test, alloc_kmalloc_other, &start, &end);
-	KUNIT_EXPECT_EQ(test, kmemprof_sum_range(KMP_KIND_SLAB, start, end,
-						 &t, NULL), 1);
+	KMP_EXPECT_EQ(test, kmemprof_sum_range(KMP_KIND_SLAB, start, end,
+					       &t, NULL), 1);
 	for (i = 0; i < 100; i++)
 		kfree(c->obj[i]);
 }
@@ -302,20 +306,20 @@ static void core_unpaired_free_changes_no_tag(struct kunit *test)
 	void *obj;
 
 	cache = kmem_cache_create("kmemprof_unpaired", 72, 0, 0, NULL);
-	KUNIT_ASSERT_NOT_NULL(test, cache);
-	KUNIT_ASSERT_EQ(test, kmemprof_set_enabled(false), 0);
+	KMP_ASSERT_NOT_NULL(test, cache);
+	KMP_ASSERT_EQ(test, kmemprof_set_enabled(false), 0);
 	obj = kmem_cache_alloc(cache, GFP_KERNEL);
-	KUNIT_ASSERT_EQ(test, kmemprof_set_enabled(true), 0);
-	KUNIT_ASSERT_NOT_NULL(test, obj);
+	KMP_ASSERT_EQ(test, kmemprof_set_enabled(true), 0);
+	KMP_ASSERT_NOT_NULL(test, obj);
 	before = site_totals(test, KMP_KIND_SLAB, core_unpaired_free_changes_no_tag);
 	unpaired = kmemprof_stat(KMP_ST_UNPAIRED_SLAB);
 	kmem_cache_free(cache, obj);
 	after = site_totals(test, KMP_KIND_SLAB, core_unpaired_free_changes_no_tag);
 	kmem_cache_destroy(cache);
-	KUNIT_EXPECT_EQ(test, after.frees, before.frees);
-	KUNIT_EXPECT_EQ(test, after.allocs, before.allocs);
-	KUNIT_EXPECT_EQ(test, after.live_objs, before.live_objs);
-	KUNIT_EXPECT_GT(test, kmemprof_stat(KMP_ST_UNPAIRED_SLAB), unpaired);
+	KMP_EXPECT_EQ(test, after.frees, before.frees);
+	KMP_EXPECT_EQ(test, after.allocs, before.allocs);
+	KMP_EXPECT_EQ(test, after.live_objs, before.live_objs);
+	KMP_EXPECT_GT(test, kmemprof_stat(KMP_ST_UNPAIRED_SLAB), unpaired);
 }
 
 static noinline void *alloc_large(size_t size)
@@ -333,16 +337,16 @@ static void core_large_kmalloc_counted_once(struct kunit *test)
 	OPTIMIZER_HIDE_VAR(size);
 	base = site_totals(test, KMP_KIND_SLAB, alloc_large);
 	p = alloc_large(size);
-	KUNIT_ASSERT_NOT_NULL(test, p);
+	KMP_ASSERT_NOT_NULL(test, p);
 	t = delta(site_totals(test, KMP_KIND_SLAB, alloc_large), base);
-	KUNIT_EXPECT_EQ(test, t.allocs, 1);
-	KUNIT_EXPECT_EQ(test, t.live_objs, 1);
-	KUNIT_EXPECT_EQ(test, t.live_bytes, PAGE_SIZE << get_order(size));
-	KUNIT_EXPECT_EQ(test, t.req, size);
+	KMP_EXPECT_EQ(test, t.allocs, 1);
+	KMP_EXPECT_EQ(test, t.live_objs, 1);
+	KMP_EXPECT_EQ(test, t.live_bytes, PAGE_SIZE << get_order(size));
+	KMP_EXPECT_EQ(test, t.req, size);
 	kfree(p);
 	t = delta(site_totals(test, KMP_KIND_SLAB, alloc_large), base);
-	KUNIT_EXPECT_EQ(test, t.frees, 1);
-	KUNIT_EXPECT_EQ(test, t.live_objs, 0);
+	KMP_EXPECT_EQ(test, t.frees, 1);
+	KMP_EXPECT_EQ(test, t.live_objs, 0);
 }
 
 /* krealloc() within ksize() emits nothing; the object stays paired. */
@@ -354,17 +358,17 @@ static void core_krealloc_in_place(struct kunit *test)
 
 	base = site_totals(test, KMP_KIND_SLAB, alloc_kmalloc);
 	alloc_kmalloc(c, 0);
-	KUNIT_ASSERT_NOT_NULL(test, c->obj[0]);
+	KMP_ASSERT_NOT_NULL(test, c->obj[0]);
 	/* Growing to ksize() always fits in place. */
 	q = krealloc(c->obj[0], ksize(c->obj[0]), GFP_KERNEL);
 	t = delta(site_totals(test, KMP_KIND_SLAB, alloc_kmalloc), base);
 	KUNIT_EXPECT_PTR_EQ(test, q, c->obj[0]);
-	KUNIT_EXPECT_EQ(test, t.allocs, 1);
-	KUNIT_EXPECT_EQ(test, t.live_objs, 1);
+	KMP_EXPECT_EQ(test, t.allocs, 1);
+	KMP_EXPECT_EQ(test, t.live_objs, 1);
 	kfree(q);
 	t = delta(site_totals(test, KMP_KIND_SLAB, alloc_kmalloc), base);
-	KUNIT_EXPECT_EQ(test, t.frees, 1);
-	KUNIT_EXPECT_EQ(test, t.live_objs, 0);
+	KMP_EXPECT_EQ(test, t.frees, 1);
+	KMP_EXPECT_EQ(test, t.live_objs, 0);
 }
 
 static noinline void alloc_order0(struct core_ctx *c, int i)
@@ -382,14 +386,14 @@ static void core_batched_page_free_counted_once(struct kunit *test)
 	base = site_totals(test, KMP_KIND_PAGE, alloc_order0);
 	for (i = 0; i < n; i++) {
 		alloc_order0(c, i);
-		KUNIT_ASSERT_NOT_NULL(test, c->page[i]);
+		KMP_ASSERT_NOT_NULL(test, c->page[i]);
 	}
 	release_pages(c->page, n);
 	t = delta(site_totals(test, KMP_KIND_PAGE, alloc_order0), base);
-	KUNIT_EXPECT_EQ(test, t.allocs, n);
-	KUNIT_EXPECT_EQ(test, t.frees, n);
-	KUNIT_EXPECT_EQ(test, t.live_objs, 0);
-	KUNIT_EXPECT_EQ(test, t.freed, n * PAGE_SIZE);
+	KMP_EXPECT_EQ(test, t.allocs, n);
+	KMP_EXPECT_EQ(test, t.frees, n);
+	KMP_EXPECT_EQ(test, t.live_objs, 0);
+	KMP_EXPECT_EQ(test, t.freed, n * PAGE_SIZE);
 }
 
 /* With events=slab, page allocations are not traced at all. */
@@ -400,14 +404,14 @@ static void core_events_knob_filters_kinds(struct kunit *test)
 
 	p0 = site_totals(test, KMP_KIND_PAGE, alloc_order0);
 	s0 = site_totals(test, KMP_KIND_SLAB, alloc_kmalloc);
-	KUNIT_ASSERT_EQ(test, kmemprof_set_events(BIT(KMP_KIND_SLAB)), 0);
+	KMP_ASSERT_EQ(test, kmemprof_set_events(BIT(KMP_KIND_SLAB)), 0);
 	alloc_order0(c, 0);
 	alloc_kmalloc(c, 0);
-	KUNIT_ASSERT_EQ(test, kmemprof_set_events(KMP_KIND_ALL), 0);
+	KMP_ASSERT_EQ(test, kmemprof_set_events(KMP_KIND_ALL), 0);
 	p = delta(site_totals(test, KMP_KIND_PAGE, alloc_order0), p0);
 	s = delta(site_totals(test, KMP_KIND_SLAB, alloc_kmalloc), s0);
-	KUNIT_EXPECT_EQ(test, p.allocs, 0);
-	KUNIT_EXPECT_EQ(test, s.allocs, 1);
+	KMP_EXPECT_EQ(test, p.allocs, 0);
+	KMP_EXPECT_EQ(test, s.allocs, 1);
 	if (c->page[0])
 		__free_page(c->page[0]);
 	kfree(c->obj[0]);
@@ -479,18 +483,18 @@ static void core_cross_cpu_frees_exact(struct kunit *test)
 	struct xfer *prod;
 
 	if (ncpu < 2) {
-		kunit_skip(test, "needs two CPUs");
+		kmp_kunit_skip(test, "needs two CPUs");
 		return;
 	}
-	prod = kunit_kcalloc(test, ncpu, sizeof(*prod), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, prod);
+	prod = kmp_kunit_kcalloc(test, ncpu, sizeof(*prod), GFP_KERNEL);
+	KMP_ASSERT_NOT_NULL(test, prod);
 	base = site_totals(test, KMP_KIND_SLAB, xfer_alloc);
 
 	i = 0;
 	for_each_online_cpu(cpu) {
-		prod[i].obj = kunit_kcalloc(test, XFER_N, sizeof(void *),
-					    GFP_KERNEL);
-		KUNIT_ASSERT_NOT_NULL(test, prod[i].obj);
+		prod[i].obj = kmp_kunit_kcalloc(test, XFER_N, sizeof(void *),
+						GFP_KERNEL);
+		KMP_ASSERT_NOT_NULL(test, prod[i].obj);
 		init_completion(&prod[i].done);
 		prod[i].cpu = cpu;
 		i++;
@@ -509,10 +513,10 @@ static void core_cross_cpu_frees_exact(struct kunit *test)
 		wait_for_completion(&prod[i].done);
 	}
 	t = delta(site_totals(test, KMP_KIND_SLAB, xfer_alloc), base);
-	KUNIT_EXPECT_EQ(test, t.allocs, (u64)ncpu * XFER_N);
-	KUNIT_EXPECT_EQ(test, t.frees, (u64)ncpu * XFER_N);
-	KUNIT_EXPECT_EQ(test, t.live_objs, 0);
-	KUNIT_EXPECT_EQ(test, t.live_bytes, 0);
+	KMP_EXPECT_EQ(test, t.allocs, (u64)ncpu * XFER_N);
+	KMP_EXPECT_EQ(test, t.frees, (u64)ncpu * XFER_N);
+	KMP_EXPECT_EQ(test, t.live_objs, 0);
+	KMP_EXPECT_EQ(test, t.live_bytes, 0);
 }
 
 struct events_case {
@@ -537,27 +541,23 @@ static const struct events_case events_cases[] = {
 	{ "a-very-long-string-that-does-not-fit-the-knob", -EINVAL },
 };
 
-static void events_case_desc(const struct events_case *c, char *desc)
-{
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "\"%s\"", c->in);
-}
-
-KUNIT_ARRAY_PARAM(events, events_cases, events_case_desc);
-
 static void core_events_parse(struct kunit *test)
 {
-	const struct events_case *p = KMP_TEST_PARAM(test);
-	unsigned int kinds = 0;
+	const struct events_case *p;
+	unsigned int kinds;
 
-	KUNIT_EXPECT_EQ(test, kmemprof_parse_events(p->in, &kinds), p->ret);
-	if (!p->ret)
-		KUNIT_EXPECT_EQ(test, kinds, p->kinds);
+	for (p = events_cases; p < events_cases + ARRAY_SIZE(events_cases); p++) {
+		kinds = 0;
+		KMP_EXPECT_EQ_MSG(test, kmemprof_parse_events(p->in, &kinds),
+				  p->ret, "parsing \"%s\"", p->in);
+		if (!p->ret)
+			KMP_EXPECT_EQ_MSG(test, kinds, p->kinds,
+					  "kinds of \"%s\"", p->in);
+	}
 }
 
-KMP_PARAM_RUNNER(core_events_parse, events_gen_params);
-
 static struct kunit_case core_cases[] = {
-	KMP_CASE_PARAM(core_exact, exact_gen_params),
+	KUNIT_CASE(core_exact),
 	KUNIT_CASE(core_two_sites_two_tags),
 	KUNIT_CASE(core_unpaired_free_changes_no_tag),
 	KUNIT_CASE(core_large_kmalloc_counted_once),
@@ -565,7 +565,7 @@ static struct kunit_case core_cases[] = {
 	KUNIT_CASE(core_batched_page_free_counted_once),
 	KUNIT_CASE(core_events_knob_filters_kinds),
 	KUNIT_CASE(core_cross_cpu_frees_exact),
-	KMP_CASE_PARAM(core_events_parse, events_gen_params),
+	KUNIT_CASE(core_events_parse),
 	{}
 };
 

@@ -7,6 +7,7 @@
 #include <kmemprof/compat.h>
 
 #include "kmemprof_test.h"
+#include "kmp_kunit.h"
 
 /* The [start, end) range of the function at @fn, from kallsyms. */
 void kmp_test_fn_range(struct kunit *test, const void *fn,
@@ -19,9 +20,9 @@ void kmp_test_fn_range(struct kunit *test, const void *fn,
 
 	sprint_symbol(buf, (unsigned long)fn);
 	plus = strchr(buf, '+');
-	KUNIT_ASSERT_NOT_NULL(test, plus);
+	KMP_ASSERT_NOT_NULL(test, plus);
 	n = sscanf(plus, "+%lx/%lx", &off, &size);
-	KUNIT_ASSERT_EQ(test, n, 2);
+	KMP_ASSERT_EQ(test, n, 2);
 	*start = (unsigned long)fn - off;
 	*end = *start + size;
 }

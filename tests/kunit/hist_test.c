@@ -11,6 +11,7 @@
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
@@ -18,6 +19,7 @@
 #include <kmemprof/kmemprof.h>
 
 #include "kmemprof_test.h"
+#include "kmp_kunit.h"
 
 #define NOBJ	16
 
@@ -47,7 +49,7 @@ static struct hist_pair *hist_pair(struct kunit *test)
 {
 	struct hist_pair *hp = kunit_kzalloc(test, sizeof(*hp), GFP_KERNEL);
 
-	KUNIT_ASSERT_NOT_NULL(test, hp);
+	KMP_ASSERT_NOT_NULL(test, hp);
 	return hp;
 }
 
@@ -64,9 +66,9 @@ static noinline struct page *hist_pages(unsigned int order)
 /* Histograms are opt-in: the suite turns them on, and off again. */
 static int hist_test_init(struct kunit *test)
 {
-	KUNIT_ASSERT_EQ(test, kmemprof_set_events(KMP_KIND_ALL), 0);
-	KUNIT_ASSERT_EQ(test, kmemprof_set_enabled(true), 0);
-	KUNIT_ASSERT_EQ(test, kmemprof_set_knob("hist", 1), 0);
+	KMP_ASSERT_EQ(test, kmemprof_set_events(KMP_KIND_ALL), 0);
+	KMP_ASSERT_EQ(test, kmemprof_set_enabled(true), 0);
+	KMP_ASSERT_EQ(test, kmemprof_set_knob("hist", 1), 0);
 	return 0;
 }
 
@@ -89,7 +91,7 @@ static void hist_size_buckets(struct kunit *test)
 	hist_of(test, KMP_KIND_SLAB, hist_kmalloc, &hp->before);
 	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
 		p[i] = hist_kmalloc(sizes[i]);
-		KUNIT_ASSERT_NOT_NULL(test, p[i]);
+		KMP_ASSERT_NOT_NULL(test, p[i]);
 		want_size[expect_size_bucket(ksize(p[i]))]++;
 		want_req[expect_size_bucket(sizes[i])]++;
 	}
@@ -99,11 +101,11 @@ static void hist_size_buckets(struct kunit *test)
 	for (b = 0; b < KMP_SIZE_BUCKETS; b++) {
 		/* slub_debug makes objects larger than ksize() says. */
 		if (!kmp_test_slub_debug)
-			KUNIT_EXPECT_EQ_MSG(test,
-					    hp->after.size[b] - hp->before.size[b],
-					    want_size[b], "size bucket %u", b);
-		KUNIT_EXPECT_EQ_MSG(test, hp->after.req[b] - hp->before.req[b],
-				    want_req[b], "req bucket %u", b);
+			KMP_EXPECT_EQ_MSG(test,
+					  hp->after.size[b] - hp->before.size[b],
+					  want_size[b], "size bucket %u", b);
+		KMP_EXPECT_EQ_MSG(test, hp->after.req[b] - hp->before.req[b],
+				  want_req[b], "req bucket %u", b);
 	}
 }
 
@@ -118,15 +120,65 @@ static void hist_page_orders(struct kunit *test)
 	hist_of(test, KMP_KIND_PAGE, hist_pages, &hp->before);
 	for (i = 0; i < ARRAY_SIZE(orders); i++) {
 		p[i] = hist_pages(orders[i]);
-		KUNIT_ASSERT_NOT_NULL(test, p[i]);
+		KMP_ASSERT_NOT_NULL(test, p[i]);
 	}
 	hist_of(test, KMP_KIND_PAGE, hist_pages, &hp->after);
 	for (i = 0; i < ARRAY_SIZE(orders); i++)
 		__free_pages(p[i], orders[i]);
-	KUNIT_EXPECT_EQ(test, hp->after.size[0] - hp->before.size[0], 2);
-	KUNIT_EXPECT_EQ(test, hp->after.size[1] - hp->before.size[1], 1);
-	KUNIT_EXPECT_EQ(test, hp->after.size[2] - hp->before.size[2], 0);
-	KUNIT_EXPECT_EQ(test, hp->after.size[3] - hp->before.size[3], 3);
+	KMP_EXPECT_EQ(test, hp->after.size[0] - hp->before.size[0], 2);
+	KMP_EXPECT_EQ(test, hp->after.size[1] - hp->before.size[1], 1);
+	KMP_EXPECT_EQ(test, hp->after.size[2] - hp->before.size[2], 0);
+	KMP_EXPECT_EQ(test, hp->after.size[3] - hp->before.size[3], 3);
+}
+
+/* The bucket functions themselves, against the documented layout. */
+static const struct size_bucket_case {
+	enum kmp_kind kind;
+	size_t bytes;
+	unsigned int bucket;
+} size_bucket_cases[] = {
+	{ KMP_KIND_SLAB, 0, 0 },	{ KMP_KIND_SLAB, 1, 0 },
+	{ KMP_KIND_SLAB, 8, 0 },	{ KMP_KIND_SLAB, 9, 1 },
+	{ KMP_KIND_SLAB, 16, 1 },	{ KMP_KIND_SLAB, 17, 2 },
+	{ KMP_KIND_SLAB, 4096, 9 },	{ KMP_KIND_SLAB, 4097, 10 },
+	{ KMP_KIND_SLAB, SZ_2M, 18 },	{ KMP_KIND_SLAB, SZ_2M + 1, 19 },
+	{ KMP_KIND_SLAB, SZ_1G, 19 },	/* the last bucket holds the rest */
+	{ KMP_KIND_PERCPU, 24, 2 },
+	{ KMP_KIND_PAGE, PAGE_SIZE, 0 },	/* pages: by order */
+	{ KMP_KIND_PAGE, 2 * PAGE_SIZE, 1 },
+	{ KMP_KIND_PAGE, 3 * PAGE_SIZE, 2 },	/* rounded up */
+	{ KMP_KIND_PAGE, PAGE_SIZE << 10, 10 },
+};
+
+static void hist_size_bucket_fn(struct kunit *test)
+{
+	const struct size_bucket_case *c;
+
+	for (c = size_bucket_cases;
+	     c < size_bucket_cases + ARRAY_SIZE(size_bucket_cases); c++)
+		KMP_EXPECT_EQ_MSG(test, kmp_size_bucket(c->kind, c->bytes),
+				  c->bucket, "kind %d, %zu bytes", c->kind,
+				  c->bytes);
+}
+
+/* Lifetime buckets are powers of two of 1024 ns units: [2^(b-1), 2^b). */
+static const struct life_bucket_case {
+	u64 ns;
+	unsigned int bucket;
+} life_bucket_cases[] = {
+	{ 0, 0 }, { 1023, 0 }, { 1024, 1 }, { 2047, 1 }, { 2048, 2 },
+	{ 1000000, 10 }, { 1ULL << 43, 34 }, { (1ULL << 44) - 1, 34 },
+	{ 1ULL << 44, 35 }, { U64_MAX, 35 },
+};
+
+static void hist_life_bucket_fn(struct kunit *test)
+{
+	const struct life_bucket_case *c;
+
+	for (c = life_bucket_cases;
+	     c < life_bucket_cases + ARRAY_SIZE(life_bucket_cases); c++)
+		KMP_EXPECT_EQ_MSG(test, kmp_life_bucket(c->ns), c->bucket,
+				  "%llu ns", c->ns);
 }
 
 static atomic64_t fake_now = ATOMIC64_INIT(1000000000ULL);
@@ -151,17 +203,9 @@ static const struct life_case life_cases[] = {
 	{ "100h", 360000ULL * 1000000000, 35 },	/* the last bucket */
 };
 
-static void life_case_desc(const struct life_case *c, char *desc)
-{
-	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(life, life_cases, life_case_desc);
-
 /* Objects held a known time (by the test clock) land in one bucket. */
-static void hist_lifetime_buckets(struct kunit *test)
+static void hist_lifetime_bucket(struct kunit *test, const struct life_case *c)
 {
-	const struct life_case *c = KMP_TEST_PARAM(test);
 	struct hist_pair *hp = hist_pair(test);
 	void *p[NOBJ];
 	unsigned int i, b;
@@ -176,12 +220,18 @@ static void hist_lifetime_buckets(struct kunit *test)
 	kmemprof_set_clock(NULL);
 	hist_of(test, KMP_KIND_SLAB, hist_kmalloc, &hp->after);
 	for (b = 0; b < KMP_LIFE_BUCKETS; b++)
-		KUNIT_EXPECT_EQ_MSG(test, hp->after.life[b] - hp->before.life[b],
-				    b == c->bucket ? NOBJ : 0,
-				    "lifetime bucket %u", b);
+		KMP_EXPECT_EQ_MSG(test, hp->after.life[b] - hp->before.life[b],
+				  b == c->bucket ? NOBJ : 0,
+				  "%s: lifetime bucket %u", c->name, b);
 }
 
-KMP_PARAM_RUNNER(hist_lifetime_buckets, life_gen_params);
+static void hist_lifetime_buckets(struct kunit *test)
+{
+	const struct life_case *c;
+
+	for (c = life_cases; c < life_cases + ARRAY_SIZE(life_cases); c++)
+		hist_lifetime_bucket(test, c);
+}
 
 struct xfer_ctx {
 	void *p[NOBJ];
@@ -215,15 +265,15 @@ static void xfer_between(struct kunit *test, int a, int b)
 	bool xcluster = kmemprof_cpu_cluster(a) != kmemprof_cpu_cluster(b);
 
 	hist_of(test, KMP_KIND_SLAB, hist_kmalloc, &hp->before);
-	KUNIT_ASSERT_EQ(test, work_on_cpu(a, xfer_alloc, &x), 0);
-	KUNIT_ASSERT_EQ(test, work_on_cpu(b, xfer_free, &x), 0);
+	KMP_ASSERT_EQ(test, work_on_cpu(a, xfer_alloc, &x), 0);
+	KMP_ASSERT_EQ(test, work_on_cpu(b, xfer_free, &x), 0);
 	hist_of(test, KMP_KIND_SLAB, hist_kmalloc, &hp->after);
-	KUNIT_EXPECT_EQ_MSG(test, hp->after.xcpu - hp->before.xcpu,
-			    a != b ? NOBJ : 0, "CPU %d to %d", a, b);
-	KUNIT_EXPECT_EQ_MSG(test, hp->after.xcluster - hp->before.xcluster,
-			    xcluster ? NOBJ : 0, "CPU %d (cluster %d) to %d (%d)",
-			    a, kmemprof_cpu_cluster(a), b,
-			    kmemprof_cpu_cluster(b));
+	KMP_EXPECT_EQ_MSG(test, hp->after.xcpu - hp->before.xcpu,
+			  a != b ? NOBJ : 0, "CPU %d to %d", a, b);
+	KMP_EXPECT_EQ_MSG(test, hp->after.xcluster - hp->before.xcluster,
+			  xcluster ? NOBJ : 0, "CPU %d (cluster %d) to %d (%d)",
+			  a, kmemprof_cpu_cluster(a), b,
+			  kmemprof_cpu_cluster(b));
 }
 
 static void hist_cross_cpu_and_cluster(struct kunit *test)
@@ -232,7 +282,7 @@ static void hist_cross_cpu_and_cluster(struct kunit *test)
 
 	xfer_between(test, 0, 0);
 	if (last == 0) {
-		kunit_skip(test, "needs two CPUs");
+		kmp_kunit_skip(test, "needs two CPUs");
 		return;
 	}
 	for_each_online_cpu(cpu)
@@ -245,7 +295,7 @@ static void hist_cluster_map(struct kunit *test)
 	int cpu, n = 0;
 
 	for_each_possible_cpu(cpu) {
-		KUNIT_EXPECT_GE(test, kmemprof_cpu_cluster(cpu), 0);
+		KMP_EXPECT_GE(test, kmemprof_cpu_cluster(cpu), 0);
 		n = max(n, kmemprof_cpu_cluster(cpu) + 1);
 	}
 	/*
@@ -253,15 +303,17 @@ static void hist_cluster_map(struct kunit *test)
 	 * cluster nodes at the top of cpu-map, and QEMU puts a socket there.
 	 */
 	if (num_possible_cpus() == 4 &&
-	    topology_cluster_id(2) != topology_cluster_id(0))
-		KUNIT_EXPECT_EQ(test, n, 2);
-	KUNIT_EXPECT_EQ(test, kmemprof_cpu_cluster(0), 0);
+	    kmp_cluster_id(2) != kmp_cluster_id(0))
+		KMP_EXPECT_EQ(test, n, 2);
+	KMP_EXPECT_EQ(test, kmemprof_cpu_cluster(0), 0);
 }
 
 static struct kunit_case hist_cases[] = {
+	KUNIT_CASE(hist_size_bucket_fn),
+	KUNIT_CASE(hist_life_bucket_fn),
 	KUNIT_CASE(hist_size_buckets),
 	KUNIT_CASE(hist_page_orders),
-	KMP_CASE_PARAM(hist_lifetime_buckets, life_gen_params),
+	KUNIT_CASE(hist_lifetime_buckets),
 	KUNIT_CASE(hist_cross_cpu_and_cluster),
 	KUNIT_CASE(hist_cluster_map),
 	{}

@@ -16,6 +16,7 @@
 #include <kmemprof/kmemprof.h>
 
 #include "kmemprof_test.h"
+#include "kmp_kunit.h"
 
 #define NA	30
 #define NB	70
@@ -54,8 +55,8 @@ static noinline void *caller_b(void)
 
 static int knobs_test_init(struct kunit *test)
 {
-	KUNIT_ASSERT_EQ(test, kmemprof_set_events(KMP_KIND_ALL), 0);
-	KUNIT_ASSERT_EQ(test, kmemprof_set_enabled(true), 0);
+	KMP_ASSERT_EQ(test, kmemprof_set_events(KMP_KIND_ALL), 0);
+	KMP_ASSERT_EQ(test, kmemprof_set_enabled(true), 0);
 	return 0;
 }
 
@@ -89,41 +90,41 @@ static void knobs_key_depth_splits_wrapper(struct kunit *test)
 	void **p;
 	int i;
 
-	p = kunit_kcalloc(test, NA + NB, sizeof(*p), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, p);
+	p = kmp_kunit_kcalloc(test, NA + NB, sizeof(*p), GFP_KERNEL);
+	KMP_ASSERT_NOT_NULL(test, p);
 	kmp_test_fn_range(test, wrapper_alloc, &ws, &we);
 	kmp_test_fn_range(test, caller_a, &as, &ae);
 	kmp_test_fn_range(test, caller_b, &bs, &be);
 
-	KUNIT_ASSERT_EQ(test, kmemprof_set_knob("key_depth", 0), 0);
+	KMP_ASSERT_EQ(test, kmemprof_set_knob("key_depth", 0), 0);
 	kmemprof_sum_range(KMP_KIND_SLAB, ws, we, &base, NULL);
 	alloc_from_both(p);
-	KUNIT_EXPECT_EQ(test, kmemprof_sum_range(KMP_KIND_SLAB, ws, we, &t,
-						 NULL), 1);
-	KUNIT_EXPECT_EQ(test, t.live_objs - base.live_objs, NA + NB);
+	KMP_EXPECT_EQ(test, kmemprof_sum_range(KMP_KIND_SLAB, ws, we, &t,
+					       NULL), 1);
+	KMP_EXPECT_EQ(test, t.live_objs - base.live_objs, NA + NB);
 	for (i = 0; i < NA + NB; i++)
 		kfree(p[i]);
 
-	KUNIT_ASSERT_EQ(test, kmemprof_set_knob("key_depth", 1), 0);
+	KMP_ASSERT_EQ(test, kmemprof_set_knob("key_depth", 1), 0);
 	alloc_from_both(p);
-	KUNIT_EXPECT_EQ(test, kmemprof_sum_callers(KMP_KIND_SLAB, ws, we,
-						   as, ae, &ta), 1);
-	KUNIT_EXPECT_EQ(test, kmemprof_sum_callers(KMP_KIND_SLAB, ws, we,
-						   bs, be, &tb), 1);
-	KUNIT_EXPECT_EQ(test, ta.allocs, NA);
-	KUNIT_EXPECT_EQ(test, ta.live_objs, NA);
-	KUNIT_EXPECT_EQ(test, tb.allocs, NB);
-	KUNIT_EXPECT_EQ(test, tb.live_objs, NB);
-	KUNIT_ASSERT_EQ(test, kmemprof_set_knob("key_depth", 0), 0);
+	KMP_EXPECT_EQ(test, kmemprof_sum_callers(KMP_KIND_SLAB, ws, we,
+						 as, ae, &ta), 1);
+	KMP_EXPECT_EQ(test, kmemprof_sum_callers(KMP_KIND_SLAB, ws, we,
+						 bs, be, &tb), 1);
+	KMP_EXPECT_EQ(test, ta.allocs, NA);
+	KMP_EXPECT_EQ(test, ta.live_objs, NA);
+	KMP_EXPECT_EQ(test, tb.allocs, NB);
+	KMP_EXPECT_EQ(test, tb.live_objs, NB);
+	KMP_ASSERT_EQ(test, kmemprof_set_knob("key_depth", 0), 0);
 	/* Frees pair with the tags that allocated, whatever key_depth is. */
 	for (i = 0; i < NA + NB; i++)
 		kfree(p[i]);
 	kmemprof_sum_callers(KMP_KIND_SLAB, ws, we, as, ae, &ta);
 	kmemprof_sum_callers(KMP_KIND_SLAB, ws, we, bs, be, &tb);
-	KUNIT_EXPECT_EQ(test, ta.frees, NA);
-	KUNIT_EXPECT_EQ(test, ta.live_objs, 0);
-	KUNIT_EXPECT_EQ(test, tb.frees, NB);
-	KUNIT_EXPECT_EQ(test, tb.live_objs, 0);
+	KMP_EXPECT_EQ(test, ta.frees, NA);
+	KMP_EXPECT_EQ(test, ta.live_objs, 0);
+	KMP_EXPECT_EQ(test, tb.frees, NB);
+	KMP_EXPECT_EQ(test, tb.live_objs, 0);
 }
 
 #define NSAMPLED	400
@@ -166,25 +167,25 @@ static void knobs_sample_rate_keeps_counts(struct kunit *test)
 
 	h0 = kunit_kzalloc(test, sizeof(*h0), GFP_KERNEL);
 	h1 = kunit_kzalloc(test, sizeof(*h1), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, c);
-	KUNIT_ASSERT_NOT_NULL(test, h0);
-	KUNIT_ASSERT_NOT_NULL(test, h1);
+	KMP_ASSERT_NOT_NULL(test, c);
+	KMP_ASSERT_NOT_NULL(test, h0);
+	KMP_ASSERT_NOT_NULL(test, h1);
 	kmp_test_fn_range(test, sampled_alloc, &s, &e);
 	kmemprof_sum_range(KMP_KIND_SLAB, s, e, &base, NULL);
 	kmemprof_hist_range(KMP_KIND_SLAB, s, e, h0);
-	KUNIT_ASSERT_EQ(test, kmemprof_set_knob("hist", 1), 0);
-	KUNIT_ASSERT_EQ(test, kmemprof_set_knob("sample_rate", 4), 0);
-	KUNIT_ASSERT_EQ(test, work_on_cpu(0, sampled_run, c), 0);
-	KUNIT_ASSERT_EQ(test, kmemprof_set_knob("sample_rate", 1), 0);
-	KUNIT_ASSERT_EQ(test, kmemprof_set_knob("hist", 0), 0);
+	KMP_ASSERT_EQ(test, kmemprof_set_knob("hist", 1), 0);
+	KMP_ASSERT_EQ(test, kmemprof_set_knob("sample_rate", 4), 0);
+	KMP_ASSERT_EQ(test, work_on_cpu(0, sampled_run, c), 0);
+	KMP_ASSERT_EQ(test, kmemprof_set_knob("sample_rate", 1), 0);
+	KMP_ASSERT_EQ(test, kmemprof_set_knob("hist", 0), 0);
 	kmemprof_sum_range(KMP_KIND_SLAB, s, e, &t, NULL);
 	kmemprof_hist_range(KMP_KIND_SLAB, s, e, h1);
-	KUNIT_EXPECT_EQ(test, t.allocs - base.allocs, NSAMPLED);
+	KMP_EXPECT_EQ(test, t.allocs - base.allocs, NSAMPLED);
 	for (b = 0; b < KMP_LIFE_BUCKETS; b++)
 		lives += h1->life[b] - h0->life[b];
-	KUNIT_EXPECT_GT(test, lives, 0);
-	KUNIT_EXPECT_LT(test, lives, NSAMPLED);
-	KUNIT_EXPECT_EQ(test, t.frees - base.frees, 4 * lives);
+	KMP_EXPECT_GT(test, lives, 0);
+	KMP_EXPECT_LT(test, lives, NSAMPLED);
+	KMP_EXPECT_EQ(test, t.frees - base.frees, 4 * lives);
 }
 
 static noinline void *sized_alloc(size_t size)
@@ -210,18 +211,18 @@ static void knobs_size_filter(struct kunit *test)
 	kfree(sized_alloc(2048));
 	kmemprof_sum_range(KMP_KIND_SLAB, s, e, &t, NULL);
 	mid = t.bytes - base.bytes;
-	KUNIT_ASSERT_GT(test, mid, 0);
+	KMP_ASSERT_GT(test, mid, 0);
 	base = t;
-	KUNIT_ASSERT_EQ(test, kmemprof_set_knob("min_size", mid), 0);
-	KUNIT_ASSERT_EQ(test, kmemprof_set_knob("max_size", mid), 0);
+	KMP_ASSERT_EQ(test, kmemprof_set_knob("min_size", mid), 0);
+	KMP_ASSERT_EQ(test, kmemprof_set_knob("max_size", mid), 0);
 	p[0] = sized_alloc(100);	/* under */
 	p[1] = sized_alloc(2048);	/* in */
 	p[2] = sized_alloc(3500);	/* over */
-	KUNIT_ASSERT_EQ(test, kmemprof_set_knob("min_size", 0), 0);
-	KUNIT_ASSERT_EQ(test, kmemprof_set_knob("max_size", 0), 0);
+	KMP_ASSERT_EQ(test, kmemprof_set_knob("min_size", 0), 0);
+	KMP_ASSERT_EQ(test, kmemprof_set_knob("max_size", 0), 0);
 	kmemprof_sum_range(KMP_KIND_SLAB, s, e, &t, NULL);
-	KUNIT_EXPECT_EQ(test, t.allocs - base.allocs, 1);
-	KUNIT_EXPECT_EQ(test, t.live_objs - base.live_objs, 1);
+	KMP_EXPECT_EQ(test, t.allocs - base.allocs, 1);
+	KMP_EXPECT_EQ(test, t.live_objs - base.live_objs, 1);
 	for (i = 0; i < 3; i++)
 		kfree(p[i]);
 }
@@ -245,40 +246,33 @@ static const struct knob_case knob_cases[] = {
 	{ "no_such_knob", 1, -ENOENT },
 };
 
-static void knob_case_desc(const struct knob_case *c, char *desc)
-{
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s=%u", c->name, c->val);
-}
-
-KUNIT_ARRAY_PARAM(knob, knob_cases, knob_case_desc);
-
 /* Each knob takes its range and refuses anything outside it. */
 static void knobs_ranges(struct kunit *test)
 {
-	const struct knob_case *c = KMP_TEST_PARAM(test);
+	const struct knob_case *c;
 
-	KUNIT_EXPECT_EQ(test, kmemprof_set_knob(c->name, c->val), c->ret);
+	for (c = knob_cases; c < knob_cases + ARRAY_SIZE(knob_cases); c++)
+		KMP_EXPECT_EQ_MSG(test, kmemprof_set_knob(c->name, c->val),
+				  c->ret, "%s=%u", c->name, c->val);
 }
-
-KMP_PARAM_RUNNER(knobs_ranges, knob_gen_params);
 
 /* min_size never goes above a set max_size, nor max_size below min_size. */
 static void knobs_size_bounds_consistent(struct kunit *test)
 {
-	KUNIT_EXPECT_EQ(test, kmemprof_set_knob("max_size", 100), 0);
-	KUNIT_EXPECT_EQ(test, kmemprof_set_knob("min_size", 101), -EINVAL);
-	KUNIT_EXPECT_EQ(test, kmemprof_set_knob("min_size", 100), 0);
-	KUNIT_EXPECT_EQ(test, kmemprof_set_knob("max_size", 99), -EINVAL);
-	KUNIT_EXPECT_EQ(test, kmemprof_set_knob("max_size", 0), 0);
-	KUNIT_EXPECT_EQ(test, kmemprof_set_knob("min_size", 5000), 0);
-	KUNIT_EXPECT_EQ(test, kmemprof_set_knob("max_size", 4999), -EINVAL);
+	KMP_EXPECT_EQ(test, kmemprof_set_knob("max_size", 100), 0);
+	KMP_EXPECT_EQ(test, kmemprof_set_knob("min_size", 101), -EINVAL);
+	KMP_EXPECT_EQ(test, kmemprof_set_knob("min_size", 100), 0);
+	KMP_EXPECT_EQ(test, kmemprof_set_knob("max_size", 99), -EINVAL);
+	KMP_EXPECT_EQ(test, kmemprof_set_knob("max_size", 0), 0);
+	KMP_EXPECT_EQ(test, kmemprof_set_knob("min_size", 5000), 0);
+	KMP_EXPECT_EQ(test, kmemprof_set_knob("max_size", 4999), -EINVAL);
 }
 
 static struct kunit_case knobs_cases[] = {
 	KUNIT_CASE(knobs_key_depth_splits_wrapper),
 	KUNIT_CASE(knobs_sample_rate_keeps_counts),
 	KUNIT_CASE(knobs_size_filter),
-	KMP_CASE_PARAM(knobs_ranges, knob_gen_params),
+	KUNIT_CASE(knobs_ranges),
 	KUNIT_CASE(knobs_size_bounds_consistent),
 	{}
 };

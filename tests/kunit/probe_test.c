@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit: kmemprof's probes see the kmem events, and stop seeing them once
- * detached.
+ * KUnit: kmemprof's probes see the kmem and percpu events, and stop seeing
+ * them once detached.
  *
  * Other CPUs allocate too while these cases run, so counts that are
  * attached can only be checked from below; counts that are detached must
@@ -17,6 +17,7 @@
 #include <kmemprof/kmemprof.h>
 
 #include "kmemprof_test.h"
+#include "kmp_kunit.h"
 
 #define NOBJ	100
 
@@ -39,73 +40,99 @@ static void expect_moved(struct kunit *test, const u64 *before,
 {
 	u64 now = kmemprof_event_count(ev);
 
-	KUNIT_EXPECT_GE_MSG(test, now - before[ev], n,
-			    "%s moved by %llu, expected at least %llu",
-			    kmemprof_event_name(ev), now - before[ev], n);
+	KMP_EXPECT_GE_MSG(test, now - before[ev], n,
+			  "%s moved by %llu, expected at least %llu",
+			  kmemprof_event_name(ev), now - before[ev], n);
 }
 
 static int probe_test_init(struct kunit *test)
 {
 	struct probe_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
 
-	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	KMP_ASSERT_NOT_NULL(test, ctx);
 	test->priv = ctx;
-	KUNIT_ASSERT_EQ(test, kmemprof_set_enabled(true), 0);
+	KMP_ASSERT_EQ(test, kmemprof_set_enabled(true), 0);
 	return 0;
 }
 
-static void probe_kmalloc_counted(struct kunit *test)
+static void kmalloc_one(struct probe_ctx *c, int i)
 {
-	struct probe_ctx *ctx = test->priv;
-	u64 before[KMP_EV_NR];
-	int i;
-
-	counts(before);
-	for (i = 0; i < NOBJ; i++) {
-		ctx->obj[i] = kmalloc(64 + i, GFP_KERNEL);
-		KUNIT_ASSERT_NOT_NULL(test, ctx->obj[i]);
-	}
-	for (i = 0; i < NOBJ; i++)
-		kfree(ctx->obj[i]);
-	expect_moved(test, before, KMP_EV_KMALLOC, NOBJ);
-	expect_moved(test, before, KMP_EV_KFREE, NOBJ);
+	c->obj[i] = kmalloc(64 + i, GFP_KERNEL);
 }
 
-static void probe_kmem_cache_counted(struct kunit *test)
+static void kfree_one(struct probe_ctx *c, int i)
+{
+	kfree(c->obj[i]);
+}
+
+static void cache_alloc_one(struct probe_ctx *c, int i)
+{
+	c->obj[i] = kmem_cache_alloc(c->cache, GFP_KERNEL);
+}
+
+static void cache_free_one(struct probe_ctx *c, int i)
+{
+	kmem_cache_free(c->cache, c->obj[i]);
+}
+
+static void pages_alloc_one(struct probe_ctx *c, int i)
+{
+	c->obj[i] = alloc_pages(GFP_KERNEL, i % 3);
+}
+
+static void pages_free_one(struct probe_ctx *c, int i)
+{
+	__free_pages(c->obj[i], i % 3);
+}
+
+static void percpu_alloc_one(struct probe_ctx *c, int i)
+{
+	c->obj[i] = (__force void *)alloc_percpu(u64);
+}
+
+static void percpu_free_one(struct probe_ctx *c, int i)
+{
+	free_percpu((__force u64 __percpu *)c->obj[i]);
+}
+
+/* Each kind of allocation, and the pair of events its probes count. */
+static const struct probe_case {
+	const char *name;
+	void (*alloc)(struct probe_ctx *c, int i);
+	void (*free)(struct probe_ctx *c, int i);
+	enum kmp_event alloc_ev, free_ev;
+} probe_kinds[] = {
+	{ "kmalloc", kmalloc_one, kfree_one, KMP_EV_KMALLOC, KMP_EV_KFREE },
+	{ "kmem_cache", cache_alloc_one, cache_free_one,
+	  KMP_EV_KMEM_CACHE_ALLOC, KMP_EV_KMEM_CACHE_FREE },
+	{ "pages", pages_alloc_one, pages_free_one, KMP_EV_PAGE_ALLOC,
+	  KMP_EV_PAGE_FREE },
+	{ "percpu", percpu_alloc_one, percpu_free_one, KMP_EV_PERCPU_ALLOC,
+	  KMP_EV_PERCPU_FREE },
+};
+
+/* NOBJ allocations and frees of each kind move its two counts by NOBJ. */
+static void probe_events_counted(struct kunit *test)
 {
 	struct probe_ctx *ctx = test->priv;
+	const struct probe_case *p;
 	u64 before[KMP_EV_NR];
 	int i;
 
 	ctx->cache = kmem_cache_create("kmemprof_probe_test", 96, 0, 0, NULL);
-	KUNIT_ASSERT_NOT_NULL(test, ctx->cache);
-	counts(before);
-	for (i = 0; i < NOBJ; i++) {
-		ctx->obj[i] = kmem_cache_alloc(ctx->cache, GFP_KERNEL);
-		KUNIT_ASSERT_NOT_NULL(test, ctx->obj[i]);
+	KMP_ASSERT_NOT_NULL(test, ctx->cache);
+	for (p = probe_kinds; p < probe_kinds + ARRAY_SIZE(probe_kinds); p++) {
+		counts(before);
+		for (i = 0; i < NOBJ; i++) {
+			p->alloc(ctx, i);
+			KMP_ASSERT_NOT_NULL(test, ctx->obj[i]);
+		}
+		for (i = 0; i < NOBJ; i++)
+			p->free(ctx, i);
+		expect_moved(test, before, p->alloc_ev, NOBJ);
+		expect_moved(test, before, p->free_ev, NOBJ);
 	}
-	for (i = 0; i < NOBJ; i++)
-		kmem_cache_free(ctx->cache, ctx->obj[i]);
-	expect_moved(test, before, KMP_EV_KMEM_CACHE_ALLOC, NOBJ);
-	expect_moved(test, before, KMP_EV_KMEM_CACHE_FREE, NOBJ);
 	kmem_cache_destroy(ctx->cache);
-}
-
-static void probe_pages_counted(struct kunit *test)
-{
-	struct probe_ctx *ctx = test->priv;
-	u64 before[KMP_EV_NR];
-	int i;
-
-	counts(before);
-	for (i = 0; i < NOBJ; i++) {
-		ctx->page[i] = alloc_pages(GFP_KERNEL, i % 3);
-		KUNIT_ASSERT_NOT_NULL(test, ctx->page[i]);
-	}
-	for (i = 0; i < NOBJ; i++)
-		__free_pages(ctx->page[i], i % 3);
-	expect_moved(test, before, KMP_EV_PAGE_ALLOC, NOBJ);
-	expect_moved(test, before, KMP_EV_PAGE_FREE, NOBJ);
 }
 
 /* Detached probes must not count a single event, from any CPU. */
@@ -116,7 +143,7 @@ static void probe_detach_stops_counting(struct kunit *test)
 	enum kmp_event ev;
 	int i;
 
-	KUNIT_ASSERT_EQ(test, kmemprof_set_enabled(false), 0);
+	KMP_ASSERT_EQ(test, kmemprof_set_enabled(false), 0);
 	KUNIT_EXPECT_FALSE(test, kmemprof_is_enabled());
 	counts(before);
 	for (i = 0; i < NOBJ; i++) {
@@ -130,12 +157,12 @@ static void probe_detach_stops_counting(struct kunit *test)
 	}
 	counts(after);
 	for (ev = 0; ev < KMP_EV_NR; ev++)
-		KUNIT_EXPECT_EQ_MSG(test, after[ev], before[ev],
-				    "%s counted while detached",
-				    kmemprof_event_name(ev));
+		KMP_EXPECT_EQ_MSG(test, after[ev], before[ev],
+				  "%s counted while detached",
+				  kmemprof_event_name(ev));
 
 	/* And attaching again resumes counting. */
-	KUNIT_ASSERT_EQ(test, kmemprof_set_enabled(true), 0);
+	KMP_ASSERT_EQ(test, kmemprof_set_enabled(true), 0);
 	counts(before);
 	for (i = 0; i < NOBJ; i++)
 		kfree(kmalloc(128, GFP_KERNEL));
@@ -143,9 +170,7 @@ static void probe_detach_stops_counting(struct kunit *test)
 }
 
 static struct kunit_case probe_cases[] = {
-	KUNIT_CASE(probe_kmalloc_counted),
-	KUNIT_CASE(probe_kmem_cache_counted),
-	KUNIT_CASE(probe_pages_counted),
+	KUNIT_CASE(probe_events_counted),
 	KUNIT_CASE(probe_detach_stops_counting),
 	{}
 };

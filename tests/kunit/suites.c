@@ -7,7 +7,12 @@
 #include <kunit/test.h>
 #include <linux/module.h>
 
+#include <kmemprof/compat.h>
+
 #include "kmemprof_test.h"
+
+/* kmemprof's hooks for its tests are in KUnit's namespace (compat.h). */
+KMP_IMPORT_TEST_HOOKS();
 
 kunit_test_suites(&kmp_probe_suite, &kmp_core_suite, &kmp_hist_suite,
 		  &kmp_knobs_suite);

@@ -62,7 +62,7 @@ static void atomic_churn(void)
 {
 	struct page *p = alloc_page(GFP_ATOMIC | __GFP_NOWARN);
 
-	kfree(kmalloc(get_random_u32_below(512) + 1, GFP_ATOMIC | __GFP_NOWARN));
+	kfree(kmalloc(kmp_random_below(512) + 1, GFP_ATOMIC | __GFP_NOWARN));
 	if (p)
 		__free_page(p);
 	atomic64_add(4, &events);
@@ -75,7 +75,7 @@ static void storm_irq_work(struct irq_work *w)
 
 static void storm_timer(struct timer_list *t)
 {
-	struct storm_cpu *s = from_timer(s, t, timer);
+	struct storm_cpu *s = kmp_timer_container_of(s, t, timer);
 
 	atomic_churn();
 	irq_work_queue(&s->work);

@@ -5,6 +5,19 @@
 #
 # Prints one line per suite and ends with 'N passed, N failed' (and
 # ', N skipped' when some were). Exits non-zero when anything failed.
+#
+# TESTS narrows a run to some of the guest's tests, on each of KERNELS:
+#
+#   make check KERNELS=6.12 TESTS=30-knobs    one shell test (tests/integration)
+#   make check TESTS="30-knobs 60-views"      two
+#   make kunit KERNELS=6.12                   KUnit only (TESTS=kunit)
+#   make check TESTS=kmemprof_knobs           one KUnit suite; a glob as
+#                                             kunit.filter_glob takes it
+#                                             (6.3+; older kernels run all)
+#
+# With TESTS, only the kernel is tested: the host suites (harness, device
+# tree, reader and its fuzzing, packaging), lint, reader-live and the
+# device-tree boot are left out, and the guest runs only what was named.
 set -uo pipefail
 
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -12,6 +25,7 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 # slub_debug (tests/qemu/kernel-debug.config).
 # make check-matrix adds 5.10, 7.x and 6.1-vendor (Rockchip's options).
 KERNELS=${KERNELS:-6.1 6.12 6.12-debug}
+TESTS=$(echo "${TESTS:-}" | tr ', ' '  ')
 OUT=$TOP/.build/check
 TALLY=$OUT/tally
 mkdir -p "$OUT"
@@ -47,13 +61,37 @@ fail_suite() {
 	echo "0 1 0" >> "$TALLY"
 }
 
+# What the guest is told to run (rigtests=), and KUnit's suite filter.
+append= want= glob=
+for t in $TESTS; do
+	t=${t%.sh}
+	case "$t" in
+	kunit) ;;
+	kmemprof_*)
+		[ -z "$glob" ] || { echo "TESTS: one KUnit suite glob at a time" >&2; exit 2; }
+		glob=$t
+		;;
+	*)
+		[ -f "$TOP/tests/integration/$t.sh" ] ||
+			{ echo "TESTS: no test $t (kunit, kmemprof_SUITE, or one of:" \
+				$(cd "$TOP/tests/integration" && ls [0-9]*.sh | sed 's/\.sh$//') ")" >&2
+			  exit 2; }
+		;;
+	esac
+	want=$want${want:+,}$t
+done
+[ -n "$want" ] && append="rigtests=$want"
+[ -n "$glob" ] && append="$append kunit.filter_glob=$glob"
+
 start=$(date +%s)
 "$TOP/tools/rig/deps.sh" || fail_suite deps "installing packages failed"
 
-host_suite harness/results "$TOP/tests/harness/selftest.sh"
-host_suite dt/overlay "$TOP/tools/rig/dt-test.sh"
-host_suite reader/unit "$TOP/tools/rig/reader-test.sh"
-host_suite packaging "$TOP/tools/rig/package-test.sh"
+if [ -z "$TESTS" ]; then
+	host_suite harness/results "$TOP/tests/harness/selftest.sh"
+	host_suite dt/overlay "$TOP/tools/rig/dt-test.sh"
+	host_suite reader/unit "$TOP/tools/rig/reader-test.sh"
+	host_suite packaging "$TOP/tools/rig/package-test.sh"
+fi
 
 for k in $KERNELS; do
 	t0=$(date +%s)
@@ -68,20 +106,22 @@ for k in $KERNELS; do
 	fi
 	echo "PASS $k/build (W=1, warnings as errors)"
 	echo "1 0 0" >> "$TALLY"
-	[ "$k" = 6.12 ] &&
+	[ "$k" = 6.12 ] && [ -z "$TESTS" ] &&
 		host_suite "$k/lint" "$TOP/tools/rig/lint.sh" "$k"
 	case "$k" in
 	*-debug) timeout=2400 ;;
 	*) timeout=900 ;;
 	esac
-	KMEMPROF_TIMEOUT=$timeout \
+	KMEMPROF_TIMEOUT=$timeout KMEMPROF_APPEND="${KMEMPROF_APPEND:-} $append" \
 		"$TOP/tests/qemu/run.sh" "$k" check "$TOP/.build/$k" "$OUT/$k"
-	"$TOP/tools/rig/results.py" "$OUT/$k" "$k" --tally "$TALLY"
+	"$TOP/tools/rig/results.py" "$OUT/$k" "$k" --tally "$TALLY" \
+		--want "$want"
 	# The host's full reader build on the views the live module wrote.
-	host_suite "$k/reader-live" "$TOP/tools/rig/reader-live.sh" "$OUT/$k"
+	[ -z "$TESTS" ] &&
+		host_suite "$k/reader-live" "$TOP/tools/rig/reader-live.sh" "$OUT/$k"
 	# A second, short boot with the test overlay applied to the DTB.
-	case "$k" in
-	*-debug) ;;
+	case "$k${TESTS:+ tests}" in
+	*-debug | *" tests") ;;
 	*)
 		KMEMPROF_DTSO=$TOP/tests/qemu/kmemprof-test.dtso \
 		KMEMPROF_TIMEOUT=300 \

@@ -2,14 +2,34 @@
 # SPDX-License-Identifier: GPL-2.0
 """Read what a guest run left behind and judge it.
 
-    results.py OUTDIR LABEL [--tally FILE]
+    results.py OUTDIR LABEL [--tally FILE] [--want NAME,...]
     results.py --ktap FILE...            (parse KTAP files alone)
 
 OUTDIR holds console.log, kunit/*.ktap and shell/*.{rc,log}. One line is
 printed per suite: 'PASS LABEL/kind/suite (n cases)' or 'FAIL ...' with the
 reason. The counts of passed, failed and skipped cases are appended to the
 tally file as 'P F S'. The exit status is 1 if anything failed.
+
+--want lists what the run was asked for (make check TESTS=...): 'kunit',
+a KUnit suite glob, or a shell test's name. A shell test asked for that
+left no result, or KUnit asked for that left no document, is a failure.
+
+Each KUnit suite's results file is one KTAP document. From 6.1 it is the
+form debugfs_print_results() writes ("KTAP version 1", "1..1", the suite
+as a subtest, its result line), and the kernel's own parser,
+tools/testing/kunit/kunit_parser.py (what 'kunit.py parse' runs), judges
+it: from $KMEMPROF_KUNIT_TOOL, or the newest kernel source unpacked in
+$KMEMPROF_CACHE/src. The private parser below stays for what kunit_parser
+cannot take: 5.10's results file has no KTAP header and logs the suite's
+own result line before its cases as well as after them (kunit_parser finds
+no KTAP there, or reports the cases missing), and a bare suite without the
+top-level wrapper. It is also the fallback when no kernel source is
+unpacked yet (the harness self-test runs before any kernel is built).
+KMEMPROF_KTAP_PARSER=private forces it. Several documents (one per suite
+file), the console scan and the shell results are this script's own work.
 """
+import glob
+import io
 import os
 import re
 import sys
@@ -75,6 +95,12 @@ def parse_ktap(text):
             for k in deeper[1:]:
                 pending.pop(k)
                 plans.pop(k, None)
+            # 5.10 logs a suite's result line before its cases as well:
+            # the childless twin is the same result, not a case.
+            level = pending.get(indent, [])
+            if level and level[-1].name == node.name and \
+                    not level[-1].children:
+                level.pop()
         pending.setdefault(indent, []).append(node)
     # Whatever is left at the shallowest indent is the top level.
     if pending:
@@ -109,8 +135,75 @@ def missing(node):
     return out
 
 
+def kernel_parser():
+    """The kernel tree's kunit_parser module, or None."""
+    if os.environ.get('KMEMPROF_KTAP_PARSER') == 'private':
+        return None
+    cache = os.environ.get('KMEMPROF_CACHE',
+                           os.path.expanduser('~/.cache/kmemprof'))
+    dirs = [os.environ.get('KMEMPROF_KUNIT_TOOL', '')]
+    dirs += sorted(glob.glob(os.path.join(
+        cache, 'src', 'linux-*', 'tools', 'testing', 'kunit')), reverse=True)
+    for d in dirs:
+        if d and os.path.exists(os.path.join(d, 'kunit_parser.py')):
+            sys.path.insert(0, d)
+            try:
+                import kunit_parser
+                import kunit_printer
+            except ImportError:
+                sys.path.pop(0)
+                continue
+            # It reports as it parses: keep that off our output.
+            kunit_printer.stdout._output = io.StringIO()
+            return kunit_parser
+    return None
+
+
+KERNEL_PARSER = None
+KERNEL_PARSER_LOOKED = False
+
+
+def kernel_form(text):
+    """Whether @text is the 6.1+ debugfs form: a header, then a plan."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    return len(lines) >= 2 and lines[0] == 'KTAP version 1' and \
+        PLAN.match(lines[1]) is not None
+
+
+def judge_kernel(kp, text):
+    """judge_ktap() by the kernel's kunit_parser."""
+    root = kp.parse_run_tests(text.splitlines())
+    c = root.counts
+    why = []
+
+    def walk(t, path):
+        for sub in t.subtests:
+            p = path + (sub.name or '(missing)',)
+            if sub.subtests:
+                walk(sub, p)
+            elif not sub.ok_status():
+                log = [ln.strip() for ln in sub.log[-6:]]
+                why.append('not ok: %s %s' % ('/'.join(p) or '(missing)',
+                                              ' | '.join(log)))
+    walk(root, ())
+    failed = c.failed + c.crashed
+    if c.errors:
+        why.append('%d parse errors (incomplete output?)' % c.errors)
+        failed = failed or 1
+    if c.total() == 0 and not failed:
+        failed = 1
+        why.append('no test results')
+    return c.passed, failed, c.skipped, why
+
+
 def judge_ktap(text):
     """Return (passed, failed, skipped, [reasons])."""
+    global KERNEL_PARSER, KERNEL_PARSER_LOOKED
+    if not KERNEL_PARSER_LOOKED:
+        KERNEL_PARSER = kernel_parser()
+        KERNEL_PARSER_LOOKED = True
+    if KERNEL_PARSER and kernel_form(text):
+        return judge_kernel(KERNEL_PARSER, text)
     root = parse_ktap(text)
     p = f = s = 0
     why = []
@@ -138,6 +231,23 @@ def report(label, p, f, s, why):
     print('%s %s (%d passed, %d failed%s)' % (state, label, p, f, extra))
     for w in why:
         print('     ' + w)
+
+
+def judge_wanted(outdir, label, wanted):
+    """Fail what the run was asked for and left no result of."""
+    why = []
+    kdir = os.path.join(outdir, 'kunit')
+    ktap = os.listdir(kdir) if os.path.isdir(kdir) else []
+    for w in wanted:
+        if w == 'kunit' or w.startswith('kmemprof_'):
+            if not ktap:
+                why.append('%s: no KUnit results' % w)
+        elif not os.path.exists(os.path.join(outdir, 'shell', w + '.rc')):
+            why.append('%s: did not run' % w)
+    if why:
+        report(label + '/asked', 0, 1, 0, why)
+        return 1
+    return 0
 
 
 def judge_dir(outdir, label):
@@ -214,8 +324,12 @@ def main(argv):
         print(__doc__.strip(), file=sys.stderr)
         return 2
     tot = judge_dir(argv[1], argv[2])
-    if len(argv) >= 5 and argv[3] == '--tally':
-        with open(argv[4], 'a') as fh:
+    opts = dict(zip(argv[3::2], argv[4::2]))
+    if opts.get('--want'):
+        tot[1] += judge_wanted(argv[1], argv[2],
+                               opts['--want'].split(','))
+    if '--tally' in opts:
+        with open(opts['--tally'], 'a') as fh:
             fh.write('%d %d %d\n' % tuple(tot))
     return 1 if tot[1] else 0
 

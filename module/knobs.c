@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemprof: the table of unsigned knobs, and the module parameters.
+ *
+ * Each knob is one entry: its name, its variable, its range and, where a
+ * plain store is not enough, its setter. sysctl.c makes the files under
+ * /proc/sys/kmemprof/ from the entries marked KMP_KNOB_SYSCTL, of.c reads
+ * the device-tree properties of those marked KMP_KNOB_OF, the load checks
+ * the ranges of those marked KMP_KNOB_PARAM, and the KUnit suites set
+ * knobs through the same kmp_knob_set() a write to the file goes through.
+ *
+ * enabled, events and reset are not in the table: they are not numbers
+ * kept in a variable but state of control.c (sysctl.c has their handlers).
+ *
+ * Precedence of the boot-time values, highest first: module parameters
+ * given at load, the device-tree node, the built-in defaults. Whether a
+ * parameter was given is read from the arguments the module was loaded
+ * with (THIS_MODULE->args: insmod's, or modprobe's with modprobe.d and
+ * kmemprof.NAME= from the kernel command line), so the parameters are
+ * plain module_param()s.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include <kmemprof/knobs.h>
+
+#include "internal.h"
+
+#define KMP_MIN_POOL	16
+#define KMP_MAX_TAGS	BIT(24)
+#define KMP_MAX_LIVE	BIT(28)
+
+unsigned int kmp_leak_age_ms = 10000;
+unsigned int kmp_stack_depth;
+unsigned int kmp_stack_sample = 1;
+unsigned int kmp_key_depth;
+unsigned int kmp_sample_rate = 1;
+unsigned int kmp_min_size;
+unsigned int kmp_max_size;
+unsigned int kmp_hist_on;
+unsigned int kmp_life_on;
+unsigned int kmp_timing_on;
+
+/* min_size never above a set max_size, nor max_size below min_size. */
+static int kmp_set_min_size(unsigned int val)
+{
+	unsigned int max = READ_ONCE(kmp_max_size);
+
+	if (max && val > max)
+		return -EINVAL;
+	return kmemprof_set_option(&kmp_min_size, val);
+}
+
+static int kmp_set_max_size(unsigned int val)
+{
+	if (val && val < READ_ONCE(kmp_min_size))
+		return -EINVAL;
+	return kmemprof_set_option(&kmp_max_size, val);
+}
+
+#define KMP_ANY		(KMP_KNOB_SYSCTL | KMP_KNOB_OF)
+#define KMP_OPT		(KMP_ANY | KMP_KNOB_MODE)
+
+const struct kmp_knob kmp_knobs[] = {
+	/* name		variable	  min  max		setter */
+	{ "max_tags",	&kmp_max_tags,	  KMP_MIN_POOL, KMP_MAX_TAGS, NULL,
+	  KMP_KNOB_PARAM | KMP_KNOB_OF },
+	{ "max_live",	&kmp_max_live,	  KMP_MIN_POOL, KMP_MAX_LIVE, NULL,
+	  KMP_KNOB_PARAM | KMP_KNOB_OF },
+	{ "max_hist",	&kmp_max_hist,	  0, UINT_MAX,	NULL, KMP_KNOB_PARAM },
+	{ "max_stacks",	&kmp_max_stacks,  0, UINT_MAX,	NULL, KMP_KNOB_PARAM },
+	{ "leak_age_ms", &kmp_leak_age_ms, 0, INT_MAX,	NULL, KMP_KNOB_SYSCTL },
+	{ "stack_depth", &kmp_stack_depth, 0, KMP_STACK_DEPTH_MAX, NULL,
+	  KMP_OPT },
+	{ "stack_sample", &kmp_stack_sample, 1, INT_MAX, NULL,
+	  KMP_KNOB_SYSCTL },
+	{ "key_depth",	&kmp_key_depth,	  0, KMP_KEY_DEPTH_MAX, NULL, KMP_OPT },
+	{ "sample_rate", &kmp_sample_rate, 1, INT_MAX,
+	  kmemprof_set_sample_rate, KMP_ANY },
+	{ "min_size",	&kmp_min_size,	  0, INT_MAX,	kmp_set_min_size,
+	  KMP_KNOB_SYSCTL },
+	{ "max_size",	&kmp_max_size,	  0, INT_MAX,	kmp_set_max_size,
+	  KMP_KNOB_SYSCTL },
+	{ "hist",	&kmp_hist_on,	  0, 1,		NULL, KMP_OPT },
+	{ "lifetimes",	&kmp_life_on,	  0, 1,		NULL, KMP_OPT },
+	{ "self_timing", &kmp_timing_on,  0, 1,		NULL, KMP_OPT },
+};
+
+const struct kmp_knob *const kmp_knobs_end =
+	kmp_knobs + ARRAY_SIZE(kmp_knobs);
+
+/* The knob called @name that can be set from @where, or NULL. */
+const struct kmp_knob *kmp_knob_find(const char *name, unsigned int where)
+{
+	const struct kmp_knob *k;
+
+	for (k = kmp_knobs; k < kmp_knobs_end; k++)
+		if ((k->where & where) && !strcmp(k->name, name))
+			return k;
+	return NULL;
+}
+
+/* Set @k to @val as a write to its file would: -EINVAL out of range. */
+int kmp_knob_set(const struct kmp_knob *k, unsigned int val)
+{
+	if (val < k->min || val > k->max)
+		return -EINVAL;
+	if (k->set)
+		return k->set(val);
+	if (k->where & KMP_KNOB_MODE)
+		return kmemprof_set_option(k->var, val);
+	WRITE_ONCE(*k->var, val);
+	return 0;
+}
+
+static bool enabled = true;
+module_param(enabled, bool, 0444);
+MODULE_PARM_DESC(enabled, "Attach the probes at load (default: 1)");
+
+static char *events = "slab,page,percpu";
+module_param(events, charp, 0444);
+MODULE_PARM_DESC(events, "Kinds traced from load: slab,page,percpu or none");
+
+module_param_named(max_tags, kmp_max_tags, uint, 0444);
+MODULE_PARM_DESC(max_tags, "Size of the tag pool (default: 16384)");
+
+module_param_named(max_live, kmp_max_live, uint, 0444);
+MODULE_PARM_DESC(max_live,
+		 "Size of the live-object table, 32 bytes an entry (default: 524288)");
+
+module_param_named(max_hist, kmp_max_hist, uint, 0444);
+MODULE_PARM_DESC(max_hist,
+		 "Tags that get size and lifetime histograms (default: 2048)");
+
+module_param_named(max_stacks, kmp_max_stacks, uint, 0444);
+MODULE_PARM_DESC(max_stacks,
+		 "Size of the stack store, 160 bytes a stack (default: 4096)");
+
+/* Parameter names match as the kernel's own parser has them: '-' is '_'. */
+static bool kmp_param_eq(const char *a, const char *b)
+{
+	for (; *a || *b; a++, b++)
+		if (*a != *b && !((*a == '-' || *a == '_') &&
+				  (*b == '-' || *b == '_')))
+			return false;
+	return true;
+}
+
+/* Whether parameter @name was among the arguments kmemprof was loaded with. */
+bool kmp_param_given(const char *name)
+{
+	char *args, *p, *param, *val;
+	bool given = false;
+
+	if (!THIS_MODULE->args || !*THIS_MODULE->args)
+		return false;
+	args = kstrdup(THIS_MODULE->args, GFP_KERNEL);
+	if (!args)
+		return false;
+	p = skip_spaces(args);
+	while (*p && !given) {
+		p = next_arg(p, &param, &val);
+		given = kmp_param_eq(param, name);
+	}
+	kfree(args);
+	return given;
+}
+
+/*
+ * The load-time values: the parameters' ranges checked, then the device
+ * tree's word on what no parameter set. Returns -EINVAL on a bad
+ * parameter; a bad property is only ignored (of.c says so in dmesg).
+ */
+int kmp_params_load(struct device_node *np, unsigned int *kinds,
+		    bool *enabled_out)
+{
+	const struct kmp_knob *k;
+	u32 v;
+
+	for (k = kmp_knobs; k < kmp_knobs_end; k++) {
+		if ((k->where & KMP_KNOB_PARAM) &&
+		    (*k->var < k->min || *k->var > k->max)) {
+			pr_err("%s=%u: expected [%u, %u]\n", k->name, *k->var,
+			       k->min, k->max);
+			return -EINVAL;
+		}
+	}
+	if (kmemprof_parse_events(events, kinds)) {
+		pr_err("events=%s: expected slab,page,percpu or none\n", events);
+		return -EINVAL;
+	}
+	if (np) {
+		pr_info("defaults from the device tree: %pOF\n", np);
+		if (!kmp_param_given("enabled") &&
+		    !kmp_of_u32(np, "enabled", 0, 1, &v))
+			enabled = v;
+		if (!kmp_param_given("events"))
+			kmp_of_events(np, kinds);
+		kmp_of_params(np);
+	}
+	*enabled_out = enabled;
+	return 0;
+}
