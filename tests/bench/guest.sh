@@ -17,7 +17,7 @@ for arg in $(cat /proc/cmdline); do
 	esac
 done
 
-MODES="bare disabled default stack8 key2 sample64 allocinfo ftrace"
+MODES="bare disabled default hist stack8 key2 sample64 allocinfo ftrace"
 WORKLOADS=kmalloc32,kmalloc256,kmalloc2048,sites1000,kmem_cache,pages0,pages2,leaky100k,xcpu
 CALIB=calib_loop,calib_irq,calib_percpu,calib_lock,calib_clock,calib_stack6,calib_stack12
 T=/sys/kernel/tracing
@@ -39,6 +39,7 @@ set_mode() {
 	bare) ;;
 	disabled) insmod /modules/kmemprof.ko enabled=0 ;;
 	default) insmod /modules/kmemprof.ko ;;
+	hist) insmod /modules/kmemprof.ko && echo 1 > $KMP_SYSCTL/hist ;;
 	stack8) insmod /modules/kmemprof.ko && echo 8 > $KMP_SYSCTL/stack_depth ;;
 	key2) insmod /modules/kmemprof.ko && echo 2 > $KMP_SYSCTL/key_depth ;;
 	sample64) insmod /modules/kmemprof.ko && echo 64 > $KMP_SYSCTL/sample_rate ;;

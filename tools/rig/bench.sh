@@ -6,13 +6,14 @@
 #
 # Two boots per kernel: -smp 1 under -icount (instruction counts, exact
 # and repeatable), and -smp 4 under multi-threaded TCG (scaling from 1 to
-# 4 CPUs, ratios only). The tables go to stdout and to
+# 4 CPUs, ratios only; BENCH_MTTCG=0 leaves it out). The tables go to stdout and to
 # .build/bench/results/<kernel>-<date>.md.
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 KERNELS=${BENCH_KERNELS:-6.12 6.1}
 ROUNDS=${BENCH_ROUNDS:-3}
+MTTCG=${BENCH_MTTCG:-1}
 OUT=$TOP/.build/bench
 mkdir -p "$OUT/results"
 "$TOP/tools/rig/deps.sh"
@@ -25,11 +26,16 @@ for k in $KERNELS; do
 	KMEMPROF_QEMU_EXTRA="-icount shift=0,align=off,sleep=off" \
 	KMEMPROF_APPEND="benchcpus=1 benchrounds=$ROUNDS" \
 		"$TOP/tests/qemu/run.sh" "$k" bench "$TOP/.build/$k" "$OUT/$k-icount"
-	echo "bench $k: multi-threaded TCG, 4 CPUs, $ROUNDS rounds" >&2
-	KMEMPROF_TIMEOUT=3000 \
-	KMEMPROF_APPEND="benchcpus=1,2,4 benchrounds=$ROUNDS" \
-		"$TOP/tests/qemu/run.sh" "$k" bench "$TOP/.build/$k" "$OUT/$k-mttcg"
-	for r in icount mttcg; do
+	runs=icount
+	if [ "$MTTCG" = 1 ]; then
+		echo "bench $k: multi-threaded TCG, 4 CPUs, $ROUNDS rounds" >&2
+		KMEMPROF_TIMEOUT=3000 \
+		KMEMPROF_APPEND="benchcpus=1,2,4 benchrounds=$ROUNDS" \
+			"$TOP/tests/qemu/run.sh" "$k" bench "$TOP/.build/$k" \
+			"$OUT/$k-mttcg"
+		runs="icount mttcg"
+	fi
+	for r in $runs; do
 		grep -q '^RESULT' "$OUT/$k-$r/bench.txt" 2>/dev/null || {
 			echo "bench $k ($r) produced no results:" >&2
 			tail -n 30 "$OUT/$k-$r/console.log" >&2
@@ -38,7 +44,7 @@ for k in $KERNELS; do
 	done
 	md=$OUT/results/$k-$(date +%Y%m%d-%H%M).md
 	"$TOP/tools/rig/benchtable.py" "$k" "$OUT/$k-icount/bench.txt" \
-		"$OUT/$k-mttcg/bench.txt" | tee "$md"
+		$([ "$MTTCG" = 1 ] && echo "$OUT/$k-mttcg/bench.txt") | tee "$md"
 	echo
 	echo "(written to ${md#"$TOP"/})"
 	echo

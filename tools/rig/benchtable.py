@@ -13,8 +13,8 @@ for ratios between CPU counts. Each holds lines
 import statistics
 import sys
 
-MODES = ['bare', 'disabled', 'default', 'stack8', 'key2', 'sample64',
-         'allocinfo', 'ftrace']
+MODES = ['bare', 'disabled', 'default', 'hist', 'stack8', 'key2',
+         'sample64', 'allocinfo', 'ftrace']
 WORKLOADS = ['kmalloc32', 'kmalloc256', 'kmalloc2048', 'sites1000',
              'kmem_cache', 'pages0', 'pages2', 'leaky100k', 'xcpu']
 CALIB = ['calib_loop', 'calib_irq', 'calib_percpu', 'calib_lock',
