@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kmemprof: accounting an allocation or a free to its tag, and the
- * self-statistics.
+ * kmemprof: accounting an allocation or a free to its tag.
  *
  * This is the general path: what the inline fast path in internal.h
  * leaves to it (a site seen for the first time, a full group, a stale
@@ -19,80 +18,9 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/hardirq.h>
 #include <linux/percpu.h>
 
 #include "internal.h"
-
-struct kmp_stats {
-	u64 count[KMP_ST_NR];
-	u64 nmi;	/* KMP_ST_SKIP_NMI, counted apart: see kmp_stat_nmi() */
-};
-
-static DEFINE_PER_CPU(struct kmp_stats, kmp_stats);
-
-static const char * const kmp_stat_names[KMP_ST_NR] = {
-	[KMP_ST_DROP_TAGS]	= "drop.tags",
-	[KMP_ST_DROP_LIVE]	= "drop.live",
-	[KMP_ST_UNPAIRED_SLAB]	= "unpaired.slab",
-	[KMP_ST_UNPAIRED_PAGE]	= "unpaired.page",
-	[KMP_ST_UNPAIRED_PERCPU] = "unpaired.percpu",
-	[KMP_ST_STALE]		= "stale",
-	[KMP_ST_LARGE_DUP]	= "large_dup",
-	[KMP_ST_PAGE_SPLIT]	= "page_split",
-	[KMP_ST_SKIP_NMI]	= "skip.nmi",
-	[KMP_ST_DROP_HIST]	= "drop.hist",
-	[KMP_ST_DROP_STACKS]	= "drop.stacks",
-	[KMP_ST_FILTERED]	= "filtered",
-};
-
-static_assert(KMP_ST_UNPAIRED_PAGE - KMP_ST_UNPAIRED_SLAB == KMP_KIND_PAGE);
-static_assert(KMP_ST_UNPAIRED_PERCPU - KMP_ST_UNPAIRED_SLAB ==
-	      KMP_KIND_PERCPU);
-
-/* With interrupts off, from the allocation path. */
-void kmp_stat_inc(enum kmp_stat st)
-{
-	lockdep_assert_irqs_disabled();
-	kmp_add(this_cpu_ptr(&kmp_stats.count[st]), 1);
-}
-
-/* From NMI, which may interrupt a plain update: an atomic of its own. */
-void kmp_stat_nmi(void)
-{
-	this_cpu_inc(kmp_stats.nmi);
-}
-
-u64 kmp_stat_read(enum kmp_stat st)
-{
-	u64 sum = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		sum += READ_ONCE(per_cpu_ptr(&kmp_stats, cpu)->count[st]) +
-		       (st == KMP_ST_SKIP_NMI ?
-			READ_ONCE(per_cpu_ptr(&kmp_stats, cpu)->nmi) : 0);
-	return sum;
-}
-
-u64 kmemprof_stat(enum kmp_stat st)
-{
-	return st < KMP_ST_NR ? kmp_stat_read(st) : 0;
-}
-kmp_export_test_hook(kmemprof_stat);
-
-const char *kmp_stat_name(enum kmp_stat st)
-{
-	return st < KMP_ST_NR ? kmp_stat_names[st] : "?";
-}
-
-void kmp_stats_reset(void)
-{
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		memset(per_cpu_ptr(&kmp_stats, cpu), 0, sizeof(struct kmp_stats));
-}
 
 static DEFINE_PER_CPU(u32, kmp_track_ctr);
 static DEFINE_PER_CPU(u32, kmp_stack_ctr);
@@ -245,8 +173,14 @@ static unsigned long kmp_find_site(enum kmp_kind kind, unsigned long call_site,
 	unsigned int i;
 
 	if (!kd && !sd) {
-		if (kind == KMP_KIND_PAGE && fp)
-			return kmp_page_site(fp, f, 0);
+		if (kind == KMP_KIND_PAGE && fp) {
+			site = kmp_page_site(fp, f, 0);
+			for (i = 0; i < f->nskip; i++)
+				kmp_site_add(kmp_site_key(f->skip[i],
+							  KMP_KIND_PAGE),
+					     0, KMP_SITE_FRAME);
+			return site;
+		}
 		if (!kmp_site_needs_unwind(kind, call_site))
 			return call_site;
 	}

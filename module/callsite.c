@@ -200,13 +200,15 @@ bool kmp_site_is_relay(unsigned long site)
 /*
  * The call site of a page event, from the probe's frame record @fp: the
  * first return address past the tracepoint's iterator and the page
- * allocator's entry points, with each of those entered in the site table
- * so that the next walk (kmp_page_site_fast()) passes them inline. Where
- * the records can't be walked, the unwinder finds it, into @f.
+ * allocator's entry points, whose own return addresses go to f->skip (the
+ * caller enters them in the site table, so that the next walk,
+ * kmp_page_site_fast(), passes them inline). Where the records can't be
+ * walked, the unwinder finds it, into @f.
  */
 unsigned long kmp_page_site(unsigned long fp, struct kmp_frames *f,
 			    unsigned int after)
 {
+	f->nskip = 0;
 #if KMP_HAVE_FP_WALK
 	unsigned long top = fp + THREAD_SIZE;
 	unsigned int i;
@@ -217,7 +219,7 @@ unsigned long kmp_page_site(unsigned long fp, struct kmp_frames *f,
 
 		if (!(kmp_frame_kind(lr) & (KMP_FRAME_PAGE | KMP_FRAME_TRACE)))
 			return lr;
-		kmp_site_add(kmp_site_key(lr, KMP_KIND_PAGE), 0, KMP_SITE_FRAME);
+		f->skip[f->nskip++] = lr;
 		fp = READ_ONCE(rec[0]);
 		if (fp <= (unsigned long)rec || fp >= top || (fp & 7))
 			break;

@@ -29,9 +29,6 @@ static DEFINE_MUTEX(kmp_control_lock);
 static bool kmp_enabled;
 static unsigned int kmp_kinds = KMP_KIND_ALL;
 
-unsigned int kmp_mode;
-DEFINE_STATIC_KEY_FALSE(kmp_slow_key);
-
 /* Rebuild kmp_mode from the knobs. With kmp_control_lock held. */
 void kmp_mode_update(void)
 {

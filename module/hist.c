@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kmemprof: size and lifetime histograms, cross-CPU and cross-cluster
- * frees, per tag and per CPU.
+ * frees, per tag and per CPU. The clock is clock.c's, the clusters
+ * topology.c's.
  *
  * Buckets are log2:
  * - sizes: bucket 0 holds <= 8 bytes, bucket b holds (2^(b+2), 2^(b+3)]
@@ -27,20 +28,14 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/arch_topology.h>
 #include <linux/atomic.h>
-#include <linux/clocksource.h>
 #include <linux/math64.h>
-#include <linux/cpumask.h>
 #include <linux/log2.h>
 #include <linux/percpu.h>
-#include <linux/sched/clock.h>
 #include <linux/slab.h>
-#include <linux/topology.h>
 #include <linux/vmalloc.h>
 
-#include <kmemprof/compat.h>
-#include <kmemprof/kmemprof.h>
+#include "internal.h"
 
 #define KMP_HIST_BLOCK	64
 #define KMP_FOLD	BIT(30)
@@ -63,67 +58,6 @@ static struct kmp_hist __percpu **kmp_hist_blocks;
 static unsigned int kmp_hist_nblocks;
 static atomic64_t *kmp_hist_fold;	/* max_hist * KMP_HIST_N */
 static atomic_t kmp_nhist = ATOMIC_INIT(0);
-
-/* Cluster of each CPU id, found at load; see kmp_clusters_init(). */
-static int *kmp_cluster;
-
-static kmp_clock_t *kmp_clock;
-
-#if KMP_HAVE_CYCLES
-static u64 kmp_epoch;
-static u32 kmp_mult, kmp_shift;
-#endif
-
-/*
- * Now, in ns since load: the cycle counter scaled by mult/shift where
- * there is one (compat.h), local_clock() elsewhere, or a test's clock.
- */
-u64 kmp_now(void)
-{
-	kmp_clock_t *clock = READ_ONCE(kmp_clock);
-
-	if (unlikely(clock))
-		return clock();
-#if KMP_HAVE_CYCLES
-	if (likely(kmp_mult))
-		return mul_u64_u32_shr(kmp_cycles() - kmp_epoch, kmp_mult,
-				       kmp_shift);
-#endif
-	return local_clock();
-}
-
-static void kmp_clock_init(void)
-{
-#if KMP_HAVE_CYCLES
-	u32 rate = kmp_cycles_rate();
-
-	if (!rate)
-		return;
-	/* Scaled without overflow for ten years. */
-	clocks_calc_mult_shift(&kmp_mult, &kmp_shift, rate, NSEC_PER_SEC,
-			       10 * 365 * 24 * 3600);
-	kmp_epoch = kmp_cycles();
-#endif
-}
-
-/* For the KUnit suites: lifetimes by a clock of their own; NULL resets. */
-void kmemprof_set_clock(kmp_clock_t *clock)
-{
-	WRITE_ONCE(kmp_clock, clock);
-}
-kmp_export_test_hook(kmemprof_set_clock);
-
-int kmp_cpu_cluster(int cpu)
-{
-	return cpu >= 0 && cpu < nr_cpu_ids ? kmp_cluster[cpu] : -1;
-}
-
-/* For the KUnit suites. */
-int kmemprof_cpu_cluster(int cpu)
-{
-	return kmp_cpu_cluster(cpu);
-}
-kmp_export_test_hook(kmemprof_cpu_cluster);
 
 static struct kmp_hist __percpu *kmp_hist_slot(u32 slot)
 {
@@ -299,59 +233,10 @@ size_t kmp_hist_memory(void)
 	       (size_t)kmp_max_hist * KMP_HIST_N * sizeof(atomic64_t);
 }
 
-/*
- * Clusters: on a big.LITTLE system, CPUs of one capacity are one cluster
- * (the Rock 5B+: A55 cores 0-3 and A76 cores 4-7). Where every CPU has the
- * same capacity, the topology's cluster ids, then the package ids.
- */
-static long kmp_cluster_key(int cpu, bool by_capacity, bool by_cluster)
-{
-	if (by_capacity)
-		return kmp_cpu_capacity(cpu);
-	if (by_cluster)
-		return kmp_cluster_id(cpu);
-	return topology_physical_package_id(cpu);
-}
-
-static int kmp_clusters_init(void)
-{
-	long *keys = kcalloc(nr_cpu_ids, sizeof(*keys), GFP_KERNEL);
-	unsigned long cap0 = kmp_cpu_capacity(0);
-	bool by_capacity = false, by_cluster = false;
-	int cpu, c, n = 0;
-
-	kmp_cluster = kcalloc(nr_cpu_ids, sizeof(*kmp_cluster), GFP_KERNEL);
-	if (!keys || !kmp_cluster) {
-		kfree(keys);
-		return -ENOMEM;
-	}
-	for_each_possible_cpu(cpu) {
-		if (kmp_cpu_capacity(cpu) != cap0)
-			by_capacity = true;
-		if (kmp_cluster_id(cpu) != kmp_cluster_id(0))
-			by_cluster = true;
-	}
-	/* Clusters are numbered 0, 1, ... in the order of their first CPU. */
-	for_each_possible_cpu(cpu) {
-		long key = kmp_cluster_key(cpu, by_capacity, by_cluster);
-
-		for (c = 0; c < n && keys[c] != key; c++)
-			;
-		if (c == n)
-			keys[n++] = key;
-		kmp_cluster[cpu] = c;
-	}
-	kfree(keys);
-	return 0;
-}
-
 int kmp_hist_init(void)
 {
 	unsigned int i;
 
-	kmp_clock_init();
-	if (kmp_clusters_init())
-		goto fail;
 	kmp_hist_nblocks = DIV_ROUND_UP(kmp_max_hist, KMP_HIST_BLOCK);
 	kmp_hist_blocks = kcalloc(kmp_hist_nblocks, sizeof(*kmp_hist_blocks),
 				  GFP_KERNEL);
@@ -381,8 +266,6 @@ void kmp_hist_exit(void)
 			free_percpu(kmp_hist_blocks[i]);
 	kfree(kmp_hist_blocks);
 	vfree(kmp_hist_fold);
-	kfree(kmp_cluster);
-	kmp_cluster = NULL;
 	kmp_hist_blocks = NULL;
 	kmp_hist_fold = NULL;
 	atomic_set(&kmp_nhist, 0);

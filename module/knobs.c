@@ -35,16 +35,6 @@
 #define KMP_MAX_TAGS	BIT(24)
 #define KMP_MAX_LIVE	BIT(28)
 
-unsigned int kmp_leak_age_ms = 10000;
-unsigned int kmp_stack_depth;
-unsigned int kmp_stack_sample = 1;
-unsigned int kmp_key_depth;
-unsigned int kmp_sample_rate = 1;
-unsigned int kmp_min_size;
-unsigned int kmp_max_size;
-unsigned int kmp_hist_on;
-unsigned int kmp_life_on;
-unsigned int kmp_timing_on;
 
 /* min_size never above a set max_size, nor max_size below min_size. */
 static int kmp_set_min_size(unsigned int val)
@@ -205,4 +195,51 @@ int kmp_params_load(struct device_node *np, unsigned int *kinds,
 	}
 	*enabled_out = enabled;
 	return 0;
+}
+
+/* The property of knob @k: its name with '-' for '_'. */
+static const char *kmp_of_prop(const struct kmp_knob *k, char *buf,
+			       size_t len)
+{
+	char *c;
+
+	strscpy(buf, k->name, len);
+	for (c = buf; *c; c++)
+		if (*c == '_')
+			*c = '-';
+	return buf;
+}
+
+/* The parameters' values, where no parameter was given (before the tables). */
+void kmp_of_params(struct device_node *np)
+{
+	const struct kmp_knob *k;
+	char prop[32];
+
+	for (k = kmp_knobs; k < kmp_knobs_end; k++)
+		if ((k->where & KMP_KNOB_OF) && (k->where & KMP_KNOB_PARAM) &&
+		    !kmp_param_given(k->name))
+			kmp_of_u32(np, kmp_of_prop(k, prop, sizeof(prop)),
+				   k->min, k->max, k->var);
+}
+
+/*
+ * The knobs' first values. Each is range-checked by the knob itself, as
+ * a write to /proc/sys/kmemprof/ would be.
+ */
+void kmp_of_knobs(struct device_node *np)
+{
+	const struct kmp_knob *k;
+	char prop[32];
+	u32 v;
+
+	for (k = kmp_knobs; k < kmp_knobs_end; k++) {
+		if (!(k->where & KMP_KNOB_OF) || !(k->where & KMP_KNOB_SYSCTL) ||
+		    kmp_of_u32(np, kmp_of_prop(k, prop, sizeof(prop)), 0,
+			       U32_MAX, &v))
+			continue;
+		if (kmp_knob_set(k, v))
+			pr_warn("device tree: %pOF/%s = %u: refused by %s; ignored\n",
+				np, prop, v, k->name);
+	}
 }

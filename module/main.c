@@ -5,7 +5,8 @@
  * Module load and unload, and the module notifier: this file alone owns
  * the lifetimes of the others' state.
  *
- * Load:   probes (found, not attached), hist, tags, live table, PFN map,
+ * Load:   probes (found, not attached), clock, topology, hist, tags,
+ *         live table, PFN map,
  *         stacks; then the module notifier, once every table exists; then
  *         /proc/kmemprof, the knobs and debugfs; then the probes attach.
  * Unload: the knobs, debugfs and /proc/kmemprof go first (unregistering
@@ -79,9 +80,13 @@ static int __init kmemprof_init(void)
 	if (ret)
 		goto err_of;
 	kinds &= kmp_probes_avail();
-	ret = kmp_hist_init();
+	kmp_clock_init();
+	ret = kmp_topology_init();
 	if (ret)
 		goto err_of;
+	ret = kmp_hist_init();
+	if (ret)
+		goto err_topology;
 	ret = kmp_tags_init();
 	if (ret)
 		goto err_hist;
@@ -137,6 +142,8 @@ err_tags:
 	kmp_tags_exit();
 err_hist:
 	kmp_hist_exit();
+err_topology:
+	kmp_topology_exit();
 err_of:
 	kmp_of_put(np);
 	return ret;
@@ -155,6 +162,7 @@ static void __exit kmemprof_exit(void)
 	kmp_live_exit();
 	kmp_tags_exit();
 	kmp_hist_exit();
+	kmp_topology_exit();
 	pr_info("unloaded\n");
 }
 

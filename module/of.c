@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kmemprof: boot-time defaults from the device tree.
+ * kmemprof: boot-time defaults from the device tree: reading the node's
+ * properties. Which knob each sets is the knob table's business (knobs.c).
  *
  * A node with compatible = "kmemprof" (dts/rock-5b-plus-kmemprof.dtso) may
  * set what the module starts with. Precedence, highest first:
@@ -20,6 +21,7 @@
  *   stack-depth  u32                  the stack_depth knob's first value
  *   key-depth    u32                  the key_depth knob's first value
  *   sample-rate  u32                  the sample_rate knob's first value
+ *   hist, lifetimes, self-timing  u32, 0 or 1   those knobs' first values
  *
  * A property of the wrong type (a u32 property that is not one cell, an
  * events string that is not a string) or out of range is refused with a
@@ -31,8 +33,7 @@
 #include <linux/of.h>
 #include <linux/string.h>
 
-#include <kmemprof/kmemprof.h>
-#include <kmemprof/knobs.h>
+#include "internal.h"
 
 #define KMP_OF_COMPATIBLE	"kmemprof"
 
@@ -93,51 +94,4 @@ int kmp_of_events(struct device_node *np, unsigned int *kinds)
 	}
 	*kinds = k;
 	return 0;
-}
-
-/* The property of knob @k: its name with '-' for '_'. */
-static const char *kmp_of_prop(const struct kmp_knob *k, char *buf,
-			       size_t len)
-{
-	char *c;
-
-	strscpy(buf, k->name, len);
-	for (c = buf; *c; c++)
-		if (*c == '_')
-			*c = '-';
-	return buf;
-}
-
-/* The parameters' values, where no parameter was given (before the tables). */
-void kmp_of_params(struct device_node *np)
-{
-	const struct kmp_knob *k;
-	char prop[32];
-
-	for (k = kmp_knobs; k < kmp_knobs_end; k++)
-		if ((k->where & KMP_KNOB_OF) && (k->where & KMP_KNOB_PARAM) &&
-		    !kmp_param_given(k->name))
-			kmp_of_u32(np, kmp_of_prop(k, prop, sizeof(prop)),
-				   k->min, k->max, k->var);
-}
-
-/*
- * The knobs' first values. Each is range-checked by the knob itself, as
- * a write to /proc/sys/kmemprof/ would be.
- */
-void kmp_of_knobs(struct device_node *np)
-{
-	const struct kmp_knob *k;
-	char prop[32];
-	u32 v;
-
-	for (k = kmp_knobs; k < kmp_knobs_end; k++) {
-		if (!(k->where & KMP_KNOB_OF) || !(k->where & KMP_KNOB_SYSCTL) ||
-		    kmp_of_u32(np, kmp_of_prop(k, prop, sizeof(prop)), 0,
-			       U32_MAX, &v))
-			continue;
-		if (kmp_knob_set(k, v))
-			pr_warn("device tree: %pOF/%s = %u: refused by %s; ignored\n",
-				np, prop, v, k->name);
-	}
 }

@@ -17,7 +17,7 @@
 #include <linux/seq_file.h>
 
 #include <kmemprof/format.h>
-#include <kmemprof/kmemprof.h>
+#include "internal.h"
 
 struct kmp_proc_iter {
 	char text[KMP_SITE_TEXT_LEN];

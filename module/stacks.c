@@ -38,7 +38,7 @@
 #include <linux/spinlock.h>
 #include <linux/vmalloc.h>
 
-#include <kmemprof/kmemprof.h>
+#include "internal.h"
 
 #define KMP_STACK_LOCKS	64
 

@@ -133,41 +133,6 @@ static int kmp_uint_handler(KMP_CTL_TABLE *table, int write, void *buffer,
 	return ret;
 }
 
-/* "slab,page,percpu", any subset in any order, or "none". */
-static int kmp_parse_kinds(char *s, unsigned int *kinds)
-{
-	char *tok;
-	int k;
-
-	*kinds = 0;
-	s = strim(s);
-	if (!strcmp(s, "none"))
-		return 0;
-	while ((tok = strsep(&s, ","))) {
-		for (k = 0; k < KMP_KIND_NR; k++)
-			if (!strcmp(tok, kmp_kind_name(k)))
-				break;
-		if (k == KMP_KIND_NR || (*kinds & BIT(k)))
-			return -EINVAL;
-		*kinds |= BIT(k);
-	}
-	return 0;
-}
-
-static void kmp_format_kinds(char *buf, size_t len, unsigned int kinds)
-{
-	size_t n = 0;
-	int k;
-
-	buf[0] = '\0';
-	for (k = 0; k < KMP_KIND_NR; k++)
-		if (kinds & BIT(k))
-			n += scnprintf(buf + n, len - n, "%s%s", n ? "," : "",
-				       kmp_kind_name(k));
-	if (!n)
-		strscpy(buf, "none", len);
-}
-
 static int kmp_events_handler(KMP_CTL_TABLE *table, int write, void *buffer,
 			      size_t *lenp, loff_t *ppos)
 {
@@ -185,7 +150,7 @@ static int kmp_events_handler(KMP_CTL_TABLE *table, int write, void *buffer,
 	}
 	ret = kmp_knob_input(buf, buffer, *lenp, ppos);
 	if (!ret)
-		ret = kmp_parse_kinds(buf, &kinds);
+		ret = kmemprof_parse_events(buf, &kinds);
 	/* A kind whose tracepoints this kernel lacks cannot be asked for. */
 	if (!ret && (kinds & ~kmp_probes_avail()))
 		ret = -EINVAL;
@@ -257,23 +222,3 @@ void kmp_sysctl_exit(void)
 	unregister_sysctl_table(kmp_sysctl_header);
 	kfree(kmp_sysctls);
 }
-
-/* For the KUnit suites: set an unsigned knob as a write to it would. */
-int kmemprof_set_knob(const char *name, unsigned int val)
-{
-	const struct kmp_knob *k = kmp_knob_find(name, KMP_KNOB_SYSCTL);
-
-	return k ? kmp_knob_set(k, val) : -ENOENT;
-}
-kmp_export_test_hook(kmemprof_set_knob);
-
-/* For the KUnit suites: the parser behind the events knob. */
-int kmemprof_parse_events(const char *s, unsigned int *kinds)
-{
-	char buf[KMP_KNOB_MAX];
-
-	if (strscpy(buf, s, sizeof(buf)) < 0)
-		return -EINVAL;
-	return kmp_parse_kinds(buf, kinds);
-}
-kmp_export_test_hook(kmemprof_parse_events);

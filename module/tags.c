@@ -68,13 +68,6 @@ static unsigned int kmp_tag_bits;
 static raw_spinlock_t kmp_tag_locks[KMP_TAG_LOCKS];
 static atomic_t kmp_ntags = ATOMIC_INIT(0);
 
-static const char * const kmp_kind_names[] = KMP_KIND_NAMES;
-
-const char *kmp_kind_name(enum kmp_kind kind)
-{
-	return kind < KMP_KIND_NR ? kmp_kind_names[kind] : "?";
-}
-
 /* A tag's key: call site, kind, and with key_depth its callers. */
 struct kmp_tag_key {
 	unsigned long site;
@@ -331,104 +324,6 @@ void kmp_seq_tag_name(struct seq_file *m, struct kmp_tag *tag, char *buf)
 		   kmp_kind_name(tag->kind));
 	seq_puts(m, kmp_tag_callers(tag, buf + KMP_SITE_TEXT_LEN));
 }
-
-/*
- * Sum the totals of every tag of @kind whose call site is in [start, end).
- * For the KUnit suites, which know their own functions' ranges.
- */
-int kmemprof_sum_range(enum kmp_kind kind, unsigned long start,
-		       unsigned long end, struct kmp_totals *sum,
-		       bool *inaccurate)
-{
-	u32 idx, used = kmp_tags_used();
-	struct kmp_totals t;
-	int n = 0;
-
-	memset(sum, 0, sizeof(*sum));
-	if (inaccurate)
-		*inaccurate = false;
-	for (idx = 0; idx < used; idx++) {
-		struct kmp_tag *tag = &kmp_tag_pool[idx];
-
-		if (!kmp_tag_ready(idx) || tag->kind != kind ||
-		    tag->site < start || tag->site >= end ||
-		    test_bit(KMP_TAG_GONE, &tag->flags))
-			continue;
-		kmp_tag_totals(idx, &t);
-		sum->allocs += t.allocs;
-		sum->frees += t.frees;
-		sum->bytes += t.bytes;
-		sum->freed += t.freed;
-		sum->req += t.req;
-		sum->reqfreed += t.reqfreed;
-		sum->live_objs += t.live_objs;
-		sum->live_bytes += t.live_bytes;
-		sum->live_req += t.live_req;
-		if (inaccurate && test_bit(KMP_TAG_INACCURATE, &tag->flags))
-			*inaccurate = true;
-		n++;
-	}
-	return n;
-}
-kmp_export_test_hook(kmemprof_sum_range);
-
-/*
- * Sum the totals of the stack-keyed tags of @kind whose site is in
- * [start, end) and whose nearest caller is in [cstart, cend).
- */
-int kmemprof_sum_callers(enum kmp_kind kind, unsigned long start,
-			 unsigned long end, unsigned long cstart,
-			 unsigned long cend, struct kmp_totals *sum)
-{
-	u32 idx, used = kmp_tags_used();
-	struct kmp_totals t;
-	int n = 0;
-
-	memset(sum, 0, sizeof(*sum));
-	for (idx = 0; idx < used; idx++) {
-		struct kmp_tag *tag = &kmp_tag_pool[idx];
-
-		if (!kmp_tag_ready(idx) || tag->kind != kind ||
-		    tag->site < start || tag->site >= end || !tag->ncallers ||
-		    tag->callers[0] < cstart || tag->callers[0] >= cend)
-			continue;
-		kmp_tag_totals(idx, &t);
-		sum->allocs += t.allocs;
-		sum->frees += t.frees;
-		sum->live_objs += t.live_objs;
-		sum->live_bytes += t.live_bytes;
-		n++;
-	}
-	return n;
-}
-kmp_export_test_hook(kmemprof_sum_callers);
-
-/* Sum the histograms of the tags of @kind in [start, end). */
-int kmemprof_hist_range(enum kmp_kind kind, unsigned long start,
-			unsigned long end, struct kmp_hist_totals *sum)
-{
-	u32 idx, used = kmp_tags_used(), f;
-	struct kmp_hist_totals t;
-	u64 *out = (u64 *)sum;
-	const u64 *in = (u64 *)&t;
-	int n = 0;
-
-	memset(sum, 0, sizeof(*sum));
-	for (idx = 0; idx < used; idx++) {
-		struct kmp_tag *tag = &kmp_tag_pool[idx];
-
-		if (!kmp_tag_ready(idx) || tag->kind != kind ||
-		    tag->site < start || tag->site >= end ||
-		    test_bit(KMP_TAG_GONE, &tag->flags) ||
-		    !kmp_hist_tag(tag, &t))
-			continue;
-		for (f = 0; f < sizeof(t) / sizeof(u64); f++)
-			out[f] += in[f];
-		n++;
-	}
-	return n;
-}
-kmp_export_test_hook(kmemprof_hist_range);
 
 /* Zero every counter and accuracy mark. Only with the probes detached. */
 void kmp_tags_reset(void)
