@@ -17,17 +17,30 @@
  * is never an allocator entry point, so a verdict can never go stale when
  * modules come and go.
  *
- * Notes on locking: none. The symbol lookup on a cache miss uses a per-CPU
- * buffer, safe because the probes run with interrupts off; NMI never gets
- * here (the probes turn it away).
+ * Names of addresses, for the views, are kept too (kmp_sym()), so that a
+ * symbol is looked up once however many tags show it.
+ *
+ * Notes on locking:
+ *
+ * - kmp_frame_cache: none (see above). The symbol lookup on a cache miss
+ *   uses a per-CPU buffer, safe because the probes run with interrupts
+ *   off; NMI never gets here (the probes turn it away).
+ * - kmp_names_lock (mutex, process context only) protects the names and
+ *   kmp_names_gen. The lookup itself runs outside it, under RCU; a flush
+ *   meanwhile (the generation moved) keeps its result out of the cache.
+ *   It nests inside kmp_gone_lock (main.c), and nothing nests inside it.
+ * - The relay ranges are set at load, before any probe is attached.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/hash.h>
+#include <linux/hashtable.h>
 #include <linux/irqflags.h>
 #include <linux/kallsyms.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/slab.h>
 #include <linux/stacktrace.h>
 #include <linux/string.h>
 
@@ -188,13 +201,44 @@ unsigned long kmp_unwind(struct kmp_frames *f, enum kmp_kind kind,
 }
 
 /*
+ * 6.10's relays (compat.h): the functions __do_kmalloc_node() is inlined
+ * into, whose own event for a large kmalloc() comes before the caller's.
+ * Their extents, [start, end), come from their symbols at load.
+ */
+static struct {
+	unsigned long start, end;
+} kmp_relays[KMP_NR_RELAYS];
+
+void kmp_relays_init(void)
+{
+	const unsigned long fns[KMP_NR_RELAYS] = KMP_RELAY_FNS;
+	char buf[KSYM_SYMBOL_LEN], *slash;
+	unsigned long size;
+	unsigned int i;
+
+	for (i = 0; i < KMP_NR_RELAYS; i++) {
+		/* "name+0x0/0xSIZE" */
+		sprint_symbol(buf, fns[i]);
+		slash = strchr(buf, '/');
+		if (!slash || kstrtoul(slash + 1, 16, &size))
+			continue;
+		kmp_relays[i].start = fns[i];
+		kmp_relays[i].end = fns[i] + size;
+	}
+}
+
+/*
  * Whether a slab event from @site is the first of 6.10's two events for a
- * large kmalloc() (compat.h): a site inside __kmalloc*() itself.
+ * large kmalloc(): a site inside one of the relays.
  */
 bool kmp_site_is_relay(unsigned long site)
 {
-	return KMP_KMALLOC_LARGE_RELAY &&
-	       (kmp_frame_kind(site) & KMP_FRAME_SLAB);
+	unsigned int i;
+
+	for (i = 0; i < KMP_NR_RELAYS; i++)
+		if (site >= kmp_relays[i].start && site < kmp_relays[i].end)
+			return true;
+	return false;
 }
 
 /*
@@ -232,9 +276,95 @@ unsigned long kmp_page_site(unsigned long fp, struct kmp_frames *f,
  * A caller frame as one token: "symbol+0xoff/0xlen" or, in a module,
  * "symbol+0xoff/0xlen[module]". Into @buf of KSYM_SYMBOL_LEN bytes.
  */
+/*
+ * Names: sprint_symbol() of an address, kept in kmp_names. A lookup in a
+ * module is a linear search of its symbols, and the tags of one site (or
+ * the callers they share) would repeat it many times over.
+ */
+#define KMP_NAMES_BITS	10
+#define KMP_NAMES_MAX	8192
+
+struct kmp_name {
+	struct hlist_node node;
+	unsigned long addr;
+	char text[];
+};
+
+static DEFINE_HASHTABLE(kmp_names, KMP_NAMES_BITS);
+static DEFINE_MUTEX(kmp_names_lock);
+static unsigned int kmp_names_n;
+static unsigned long kmp_names_gen;
+
+static void kmp_names_drop(void)
+{
+	struct hlist_node *tmp;
+	struct kmp_name *n;
+	unsigned int b;
+
+	hash_for_each_safe(kmp_names, b, tmp, n, node) {
+		hash_del(&n->node);
+		kfree(n);
+	}
+	kmp_names_n = 0;
+	kmp_names_gen++;
+}
+
+/*
+ * Code went away (main.c's module notifier), or the module is unloading:
+ * its addresses may name something else from now on.
+ */
+void kmp_names_flush(void)
+{
+	mutex_lock(&kmp_names_lock);
+	kmp_names_drop();
+	mutex_unlock(&kmp_names_lock);
+}
+
+/* sprint_symbol() of @addr into @buf, from the cache. Process context. */
+static int kmp_sym(char *buf, unsigned long addr)
+{
+	struct kmp_name *n;
+	unsigned long gen;
+	size_t len;
+
+	mutex_lock(&kmp_names_lock);
+	hash_for_each_possible(kmp_names, n, node, addr) {
+		if (n->addr == addr) {
+			len = strscpy(buf, n->text, KSYM_SYMBOL_LEN);
+			mutex_unlock(&kmp_names_lock);
+			return len;
+		}
+	}
+	gen = kmp_names_gen;
+	mutex_unlock(&kmp_names_lock);
+
+	/* A going module's symbols stay until an RCU grace period ends. */
+	rcu_read_lock();
+	len = sprint_symbol(buf, addr);
+	rcu_read_unlock();
+
+	n = kmalloc(struct_size(n, text, len + 1), GFP_KERNEL);
+	if (!n)
+		return len;
+	n->addr = addr;
+	memcpy(n->text, buf, len + 1);
+	mutex_lock(&kmp_names_lock);
+	/* Not if the code was flushed meanwhile: it may be gone. */
+	if (gen != kmp_names_gen) {
+		kfree(n);
+	} else {
+		if (kmp_names_n >= KMP_NAMES_MAX)
+			kmp_names_drop();
+		hash_add(kmp_names, &n->node, addr);
+		kmp_names_n++;
+	}
+	mutex_unlock(&kmp_names_lock);
+	return len;
+}
+
 int kmp_frame_text(char *buf, unsigned long addr)
 {
-	int n = sprint_symbol(buf, addr);
+	int n = kmp_sym(buf, addr);
 	char *sp = strchr(buf, ' ');
 
 	if (sp) {
@@ -267,7 +397,7 @@ int kmp_site_text(char *buf, unsigned long site)
 {
 	size_t n, flen;
 
-	n = sprint_symbol(buf, site);
+	n = kmp_sym(buf, site);
 	flen = strcspn(buf, "+ ");
 	n += scnprintf(buf + n, KMP_SITE_TEXT_LEN - n, " func:");
 	if (flen > KMP_SITE_TEXT_LEN - n - 1)

@@ -403,6 +403,9 @@ kmp_site_find(unsigned long key)
 }
 
 void kmp_site_add(unsigned long key, u32 idx, u32 flags);
+u32 kmp_sites_count(void);
+u32 kmp_tags_unnamed(void);
+u64 kmp_tags_naming_ns(void);
 
 /* This CPU's counters of tag @idx. */
 static __always_inline struct kmp_counters *kmp_ctr(u32 idx)
@@ -629,6 +632,10 @@ static __always_inline const struct kmp_site *kmp_page_site_fast(unsigned long f
 #endif
 	return NULL;
 }
+
+/* callsite.c: at load, and from the module notifier. */
+void kmp_relays_init(void);
+void kmp_names_flush(void);
 
 /* account.c: the general path, with interrupts off. */
 void kmp_account_insert(unsigned long key, u32 tag, u32 size, u32 req);

@@ -54,6 +54,7 @@ static int kmp_module_notify(struct notifier_block *nb, unsigned long action,
 	mutex_lock(&kmp_gone_lock);
 	kmp_tags_code_going(within, mod);
 	kmp_stacks_code_going(within, mod);
+	kmp_names_flush();
 	mutex_unlock(&kmp_gone_lock);
 	return NOTIFY_OK;
 }
@@ -81,6 +82,7 @@ static int __init kmemprof_init(void)
 		goto err_of;
 	kinds &= kmp_probes_avail();
 	kmp_clock_init();
+	kmp_relays_init();
 	ret = kmp_topology_init();
 	if (ret)
 		goto err_of;
@@ -140,6 +142,7 @@ err_live:
 	kmp_live_exit();
 err_tags:
 	kmp_tags_exit();
+	kmp_names_flush();
 err_hist:
 	kmp_hist_exit();
 err_topology:
@@ -161,6 +164,7 @@ static void __exit kmemprof_exit(void)
 	kmp_pfnmap_exit();
 	kmp_live_exit();
 	kmp_tags_exit();
+	kmp_names_flush();
 	kmp_hist_exit();
 	kmp_topology_exit();
 	pr_info("unloaded\n");

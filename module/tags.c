@@ -43,14 +43,17 @@
 
 #include <linux/atomic.h>
 #include <linux/hash.h>
+#include <linux/irq_work.h>
 #include <linux/kallsyms.h>
 #include <linux/log2.h>
 #include <linux/module.h>
 #include <linux/rculist.h>
+#include <linux/sched/clock.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/vmalloc.h>
+#include <linux/workqueue.h>
 
 #include <kmemprof/format.h>
 
@@ -67,6 +70,17 @@ static struct hlist_head *kmp_tag_hash;
 static unsigned int kmp_tag_bits;
 static raw_spinlock_t kmp_tag_locks[KMP_TAG_LOCKS];
 static atomic_t kmp_ntags = ATOMIC_INIT(0);
+
+/*
+ * Naming in the background: a new tag kicks kmp_names_kick (an irq_work,
+ * safe from the probes), which queues kmp_names_work, which names the tags
+ * from kmp_names_next on. A read seldom has a name to look up.
+ */
+static u32 kmp_names_next;
+static u64 kmp_names_ns;	/* time the work spent naming, in all */
+static void kmp_names_fn(struct work_struct *work);
+static DECLARE_WORK(kmp_names_work, kmp_names_fn);
+static struct irq_work kmp_names_kick;
 
 /* A tag's key: call site, kind, and with key_depth its callers. */
 struct kmp_tag_key {
@@ -112,6 +126,7 @@ static raw_spinlock_t *kmp_tag_lock(u32 bucket)
 struct kmp_site *kmp_sites;
 unsigned long kmp_sites_mask;
 static DEFINE_RAW_SPINLOCK(kmp_sites_lock);
+static unsigned int kmp_sites_used;
 
 /* Add @key to the site table, unless it is there; full is not an error. */
 void kmp_site_add(unsigned long key, u32 idx, u32 flags)
@@ -129,6 +144,7 @@ void kmp_site_add(unsigned long key, u32 idx, u32 flags)
 			e->idx = idx;
 			e->flags = flags;
 			smp_store_release(&e->key, key);
+			WRITE_ONCE(kmp_sites_used, kmp_sites_used + 1);
 			break;
 		}
 		i = (i + 1) & kmp_sites_mask;
@@ -150,6 +166,12 @@ static void kmp_site_drop(unsigned long key)
 		i = (i + 1) & kmp_sites_mask;
 	}
 	raw_spin_unlock_irqrestore(&kmp_sites_lock, irq);
+}
+
+/* Entries of the site table in use, tombs included. */
+u32 kmp_sites_count(void)
+{
+	return READ_ONCE(kmp_sites_used);
 }
 
 u32 kmp_tags_used(void)
@@ -221,6 +243,7 @@ struct kmp_tag *kmp_tag_get(unsigned long site, enum kmp_kind kind,
 	if (!n)
 		kmp_site_add(kmp_site_key(site, kind), idx,
 			     relay ? KMP_SITE_SLOW : 0);
+	irq_work_queue(&kmp_names_kick);
 out:
 	raw_spin_unlock(kmp_tag_lock(bucket));
 	return tag;
@@ -312,6 +335,37 @@ const char *kmp_tag_callers(struct kmp_tag *tag, char *buf)
 	if (!tag->ncallers)
 		return "";
 	return kmp_tag_text(tag, &tag->ctext, buf, true);
+}
+
+static void kmp_names_fn(struct work_struct *work)
+{
+	static char buf[KMP_TAG_TEXT_LEN];	/* the work never runs twice at once */
+	u32 idx = READ_ONCE(kmp_names_next), used = kmp_tags_used();
+	u64 t0 = local_clock();
+
+	for (; idx < used && kmp_tag_ready(idx); idx++) {
+		kmp_tag_site(&kmp_tag_pool[idx], buf);
+		kmp_tag_callers(&kmp_tag_pool[idx], buf);
+		WRITE_ONCE(kmp_names_next, idx + 1);
+		cond_resched();
+	}
+	WRITE_ONCE(kmp_names_ns, kmp_names_ns + local_clock() - t0);
+}
+
+u64 kmp_tags_naming_ns(void)
+{
+	return READ_ONCE(kmp_names_ns);
+}
+
+static void kmp_names_kick_fn(struct irq_work *work)
+{
+	schedule_work(&kmp_names_work);
+}
+
+/* Tags not named yet by the background work. */
+u32 kmp_tags_unnamed(void)
+{
+	return kmp_tags_used() - READ_ONCE(kmp_names_next);
 }
 
 /*
@@ -430,6 +484,8 @@ int kmp_tags_init(void)
 		goto fail;
 	for (i = 0; i < KMP_TAG_LOCKS; i++)
 		raw_spin_lock_init(&kmp_tag_locks[i]);
+	init_irq_work(&kmp_names_kick, kmp_names_kick_fn);
+	kmp_names_next = 0;
 	return 0;
 fail:
 	kmp_tags_exit();
@@ -442,6 +498,8 @@ void kmp_tags_exit(void)
 	unsigned int i;
 	u32 idx;
 
+	irq_work_sync(&kmp_names_kick);
+	cancel_work_sync(&kmp_names_work);
 	if (kmp_tag_pool)
 		for (idx = 0; idx < kmp_tags_used(); idx++) {
 			kfree(kmp_tag_pool[idx].text);
@@ -455,6 +513,7 @@ void kmp_tags_exit(void)
 	vfree(kmp_tag_hash);
 	vfree(kmp_tag_pool);
 	kmp_sites = NULL;
+	kmp_sites_used = 0;
 	kmp_ctr_blocks = NULL;
 	kmp_tag_hash = NULL;
 	kmp_tag_pool = NULL;

@@ -233,8 +233,17 @@ static inline u32 kmp_cycles_rate(void)
  * from inside __kmalloc*() itself, then one from the real caller. The
  * first is a relay, not an allocation of its own (account.c).
  */
-#define KMP_KMALLOC_LARGE_RELAY	\
-	(LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0))
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
+#define KMP_NR_RELAYS	3
+#define KMP_RELAY_FNS	{						\
+	(unsigned long)__kmalloc_noprof,				\
+	(unsigned long)__kmalloc_node_noprof,				\
+	(unsigned long)__kmalloc_node_track_caller_noprof,		\
+}
+#else
+#define KMP_NR_RELAYS	0
+#define KMP_RELAY_FNS	{ }
+#endif
 
 /*
  * The frame-record walk that finds a page event's call site (internal.h):

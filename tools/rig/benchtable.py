@@ -69,12 +69,15 @@ def icount_table(kernel, res, stats):
                           for c, v in calib) + '.']
     proc = res.get(('default', 'procread10k', 1))
     first = res.get(('default', 'procread10k-first', 1))
+    naming = res.get(('default', 'procread10k-naming', 1))
     if proc is not None:
         out += ['', 'Reading /proc/kmemprof with %s tags: %.1f M instructions '
-                '(%.1f ms at one instruction a ns); the first read, which '
-                'names every tag, %s M.' % (
+                '(%.1f ms at one instruction a ns); the first read %s M.' % (
                     stats.get('tags.used', '?'), proc / 1e6, proc / 1e6,
                     fmt(first / 1e6 if first else None))]
+        if naming is not None:
+            out[-1] += (' Naming the tags, in the background before the '
+                        'reads: %.1f M.' % (naming / 1e6))
     if 'live.bytes' in stats and 'live.max' in stats:
         per = int(stats['live.bytes']) / int(stats['live.max'])
         out += ['', 'Memory per live object: 32 bytes an entry, %.0f with '
