@@ -600,7 +600,9 @@ static int add_ages(struct kp_profile *p, const struct kp_opts *o)
 
 /*
  * top's lines, built in a buffer and written a buffer at a time: printf
- * would parse its format again on every line.
+ * would parse its format again on every line. printf() on a buffered
+ * stdout runs 3.6 times the instructions for 100k lines (the numbers are
+ * in sort.c, above kp_sort()).
  */
 struct obuf {
 	FILE *out;

@@ -365,9 +365,16 @@ int kp_cmd_hist(struct kp_opts *o)
 		rc = json_end();
 	}
 	if (!shown) {
-		fprintf(stderr, "kmemprof: no histograms%s%s%s in %s\n",
+		char knob[8] = "";
+
+		/* The module keeps none while /proc/sys/kmemprof/hist is 0. */
+		if (!o->input && !kp_knob_read("hist", knob, sizeof(knob)) &&
+		    !strcmp(knob, "0"))
+			snprintf(knob, sizeof(knob), "off");
+		fprintf(stderr, "kmemprof: no histograms%s%s%s in %s%s\n",
 			want ? " for '" : "", want ? want : "", want ? "'" : "",
-			path);
+			path, strcmp(knob, "off") ? "" :
+			" (histograms are off: kmemprof set hist=1)");
 		return 1;
 	}
 	return rc;
