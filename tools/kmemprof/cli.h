@@ -50,9 +50,9 @@ const char *kp_view_path(const struct kp_opts *o, const char *view,
 FILE *kp_open(const char *path);
 void kp_cell(int64_t v, bool human, char *buf, size_t len);
 /* "site [module] func" as top prints it. */
-void kp_print_tag(FILE *out, const struct kp_tag *t);
+void kp_print_tag(FILE *out, const struct kp_site *t);
 /* Whether a tag matches a SITE argument: its function, or a site prefix. */
-bool kp_tag_match(const struct kp_tag *t, const char *want);
+bool kp_tag_match(const struct kp_site *t, const char *want);
 
 int kp_cmd_leaks(struct kp_opts *o);
 int kp_cmd_stacks(struct kp_opts *o);

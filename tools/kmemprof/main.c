@@ -346,12 +346,12 @@ static void print_site_name(FILE *out, const char *site, const char *module,
 		fprintf(out, " <- %s", callers);
 }
 
-void kp_print_tag(FILE *out, const struct kp_tag *t)
+void kp_print_tag(FILE *out, const struct kp_site *t)
 {
 	print_site_name(out, t->site, t->module, t->func, t->callers);
 }
 
-bool kp_tag_match(const struct kp_tag *t, const char *want)
+bool kp_tag_match(const struct kp_site *t, const char *want)
 {
 	size_t n = strlen(want);
 

@@ -28,7 +28,7 @@ static int json_end(void)
 }
 
 /* A tag's fields, "site" to "callers", after the object's '{'. */
-static void json_tag(const struct kp_tag *t)
+static void json_tag(const struct kp_site *t)
 {
 	const char *c = t->callers, *comma;
 
@@ -194,7 +194,7 @@ int kp_cmd_stacks(struct kp_opts *o)
 	for (i = 0; i < s.n; i++) {
 		const struct kp_stack *st = &s.v[i];
 
-		kp_tag_key(&st->tag, key, sizeof(key));
+		kp_site_key(&st->tag, key, sizeof(key));
 		if (strcmp(key, prev)) {
 			snprintf(prev, sizeof(prev), "%s", key);
 			skip = (want && !kp_tag_match(&st->tag, want)) ||
