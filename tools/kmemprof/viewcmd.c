@@ -82,7 +82,7 @@ static void age(int64_t ms, char *buf, size_t len)
 
 /* leaks */
 
-int kp_cmd_leaks(struct kp_opts *o)
+static int leaks_run(struct kp_opts *o)
 {
 	char path[512], err[512], b[32], a[32], sz[32];
 	struct kp_leaks l;
@@ -166,7 +166,7 @@ int kp_cmd_leaks(struct kp_opts *o)
 
 /* stacks */
 
-int kp_cmd_stacks(struct kp_opts *o)
+static int stacks_run(struct kp_opts *o)
 {
 	const char *want = o->nargs ? o->args[0] : NULL;
 	char path[512], err[512], b[32], key[1024], prev[1024] = "";
@@ -315,7 +315,7 @@ static void hist_one(const struct kp_hist *h)
 	     KP_B_LIFE);
 }
 
-int kp_cmd_hist(struct kp_opts *o)
+static int hist_run(struct kp_opts *o)
 {
 	const char *want = o->nargs ? o->args[0] : NULL;
 	char path[512], err[512];
@@ -407,7 +407,7 @@ static void pool(const struct kp_stats *s, const char *name, bool human)
 	       used, max, max > 0 ? 100.0 * used / max : 0, mem);
 }
 
-int kp_cmd_stats(struct kp_opts *o)
+static int stats_run(struct kp_opts *o)
 {
 	static const char *const pools[] = { "tags", "live", "hist", "stacks" };
 	char path[512], err[512];
@@ -476,7 +476,7 @@ int kp_cmd_stats(struct kp_opts *o)
 
 /* cpus */
 
-int kp_cmd_cpus(struct kp_opts *o)
+static int cpus_run(struct kp_opts *o)
 {
 	char path[512], err[512];
 	struct kp_cpus c;
@@ -539,7 +539,7 @@ static int age_cmp(const void *x, const void *y)
 	return strcmp(a->a->tag.site, b->a->tag.site);
 }
 
-int kp_cmd_ages(struct kp_opts *o)
+static int ages_run(struct kp_opts *o)
 {
 	char path[512], err[512], b[32], old[32], med[32];
 	struct age_row *rows;
@@ -618,3 +618,51 @@ int kp_cmd_ages(struct kp_opts *o)
 	kp_ages_free(&a);
 	return 0;
 }
+
+static const struct kp_option *const view_opts[] = {
+	&kp_opt_input, &kp_opt_lines, &kp_opt_human, &kp_opt_kind,
+	&kp_opt_json, NULL,
+};
+
+static const struct kp_option *const leaks_opts[] = {
+	&kp_opt_input, &kp_opt_lines, &kp_opt_human, &kp_opt_kind,
+	&kp_opt_module, &kp_opt_json, NULL,
+};
+
+const struct kp_cmd kp_cmd_leaks = {
+	.name = "leaks", .args = "",
+	.what = "leak suspects: objects live too long",
+	.opts = leaks_opts, .run = leaks_run,
+};
+
+const struct kp_cmd kp_cmd_stacks = {
+	.name = "stacks", .args = "[SITE]",
+	.what = "sampled stacks of each site",
+	.max_args = 1,
+	.opts = view_opts, .run = stacks_run,
+};
+
+const struct kp_cmd kp_cmd_hist = {
+	.name = "hist", .args = "[SITE]",
+	.what = "size and lifetime histograms (all kinds, or SITE's)",
+	.max_args = 1,
+	.opts = view_opts, .run = hist_run,
+};
+
+const struct kp_cmd kp_cmd_stats = {
+	.name = "stats", .args = "",
+	.what = "the module's counters and pools",
+	.opts = view_opts, .run = stats_run,
+};
+
+const struct kp_cmd kp_cmd_ages = {
+	.name = "ages", .args = "",
+	.what = "the sites whose live objects are oldest",
+	.opts = view_opts, .run = ages_run,
+};
+
+const struct kp_cmd kp_cmd_cpus = {
+	.name = "cpus", .args = "",
+	.what = "allocations and frees per CPU, remote frees",
+	.opts = view_opts, .run = cpus_run,
+};
