@@ -9,10 +9,10 @@
 
 K=/bin/kmemprof-serve
 [ -x $K ] || { echo "SKIP: no $K in this guest"; exit 77; }
-[ -r /proc/kmemprof ] || fail "no /proc/kmemprof (module not loaded?)"
 # The rig's 6.12 and later kernels are built without TCP/IP (CONFIG_INET;
 # 9p over virtio needs no network): nothing to listen on there.
 [ -e /proc/net/tcp ] || { echo "SKIP: this kernel has no TCP/IP (CONFIG_INET)"; exit 77; }
+[ -r /proc/kmemprof ] || fail "no /proc/kmemprof (module not loaded?)"
 
 LOG=/tmp/serve.log
 pid=
