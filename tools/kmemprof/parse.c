@@ -129,7 +129,7 @@ static int set_key(struct kp_site *s, const char *key, size_t len, char *val)
 
 #undef KEY
 
-void kp_site_release(struct kp_site *s)
+static void release(struct kp_site *s)
 {
 	if (!s->shared) {
 		free(s->site);
@@ -139,6 +139,11 @@ void kp_site_release(struct kp_site *s)
 	}
 	free(s->callers);
 	free(s->srcline);
+}
+
+void kp_site_release(struct kp_site *s)
+{
+	release(s);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -446,7 +451,7 @@ void kp_free(struct kp_profile *p)
 	size_t i;
 
 	for (i = 0; i < p->n; i++)
-		kp_site_release(&p->sites[i]);
+		release(&p->sites[i]);
 	free(p->sites);
 	arena_free(p->arena);
 	memset(p, 0, sizeof(*p));
