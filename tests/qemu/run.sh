@@ -39,9 +39,46 @@ cp "$CACHE/guest/busybox" "$root/bin/busybox"
 mkdir -p "$root/lib" "$root/usr/bin"
 cp "$CACHE/guest/numfmt" "$root/usr/bin/numfmt"
 cp /usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1 /usr/aarch64-linux-gnu/lib/libc.so.6 "$root/lib/"
-# The reader, static for arm64, to run against the live module.
+# The reader, static for arm64, to run against the live module: the
+# board's build, with no optional library.
 make -s -C "$TOP/tools/kmemprof" CC=aarch64-linux-gnu-gcc LDFLAGS=-static \
 	NO_OPTIONAL=1 O="$(cd "$OUT" && pwd)/reader-arm64"; cp "$OUT/reader-arm64/kmemprof" "$root/bin/"
+# And the full reader as kmemprof-serve: dynamic, against the arm64
+# libraries tools/rig/deps.sh unpacks (libmicrohttpd, protobuf-c, zlib),
+# with every library it needs, found through DT_NEEDED, in /lib.
+# Without that sysroot (deps.sh not run since), the guest has none and
+# 26-serve.sh skips.
+sysroot=$CACHE/guest/sysroot
+if [ ! -f "$sysroot/.pkgs" ]; then
+	echo "rig: no $sysroot (tools/rig/deps.sh): no kmemprof-serve in the guest" >&2
+else
+	libdirs="$sysroot/usr/lib/aarch64-linux-gnu $sysroot/lib/aarch64-linux-gnu /usr/aarch64-linux-gnu/lib"
+	PKG_CONFIG_SYSROOT_DIR=$sysroot \
+	PKG_CONFIG_LIBDIR=$sysroot/usr/lib/aarch64-linux-gnu/pkgconfig \
+		make -s -C "$TOP/tools/kmemprof" CC=aarch64-linux-gnu-gcc \
+		PKG_CONFIG=pkg-config O="$(cd "$OUT" && pwd)/reader-arm64-serve" \
+		LDFLAGS="-Wl,-rpath-link,$(echo $libdirs | tr ' ' :)"
+	cp "$OUT/reader-arm64-serve/kmemprof" "$root/bin/kmemprof-serve"
+	needed() {
+		aarch64-linux-gnu-readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'
+	}
+	todo=$(needed "$root/bin/kmemprof-serve")
+	while [ -n "$todo" ]; do
+		cur=$todo
+		todo=
+		for lib in $cur; do
+			[ -e "$root/lib/$lib" ] && continue
+			for d in $libdirs; do
+				[ -e "$d/$lib" ] || continue
+				cp -L "$d/$lib" "$root/lib/$lib"
+				todo="$todo $(needed "$root/lib/$lib")"
+				break
+			done
+			[ -e "$root/lib/$lib" ] ||
+				{ echo "rig: kmemprof-serve needs $lib, not found" >&2; exit 1; }
+		done
+	done
+fi
 for t in runas kmpio; do
 	aarch64-linux-gnu-gcc -static -O2 -o "$root/bin/$t" "$TOP/tests/qemu/$t.c"
 done

@@ -493,6 +493,36 @@ static void cli_views(void **state)
 	assert_non_null(strstr(out, "probe cost: 11807 ns per event (81 events timed)\n"));
 }
 
+/* The views with the module's knobs off: hist and lifetimes 0. */
+static void cli_views_knobs_off(void **state)
+{
+	static char out[1 << 16];
+
+	(void)state;
+	write_file("proc/sys/kmemprof/hist", "0\n");
+	write_file("sys/kernel/debug/kmemprof/hist",
+		   "kmemprof hist - version: 1.0\n"
+		   "# <site> [<module>] func:<function> kind:<kind> size:<20 counts>\n"
+		   "# histograms off: echo 1 > /proc/sys/kmemprof/hist\n");
+	assert_int_equal(run(out, sizeof(out), "hist"), 1);
+	assert_non_null(strstr(out, "kmemprof: no histograms in "));
+	assert_non_null(strstr(out, "/sys/kernel/debug/kmemprof/hist (histograms are off: kmemprof set hist=1)\n"));
+	write_file("sys/kernel/debug/kmemprof/stats",
+		   "enabled 1\nevents slab,page\nunavailable percpu\n"
+		   "events.kmalloc 5\ndrop.tags 0\npfnmap.bytes 8192\n"
+		   "tags.used 1\ntags.max 16384\ntags.bytes 4718592\n");
+	assert_int_equal(run(out, sizeof(out), "stats"), 0);
+	assert_non_null(strstr(out, "  pfnmap.bytes                     8192\n"));
+	assert_null(strstr(out, "probe cost"));
+	write_file("sys/kernel/debug/kmemprof/cpus",
+		   "kmemprof cpus - version: 1.0\n"
+		   "# cpu cluster allocs frees remote xcluster\n"
+		   "# remote, xcluster: counted only with hist on\n"
+		   "0 0 10 5 0 0\n");
+	assert_int_equal(run(out, sizeof(out), "cpus"), 0);
+	assert_non_null(strstr(out, "   0        0           10            5            0"));
+}
+
 
 /* Occurrences of @needle in @hay. */
 static size_t count_str(const char *hay, const char *needle)
@@ -645,6 +675,7 @@ const struct CMUnitTest kp_cli_tests[] = {
 	cmocka_unit_test_setup_teardown(cli_snapshot_diff, setup, teardown),
 	cmocka_unit_test_setup_teardown(cli_watch, setup, teardown),
 	cmocka_unit_test_setup_teardown(cli_views, setup, teardown),
+	cmocka_unit_test_setup_teardown(cli_views_knobs_off, setup, teardown),
 	cmocka_unit_test_setup_teardown(cli_machine_all_sites, setup, teardown),
 	cmocka_unit_test_setup_teardown(cli_source_label, setup, teardown),
 	cmocka_unit_test_setup_teardown(cli_diff_machine, setup, teardown),

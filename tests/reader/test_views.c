@@ -159,6 +159,72 @@ static void cpus_view(void **state)
 	kp_cpus_free(&c);
 }
 
+/*
+ * The views with their knobs off (hist and lifetimes 0, self_timing 0):
+ * a '#' line anywhere says so, and there may be no data lines at all.
+ */
+static void views_with_knobs_off(void **state)
+{
+	struct kp_hists h;
+	struct kp_ages a;
+	struct kp_leaks l;
+	struct kp_cpus c;
+	struct kp_stats s;
+	char err[256];
+	FILE *f;
+
+	(void)state;
+	f = text("kmemprof hist - version: 1.0\n"
+		 "# <site> [<module>] func:<function> kind:<kind> size:<20 counts>\n"
+		 "# histograms off: echo 1 > /proc/sys/kmemprof/hist\n");
+	assert_int_equal(kp_parse_hist(f, "hist", &h, err, sizeof(err)), 0);
+	fclose(f);
+	assert_int_equal(h.n, 0);
+	kp_hists_free(&h);
+
+	f = text("kmemprof ages - version: 1.0\n"
+		 "# <live bytes> <live objects> <site> [<module>] func:<function> kind:<kind> age:<36 counts>\n"
+		 "# lifetimes off: echo 1 > /proc/sys/kmemprof/lifetimes\n"
+		 "448 7 f+0x1/0x2 func:f kind:slab age:0,7\n"
+		 "# a comment between records\n"
+		 "64 1 g+0x1/0x2 [m] func:g kind:slab age:1\n");
+	assert_int_equal(kp_parse_ages(f, "ages", &a, err, sizeof(err)), 0);
+	fclose(f);
+	assert_int_equal(a.n, 2);
+	assert_string_equal(a.v[1].tag.module, "m");
+	kp_ages_free(&a);
+
+	f = text("kmemprof leaks - version: 1.0\n"
+		 "# live longer than 1000 ms: 0 objects, 0 bytes, 0 sites\n"
+		 "# lifetimes off: echo 1 > /proc/sys/kmemprof/lifetimes\n");
+	assert_int_equal(kp_parse_leaks(f, "leaks", &l, err, sizeof(err)), 0);
+	fclose(f);
+	assert_int_equal(l.n, 0);
+	assert_int_equal(l.age_ms, 1000);
+	kp_leaks_free(&l);
+
+	f = text("kmemprof cpus - version: 1.0\n"
+		 "# cpu cluster allocs frees remote xcluster\n"
+		 "# remote, xcluster: counted only with hist on\n"
+		 "0 0 7898 2637 0 0\n"
+		 "# and one more\n"
+		 "1 0 12653 4745 0 0\n");
+	assert_int_equal(kp_parse_cpus(f, "cpus", &c, err, sizeof(err)), 0);
+	fclose(f);
+	assert_int_equal(c.n, 2);
+	assert_int_equal(c.v[1].allocs, 12653);
+	kp_cpus_free(&c);
+
+	f = text("enabled 1\nevents slab,page,percpu\nunavailable none\n"
+		 "# self_timing off\npfnmap.bytes 8192\ntags.used 1\n");
+	assert_int_equal(kp_parse_stats(f, "stats", &s, err, sizeof(err)), 0);
+	fclose(f);
+	assert_int_equal(s.n, 5);
+	assert_string_equal(kp_stat(&s, "pfnmap.bytes"), "8192");
+	assert_null(kp_stat(&s, "probe.samples"));
+	kp_stats_free(&s);
+}
+
 static void stacks_view(void **state)
 {
 	struct kp_stacks s;
@@ -656,6 +722,7 @@ const struct CMUnitTest kp_view_tests[] = {
 	cmocka_unit_test(stats_view),
 	cmocka_unit_test(cpus_view),
 	cmocka_unit_test(stacks_view),
+	cmocka_unit_test(views_with_knobs_off),
 	cmocka_unit_test(views_refuse_broken_input),
 	cmocka_unit_test(views_refuse_nul_bytes),
 	cmocka_unit_test(bucket_labels),

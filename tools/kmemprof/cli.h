@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "profile.h"
 
@@ -41,6 +42,56 @@ struct kp_opts {
 	int nargs;
 };
 
+/*
+ * A command, perf style: its file (builtin-*.c, viewcmd.c, serve.c)
+ * defines one of these, with the options it takes; main.c's commands[]
+ * lists them and only dispatches.
+ */
+struct kp_option {
+	const char *name;
+	int has_arg;		/* as getopt_long's: 0, 1, 2 (optional) */
+	int short_opt;		/* its letter, or 0 */
+	const char *arg, *help;
+	/* Store @arg (NULL without one) in @o; 2 after a message. */
+	int (*set)(struct kp_opts *o, const char *arg);
+};
+
+struct kp_cmd {
+	const char *name, *args, *what;
+	int max_args;		/* positional arguments */
+	const struct kp_option *const *opts;	/* NULL-ended; no --help */
+	/* After the options, before the arguments are counted; or NULL. */
+	int (*check)(struct kp_opts *o);
+	int (*run)(struct kp_opts *o);
+};
+
+extern const struct kp_cmd kp_cmd_top, kp_cmd_watch, kp_cmd_snapshot,
+	kp_cmd_diff, kp_cmd_leaks, kp_cmd_stacks, kp_cmd_hist, kp_cmd_stats,
+	kp_cmd_ages, kp_cmd_cpus, kp_cmd_enable, kp_cmd_disable, kp_cmd_reset,
+	kp_cmd_set, kp_cmd_plot, kp_cmd_serve;
+
+/* Options more than one command takes (options.c). */
+extern const struct kp_option kp_opt_input, kp_opt_output,
+	kp_opt_sort_growth, kp_opt_delay, kp_opt_lines, kp_opt_human,
+	kp_opt_kind, kp_opt_module, kp_opt_func, kp_opt_min_bytes,
+	kp_opt_json, kp_opt_csv, kp_opt_prometheus, kp_opt_openmetrics,
+	kp_opt_source, kp_opt_stacks, kp_opt_resolve;
+#define KP_DELAY_HELP							\
+	"watch: seconds between refreshes (default 2); top --sort rate: "	\
+	"between the two reads (default 1)"
+
+/* Parse @c's options into @o: 0, 2 after a message, -1 after --help. */
+int kp_parse_opts(const struct kp_cmd *c, int argc, char **argv,
+		  struct kp_opts *o);
+void kp_cmd_usage(const struct kp_cmd *c, FILE *out);
+/* "  LEFT  text", wrapped at 79 columns under column @indent. */
+void kp_wrap(FILE *out, int indent, const char *left, const char *text);
+/* An option's number (>= 0) or count; -1 after a message. */
+int kp_arg_number(const char *opt, const char *s, double *v);
+int kp_arg_count(const char *opt, const char *s, long *v);
+
+/* What the commands share (cli.c). */
+
 /* Read @path (or "-": stdin) whole; NULL with a message on stderr. */
 char *kp_slurp(const char *path, size_t *size);
 /* The file of a debugfs view, or @o->input. */
@@ -49,18 +100,37 @@ const char *kp_view_path(const struct kp_opts *o, const char *view,
 /* Open @path for a parser; message on stderr if it cannot be. */
 FILE *kp_open(const char *path);
 void kp_cell(int64_t v, bool human, char *buf, size_t len);
+/* "site [module] func <- callers" as the tables print it. */
+void kp_print_site_name(FILE *out, const char *site, const char *module,
+			const char *func, const char *callers);
 /* "site [module] func" as top prints it. */
-void kp_print_tag(FILE *out, const struct kp_tag *t);
+void kp_print_tag(FILE *out, const struct kp_site *t);
 /* Whether a tag matches a SITE argument: its function, or a site prefix. */
-bool kp_tag_match(const struct kp_tag *t, const char *want);
+bool kp_tag_match(const struct kp_site *t, const char *want);
+double kp_now(clockid_t clk);
+void kp_sleep(double secs);
+/* Read and parse a profile (its text in @text if asked); says why not. */
+int kp_load(const char *path, struct kp_profile *p, char **text,
+	    size_t *size);
+/* The filter options on @p; -1 after a message. */
+int kp_filter(struct kp_profile *p, const struct kp_opts *o);
+/* --openmetrics or --prometheus; or any machine output. */
+bool kp_series(const struct kp_opts *o);
+bool kp_machine(const struct kp_opts *o);
+/* How many of @n sites a machine output carries (said when cut). */
+size_t kp_machine_sites(const struct kp_opts *o, size_t n);
+/* The machine output @o asks for, of @max sites; 0, or 1 or 2 if not. */
+int kp_emit(const struct kp_opts *o, const struct kp_profile *p, size_t max);
+/* --resolve on @p, if asked; -1 (or -2: not in this build) on error. */
+int kp_resolve_opt(const struct kp_opts *o, struct kp_profile *p);
+/* The site of a diff's entry: B's, or A's when it is gone. */
+static inline const struct kp_site *kp_delta_site(const struct kp_delta *d)
+{
+	return d->b ? d->b : d->a;
+}
 
-int kp_cmd_leaks(struct kp_opts *o);
-int kp_cmd_stacks(struct kp_opts *o);
-int kp_cmd_hist(struct kp_opts *o);
-int kp_cmd_stats(struct kp_opts *o);
-int kp_cmd_cpus(struct kp_opts *o);
-int kp_cmd_ages(struct kp_opts *o);
-int kp_cmd_serve(struct kp_opts *o);
+/* "this build has no machine outputs..."; returns 2. */
+int kp_no_outputs(void);
 
 /* The live profile's path: /proc/kmemprof, else /proc/allocinfo (said once). */
 const char *kp_live_path(char *buf, size_t len);

@@ -96,7 +96,7 @@ static void use_hists(const struct kp_hists *h)
 			kp_hist_label(KP_B_ORDER, b, buf, sizeof(buf));
 		for (b = 0; b < h->v[i].nlife; b++)
 			kp_hist_label(KP_B_LIFE, b, buf, sizeof(buf));
-		kp_tag_key(&h->v[i].tag, buf, sizeof(buf));
+		kp_site_key(&h->v[i].tag, buf, sizeof(buf));
 	}
 }
 

@@ -5,6 +5,11 @@
  * byte that is not part of valid UTF-8 becomes U+FFFD, the replacement
  * character, so the output is valid JSON (and valid UTF-8) whatever a
  * site name holds.
+ *
+ * Not jansson: its json_string() refuses a string that is not valid
+ * UTF-8 (the replacement above would still be ours), every string would
+ * be an allocation, and the --json of the views is in the static board
+ * build, which links no optional library.
  */
 #include <inttypes.h>
 #include <string.h>

@@ -129,7 +129,7 @@ static int set_key(struct kp_site *s, const char *key, size_t len, char *val)
 
 #undef KEY
 
-void kp_site_release(struct kp_site *s)
+static void release(struct kp_site *s)
 {
 	if (!s->shared) {
 		free(s->site);
@@ -139,6 +139,83 @@ void kp_site_release(struct kp_site *s)
 	}
 	free(s->callers);
 	free(s->srcline);
+}
+
+void kp_site_release(struct kp_site *s)
+{
+	release(s);
+	memset(s, 0, sizeof(*s));
+}
+
+/*
+ * The next token of @line (NULL: go on from *@save), as strtok_r(line,
+ * " \t", save) would find it, by the same classes as the profile's lines.
+ */
+static char *next_token(char *line, char **save)
+{
+	char *p = line ? line : *save, *end;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (!*p) {
+		*save = p;
+		return NULL;
+	}
+	end = token_end(p);
+	*save = *end ? end + 1 : end;
+	*end = '\0';
+	return p;
+}
+
+/* A view's tag: the grammar of a profile line's tag, see util.h. */
+const char *kp_tag_parse(char *line, char **save, struct kp_site *t,
+			 char **rest)
+{
+	char *tok = next_token(line, save);
+	bool all;
+
+	memset(t, 0, sizeof(*t));
+	*rest = NULL;
+	if (!tok)
+		return "no tag";
+	all = !strcmp(tok, "all");
+	t->site = strdup(tok);
+	if (!t->site)
+		return "out of memory";
+	while ((tok = next_token(NULL, save))) {
+		if (tok[0] == '[' && !t->module && !t->func && !t->kind) {
+			size_t n = strlen(tok);
+
+			if (n < 3 || tok[n - 1] != ']')
+				return "bad [module]";
+			t->module = strndup(tok + 1, n - 2);
+			if (!t->module)
+				return "out of memory";
+		} else if (!strncmp(tok, "func:", 5) && !t->func && !t->kind) {
+			if (!tok[5])
+				return "bad func:";
+			t->func = strdup(tok + 5);
+			if (!t->func)
+				return "out of memory";
+		} else if (!strncmp(tok, "kind:", 5) && !t->kind) {
+			if (!tok[5])
+				return "bad kind:";
+			t->kind = strdup(tok + 5);
+			if (!t->kind)
+				return "out of memory";
+		} else if (!strncmp(tok, "caller:", 7) && t->kind) {
+			if (!tok[7] || add_caller(t, tok + 7))
+				return "bad caller:";
+		} else {
+			*rest = tok;
+			break;
+		}
+	}
+	if (!all && !t->func)
+		return "no func:";
+	if (!t->kind)
+		return "no kind:";
+	return NULL;
 }
 
 /*
@@ -374,7 +451,7 @@ void kp_free(struct kp_profile *p)
 	size_t i;
 
 	for (i = 0; i < p->n; i++)
-		kp_site_release(&p->sites[i]);
+		release(&p->sites[i]);
 	free(p->sites);
 	arena_free(p->arena);
 	memset(p, 0, sizeof(*p));

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kmemprof reader: paths under $KMEMPROF_ROOT, the keys that match a tag
+ * kmemprof reader: paths under $KMEMPROF_ROOT, the key that matches a tag
  * across files, and the line helpers every parser shares.
  */
 #include <errno.h>
@@ -19,35 +19,13 @@ const char *kp_path(const char *path, char *buf, size_t len)
 	return buf;
 }
 
-static const char *key(const char *site, const char *kind,
-		       const char *module, const char *callers,
-		       char *buf, size_t len)
-{
-	snprintf(buf, len, "%s%s%s%s kind:%s%s%s", site,
-		 module ? " [" : "", module ? module : "", module ? "]" : "",
-		 kind ? kind : "-", callers ? " caller:" : "",
-		 callers ? callers : "");
-	return buf;
-}
-
 const char *kp_site_key(const struct kp_site *s, char *buf, size_t len)
 {
-	return key(s->site, s->kind, s->module, s->callers, buf, len);
-}
-
-const char *kp_tag_key(const struct kp_tag *t, char *buf, size_t len)
-{
-	return key(t->site, t->kind, t->module, t->callers, buf, len);
-}
-
-void kp_tag_free(struct kp_tag *t)
-{
-	free(t->site);
-	free(t->module);
-	free(t->func);
-	free(t->kind);
-	free(t->callers);
-	memset(t, 0, sizeof(*t));
+	snprintf(buf, len, "%s%s%s%s kind:%s%s%s", s->site,
+		 s->module ? " [" : "", s->module ? s->module : "",
+		 s->module ? "]" : "", s->kind ? s->kind : "-",
+		 s->callers ? " caller:" : "", s->callers ? s->callers : "");
+	return buf;
 }
 
 int kp_fail(char *err, size_t len, const char *name, size_t line,
@@ -115,68 +93,4 @@ int kp_grow(void **v, size_t n, size_t *cap, size_t size)
 	*v = nv;
 	*cap = ncap;
 	return 0;
-}
-
-static int add_caller(struct kp_tag *t, const char *val)
-{
-	size_t old = t->callers ? strlen(t->callers) : 0;
-	char *c = realloc(t->callers, old + strlen(val) + 2);
-
-	if (!c)
-		return -1;
-	if (old)
-		c[old++] = ',';
-	strcpy(c + old, val);
-	t->callers = c;
-	return 0;
-}
-
-const char *kp_tag_parse(char *line, char **save, struct kp_tag *t,
-			 char **rest)
-{
-	char *tok = strtok_r(line, " \t", save);
-	bool all;
-
-	memset(t, 0, sizeof(*t));
-	*rest = NULL;
-	if (!tok)
-		return "no tag";
-	all = !strcmp(tok, "all");
-	t->site = strdup(tok);
-	if (!t->site)
-		return "out of memory";
-	while ((tok = strtok_r(NULL, " \t", save))) {
-		if (tok[0] == '[' && !t->module && !t->func && !t->kind) {
-			size_t n = strlen(tok);
-
-			if (n < 3 || tok[n - 1] != ']')
-				return "bad [module]";
-			t->module = strndup(tok + 1, n - 2);
-			if (!t->module)
-				return "out of memory";
-		} else if (!strncmp(tok, "func:", 5) && !t->func && !t->kind) {
-			if (!tok[5])
-				return "bad func:";
-			t->func = strdup(tok + 5);
-			if (!t->func)
-				return "out of memory";
-		} else if (!strncmp(tok, "kind:", 5) && !t->kind) {
-			if (!tok[5])
-				return "bad kind:";
-			t->kind = strdup(tok + 5);
-			if (!t->kind)
-				return "out of memory";
-		} else if (!strncmp(tok, "caller:", 7) && t->kind) {
-			if (!tok[7] || add_caller(t, tok + 7))
-				return "bad caller:";
-		} else {
-			*rest = tok;
-			break;
-		}
-	}
-	if (!all && !t->func)
-		return "no func:";
-	if (!t->kind)
-		return "no kind:";
-	return NULL;
 }

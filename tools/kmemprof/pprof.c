@@ -518,7 +518,7 @@ static int build(struct pp *pp, const struct kp_profile *p,
 		if (!first || !next || !idx)
 			goto oom;
 		for (i = st->n; i-- > 0;) {
-			k = intern(&keys, kp_tag_key(&st->v[i].tag, key,
+			k = intern(&keys, kp_site_key(&st->v[i].tag, key,
 						     sizeof(key)), NULL);
 			if (k < 0)
 				goto oom;

@@ -83,15 +83,11 @@ void kp_iec(int64_t v, char *buf, size_t len);
 
 /*
  * The debugfs views (views.c). Every view names a tag as
- * "<site> [<module>] func:<function> kind:<kind>" and its caller: keys.
+ * "<site> [<module>] func:<function> kind:<kind>" and its caller: keys,
+ * the same grammar as a /proc/kmemprof line's: a view's tag is a struct
+ * kp_site with only site, module, func, kind and callers set ("all" for a
+ * kind's totals, with no func), each its own allocation.
  */
-struct kp_tag {
-	char *site;		/* "sym+0x1c/0x80"; "all" for a kind's totals */
-	char *module;		/* NULL for the kernel proper */
-	char *func;		/* NULL for "all" lines */
-	char *kind;
-	char *callers;		/* "a,b", or NULL */
-};
 
 /*
  * One sampled stack of the stacks view. Frames are as printed, nearest
@@ -104,8 +100,8 @@ struct kp_stack {
 	char **frames;
 	size_t nframes;
 	int64_t allocs, bytes, live_objs, live_bytes;
-	char *site;		/* the tag's site, as kp_tag.site */
-	struct kp_tag tag;	/* the whole tag (tag.site == site) */
+	char *site;		/* the tag's site, as tag.site */
+	struct kp_site tag;	/* the whole tag (tag.site == site) */
 	int64_t tag_allocs, tag_bytes;	/* the tag's sampled totals */
 };
 
@@ -131,7 +127,7 @@ void kp_stacks_free(struct kp_stacks *s);
 struct kp_hist {
 	char *site;		/* "all" for a kind's totals */
 	char *kind;
-	struct kp_tag tag;	/* the whole tag (tag.site == site) */
+	struct kp_site tag;	/* the whole tag (tag.site == site) */
 	size_t nsize, nreq, nlife;
 	uint64_t size[KP_HIST_MAX], req[KP_HIST_MAX], life[KP_HIST_MAX];
 	uint64_t xcpu, xcluster;
@@ -156,7 +152,7 @@ uint64_t kp_hist_lower(enum kp_bucket b, size_t i);
 
 /* ages: live objects per tag by age (buckets as life). */
 struct kp_age {
-	struct kp_tag tag;
+	struct kp_site tag;
 	int64_t bytes, objs;
 	size_t nage;
 	uint64_t age[KP_HIST_MAX];
@@ -179,7 +175,7 @@ struct kp_leak_obj {
 };
 
 struct kp_leak {
-	struct kp_tag tag;
+	struct kp_site tag;
 	int64_t bytes, objs;
 	struct kp_leak_obj obj[8];
 	size_t nobj;
@@ -225,9 +221,8 @@ int kp_parse_cpus(FILE *in, const char *name, struct kp_cpus *c,
 		  char *err, size_t errlen);
 void kp_cpus_free(struct kp_cpus *c);
 
-/* Tag key of a view, comparable with kp_site_key(). */
-const char *kp_tag_key(const struct kp_tag *t, char *buf, size_t len);
-void kp_tag_free(struct kp_tag *t);
+/* Free what a site owns and zero it (kp_free() does it for every site). */
+void kp_site_release(struct kp_site *s);
 
 /*
  * Snapshots (snapshot.c). A snapshot is the /proc/kmemprof (or

@@ -33,7 +33,7 @@
 
 #ifndef KP_HAVE_SERVE
 
-int kp_cmd_serve(struct kp_opts *o)
+static int run(struct kp_opts *o)
 {
 	(void)o;
 	fprintf(stderr, "kmemprof: this build has no serve (built without libmicrohttpd)\n");
@@ -402,7 +402,7 @@ static int drop(const char *user)
 	return 0;
 }
 
-int kp_cmd_serve(struct kp_opts *o)
+static int run(struct kp_opts *o)
 {
 	struct serve sv = { .o = o, .prof_fd = -1, .stacks_fd = -1 };
 	const char *spec = o->listen ? o->listen : DEFAULT_LISTEN;
@@ -490,3 +490,36 @@ out:
 }
 
 #endif /* KP_HAVE_SERVE */
+
+static int set_listen(struct kp_opts *o, const char *arg)
+{
+	o->listen = arg;
+	return 0;
+}
+
+static int set_user(struct kp_opts *o, const char *arg)
+{
+	o->user = arg;
+	return 0;
+}
+
+static const struct kp_option opt_listen = {
+	"listen", 1, 0, "ADDR:PORT", "where to listen (default 127.0.0.1:9465)",
+	set_listen,
+};
+
+static const struct kp_option opt_user = {
+	"user", 1, 0, "NAME",
+	"run as NAME once the files are open (default, as root: nobody)",
+	set_user,
+};
+
+const struct kp_cmd kp_cmd_serve = {
+	.name = "serve", .args = "",
+	.what = "a Prometheus and pprof scrape target over HTTP",
+	.opts = (const struct kp_option *const[]){
+		&kp_opt_input, &kp_opt_lines, &kp_opt_source, &kp_opt_stacks,
+		&opt_listen, &opt_user, NULL,
+	},
+	.run = run,
+};

@@ -31,17 +31,14 @@ int kp_next(struct kp_lines *l, char *err, size_t errlen);
 int kp_grow(void **v, size_t n, size_t *cap, size_t size);
 
 /*
- * Parse a view's tag from the tokens of @line (strtok_r state in @save):
+ * Parse a view's tag from the tokens of @line (strtok_r state in @save,
+ * which strtok_r(NULL, " \t", save) can go on with):
  * "<site> [<module>] func:<f> kind:<k> caller:<c>...". Stops at the first
  * other key:value token, returned in @rest (NULL at the end of the line).
- * Returns an error message or NULL.
+ * Returns an error message or NULL. parse.c, with the profile's lines.
  */
-struct kp_tag;
-const char *kp_tag_parse(char *line, char **save, struct kp_tag *t,
-			 char **rest);
-
-/* Free what a parsed site owns (kp_free() does it for every site). */
 struct kp_site;
-void kp_site_release(struct kp_site *s);
+const char *kp_tag_parse(char *line, char **save, struct kp_site *t,
+			 char **rest);
 
 #endif /* KP_UTIL_H */

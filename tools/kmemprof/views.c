@@ -166,7 +166,7 @@ void kp_hists_free(struct kp_hists *h)
 	size_t i;
 
 	for (i = 0; i < h->n; i++)
-		kp_tag_free(&h->v[i].tag);
+		kp_site_release(&h->v[i].tag);
 	free(h->v);
 	memset(h, 0, sizeof(*h));
 }
@@ -247,14 +247,14 @@ void kp_ages_free(struct kp_ages *a)
 	size_t i;
 
 	for (i = 0; i < a->n; i++)
-		kp_tag_free(&a->v[i].tag);
+		kp_site_release(&a->v[i].tag);
 	free(a->v);
 	memset(a, 0, sizeof(*a));
 }
 
 /* "<bytes> <objs> <tag>"; the rest of the tokens in @rest. */
 static const char *counted_tag(char *line, char **save, int64_t *bytes,
-			       int64_t *objs, struct kp_tag *t, char **rest)
+			       int64_t *objs, struct kp_site *t, char **rest)
 {
 	char *tok = strtok_r(line, " \t", save);
 
@@ -311,7 +311,7 @@ void kp_leaks_free(struct kp_leaks *l)
 	size_t i;
 
 	for (i = 0; i < l->n; i++)
-		kp_tag_free(&l->v[i].tag);
+		kp_site_release(&l->v[i].tag);
 	free(l->v);
 	memset(l, 0, sizeof(*l));
 }
@@ -553,10 +553,10 @@ static char *dup_or_null(const char *s, bool *failed)
 	return d;
 }
 
-static int tag_copy(struct kp_tag *dst, const struct kp_tag *src)
+static int tag_copy(struct kp_site *dst, const struct kp_site *src)
 {
 	bool failed = false;
-	struct kp_tag t = {
+	struct kp_site t = {
 		.site = dup_or_null(src->site, &failed),
 		.module = dup_or_null(src->module, &failed),
 		.func = dup_or_null(src->func, &failed),
@@ -565,7 +565,7 @@ static int tag_copy(struct kp_tag *dst, const struct kp_tag *src)
 	};
 
 	if (failed) {
-		kp_tag_free(&t);
+		kp_site_release(&t);
 		return -1;
 	}
 	*dst = t;
@@ -573,7 +573,7 @@ static int tag_copy(struct kp_tag *dst, const struct kp_tag *src)
 }
 
 struct stacks_state {
-	struct kp_tag tag;	/* the current tag */
+	struct kp_site tag;	/* the current tag */
 	bool have_tag;
 	int64_t tag_allocs, tag_bytes;
 	struct kp_stack cur;	/* the stack being read, once have_cur */
@@ -588,7 +588,7 @@ static void stack_free(struct kp_stack *x)
 	if (x->frames)
 		free(x->frames[0]);
 	free(x->frames);
-	kp_tag_free(&x->tag);
+	kp_site_release(&x->tag);
 	memset(x, 0, sizeof(*x));
 }
 
@@ -638,7 +638,7 @@ static const char *stacks_tag(char *line, struct stacks_state *st,
 
 	if (why)
 		return why;
-	kp_tag_free(&st->tag);
+	kp_site_release(&st->tag);
 	st->tag_allocs = st->tag_bytes = -1;
 	why = kp_tag_parse(line, &save, &st->tag, &tok);
 	if (why)
@@ -753,7 +753,7 @@ int kp_parse_stacks(FILE *in, const char *name, struct kp_stacks *s,
 	if (st.have_cur)
 		stack_free(&st.cur);
 	free(st.ftext);
-	kp_tag_free(&st.tag);
+	kp_site_release(&st.tag);
 	free(l.line);
 	if (rc)
 		kp_stacks_free(s);

@@ -59,3 +59,36 @@ CONF
 }
 arm64_get busybox-static ./bin/busybox "$G/busybox"
 arm64_get coreutils ./usr/bin/numfmt "$G/numfmt"
+
+# A sysroot for the guest's dynamic reader, the one with serve and pprof
+# (tests/qemu/run.sh builds it as kmemprof-serve): libmicrohttpd with its
+# GnuTLS chain, protobuf-c and zlib, libraries and -dev files, unpacked
+# from Debian's arm64 packages into $G/sysroot.
+SYSROOT_PKGS="libmicrohttpd12 libmicrohttpd-dev libgnutls30 libgmp10
+	      libhogweed6 libnettle8 libidn2-0 libunistring2 libp11-kit0
+	      libtasn1-6 libffi8 libprotobuf-c1 libprotobuf-c-dev zlib1g
+	      zlib1g-dev"
+arm64_sysroot() {
+	local apt_dir=$CACHE/apt-arm64 dir=$G/debs p deb
+	[ "$(cat "$G/sysroot/.pkgs" 2>/dev/null)" = "$SYSROOT_PKGS" ] &&
+		return 0
+	rm -rf "$G/sysroot" "$dir"
+	mkdir -p "$G/sysroot" "$dir"
+	for p in $SYSROOT_PKGS; do
+		(cd "$dir" &&
+		 APT_CONFIG=$apt_dir/apt.conf apt-get download -qq "$p:arm64")
+	done
+	for deb in "$dir"/*.deb; do
+		dpkg-deb -x "$deb" "$G/sysroot"
+	done
+	rm -rf "$dir"
+	# A dynamic link needs neither GnuTLS's .pc (Requires.private) nor
+	# an absolute libz.so link into the host's /lib.
+	sed -i '/^Requires.private:/d' \
+		"$G/sysroot/usr/lib/aarch64-linux-gnu/pkgconfig/libmicrohttpd.pc"
+	ln -sf ../../../lib/aarch64-linux-gnu/libz.so.1 \
+		"$G/sysroot/usr/lib/aarch64-linux-gnu/libz.so"
+	echo "$SYSROOT_PKGS" > "$G/sysroot/.pkgs"
+	echo "deps: arm64 sysroot for kmemprof-serve in $G/sysroot"
+}
+arm64_sysroot

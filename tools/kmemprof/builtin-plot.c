@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemprof plot: SVG charts of a profile, a site's histograms or a record.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "util.h"
+#ifdef KP_HAVE_OUTPUTS
+#include "output.h"
+#endif
+
+static int run(struct kp_opts *o)
+{
+#ifdef KP_HAVE_OUTPUTS
+	const char *what = o->nargs ? o->args[0] : "";
+	char path[512], err[512];
+	FILE *in, *out;
+	int rc = -1;
+
+	if (!strcmp(what, "top") && o->nargs == 1) {
+		struct kp_profile p;
+
+		if (kp_load(o->input ? o->input : kp_live_path(path, sizeof(path)),
+			 &p, NULL, NULL))
+			return 1;
+		if (kp_filter(&p, o) || kp_resolve_opt(o, &p)) {
+			kp_free(&p);
+			return 1;
+		}
+		kp_sort(&p, KP_BYTES);
+		out = o->output ? fopen(o->output, "w") : stdout;
+		if (out)
+			rc = kp_plot_top(out, &p, o->n > 0 ? (size_t)o->n : 20);
+		kp_free(&p);
+	} else if (!strcmp(what, "hist") && o->nargs == 2) {
+		struct kp_hists h;
+		size_t i;
+
+		in = kp_open(kp_view_path(o, "hist", path, sizeof(path)));
+		if (!in)
+			return 1;
+		rc = kp_parse_hist(in, path, &h, err, sizeof(err));
+		fclose(in);
+		if (rc) {
+			fprintf(stderr, "kmemprof: %s\n", err);
+			return 1;
+		}
+		for (i = 0; i < h.n; i++)
+			if ((!strcmp(o->args[1], "all") ?
+			     !strcmp(h.v[i].site, "all") :
+			     kp_tag_match(&h.v[i].tag, o->args[1])) &&
+			    (!o->filter.kind ||
+			     !strcmp(h.v[i].kind, o->filter.kind)))
+				break;
+		if (i == h.n) {
+			fprintf(stderr, "kmemprof: no histograms for '%s' in %s\n",
+				o->args[1], path);
+			kp_hists_free(&h);
+			return 1;
+		}
+		out = o->output ? fopen(o->output, "w") : stdout;
+		rc = out ? kp_plot_hist(out, &h.v[i]) : -1;
+		kp_hists_free(&h);
+	} else if (!strcmp(what, "series") && o->nargs == 2) {
+		struct kp_series s;
+
+		in = kp_open(o->args[1]);
+		if (!in)
+			return 1;
+		rc = kp_series_load(in, o->args[1], &s, err, sizeof(err));
+		fclose(in);
+		if (rc) {
+			fprintf(stderr, "kmemprof: %s\n", err);
+			return 1;
+		}
+		out = o->output ? fopen(o->output, "w") : stdout;
+		rc = out ? kp_plot_series(out, &s) : -1;
+		kp_series_free(&s);
+	} else {
+		fprintf(stderr, "kmemprof: plot top | plot hist SITE | plot series RECORD, with -o FILE.svg\n");
+		return 2;
+	}
+	if (!out) {
+		fprintf(stderr, "kmemprof: %s: %s\n", o->output,
+			strerror(errno));
+		return 1;
+	}
+	if (rc)
+		fprintf(stderr, "kmemprof: plot: %s\n", strerror(rc < 0 ? -rc : EIO));
+	if (out != stdout && fclose(out) && !rc) {
+		fprintf(stderr, "kmemprof: writing %s: %s\n", o->output,
+			strerror(errno));
+		rc = -1;
+	}
+	return rc ? 1 : 0;
+#else
+	(void)o;
+	return kp_no_outputs();
+#endif
+}
+
+
+const struct kp_cmd kp_cmd_plot = {
+	.name = "plot", .args = "top|hist SITE|series RECORD",
+	.what = "draw an SVG (-o FILE.svg)", .max_args = 2,
+	.opts = (const struct kp_option *const[]){
+		&kp_opt_input, &kp_opt_output, &kp_opt_lines, &kp_opt_kind,
+		&kp_opt_module, &kp_opt_func, &kp_opt_min_bytes,
+		&kp_opt_resolve, NULL,
+	},
+	.run = run,
+};

@@ -1,0 +1,452 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemprof top: call sites by live memory, the default command; its table is
+ * printed by hand (see print_top()).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "util.h"
+#ifdef KP_HAVE_OUTPUTS
+#include "output.h"
+#endif
+
+/* The oldest live object of each site, from the ages view. */
+static int add_ages(struct kp_profile *p, const struct kp_opts *o)
+{
+	char path[512], err[512];
+	struct kp_ages a;
+	struct kp_diff d;
+	struct kp_profile ap = { 0 }, live = { 0 };
+	size_t i, b, *idx;
+	FILE *in;
+	int rc;
+
+	if (o->ages)
+		snprintf(path, sizeof(path), "%s", o->ages);
+	else
+		kp_path(DEBUGFS "/ages", path, sizeof(path));
+	in = kp_open(path);
+	if (!in)
+		return -1;
+	rc = kp_parse_ages(in, path, &a, err, sizeof(err));
+	fclose(in);
+	if (rc) {
+		fprintf(stderr, "kmemprof: %s\n", err);
+		return -1;
+	}
+	/* Match through kp_diff: the ages as a profile of age_ms. */
+	ap.sites = calloc(a.n + 1, sizeof(*ap.sites));
+	if (!ap.sites) {
+		kp_ages_free(&a);
+		return -1;
+	}
+	for (i = 0; i < a.n; i++) {
+		struct kp_site *s = &ap.sites[ap.n++];
+
+		s->site = a.v[i].tag.site;
+		s->module = a.v[i].tag.module;
+		s->func = a.v[i].tag.func;
+		s->kind = a.v[i].tag.kind;
+		s->callers = a.v[i].tag.callers;
+		for (b = a.v[i].nage; b > 0; b--)
+			if (a.v[i].age[b - 1])
+				break;
+		s->age_ms = b ? (int64_t)(kp_hist_lower(KP_B_LIFE, b - 1) /
+					  1000000) : 0;
+	}
+	/*
+	 * The view lists the tags with live objects only: match it against
+	 * those, so that repeated tags (a module loaded again) pair in order.
+	 */
+	live.sites = calloc(p->n + 1, sizeof(*live.sites));
+	idx = calloc(p->n + 1, sizeof(*idx));
+	rc = -1;
+	if (live.sites && idx) {
+		for (i = 0; i < p->n; i++) {
+			if (p->sites[i].objs <= 0)
+				continue;
+			idx[live.n] = i;
+			live.sites[live.n++] = p->sites[i];
+		}
+		rc = kp_diff(&ap, &live, &d);
+	}
+	if (!rc) {
+		for (i = 0; i < d.n; i++)
+			if (d.v[i].a && d.v[i].b)
+				p->sites[idx[d.v[i].b - live.sites]].age_ms =
+					d.v[i].a->age_ms;
+		kp_diff_free(&d);
+	}
+	free(live.sites);
+	free(idx);
+	free(ap.sites);
+	kp_ages_free(&a);
+	return rc;
+}
+
+/*
+ * top's lines, built in a buffer and written a buffer at a time: printf
+ * would parse its format again on every line. printf() on a buffered
+ * stdout runs 3.6 times the instructions for 100k lines (the numbers are
+ * in sort.c, above kp_sort()).
+ */
+struct obuf {
+	FILE *out;
+	char *p;		/* the end of what is in buf */
+	char buf[1 << 16];
+};
+
+static void ob_flush(struct obuf *o)
+{
+	if (o->p > o->buf)
+		fwrite(o->buf, 1, (size_t)(o->p - o->buf), o->out);
+	o->p = o->buf;
+}
+
+/* Room for @len more bytes, if the buffer has it. */
+static inline bool ob_room(struct obuf *o, size_t len)
+{
+	if ((size_t)(o->buf + sizeof(o->buf) - o->p) < len)
+		ob_flush(o);
+	return len <= sizeof(o->buf);
+}
+
+static inline void ob_put(struct obuf *o, const char *s, size_t len)
+{
+	if (!ob_room(o, len)) {
+		fwrite(s, 1, len, o->out);
+		return;
+	}
+	memcpy(o->p, s, len);
+	o->p += len;
+}
+
+static void ob_str(struct obuf *o, const char *s)
+{
+	ob_put(o, s, strlen(s));
+}
+
+/*
+ * A cell as "%*s" prints it, at @q: @v in decimal (as "%" PRId64), "-"
+ * if @dash and @v is negative, or as kp_iec() if @human. At most
+ * max(@width, 31) bytes; returns their end.
+ */
+static char *put_cell(char *q, int64_t v, bool dash, bool human, int width)
+{
+	char tmp[32], *t = tmp + sizeof(tmp);
+	uint64_t m = v < 0 ? -(uint64_t)v : (uint64_t)v;
+	unsigned int r;
+	size_t len;
+
+	if (dash && v < 0) {
+		*--t = '-';
+	} else if (human) {
+		kp_iec(v, tmp, sizeof(tmp));
+		t = tmp;
+	} else {
+		/* Two digits a 64-bit division. */
+		for (; m >= 100; m /= 100) {
+			r = (unsigned int)(m % 100);
+			*--t = (char)('0' + r % 10);
+			*--t = (char)('0' + r / 10);
+		}
+		if (m >= 10)
+			*--t = (char)('0' + m % 10);
+		*--t = (char)('0' + (m >= 10 ? m / 10 : m));
+		if (v < 0)
+			*--t = '-';
+	}
+	len = t == tmp ? strlen(tmp) : (size_t)(tmp + sizeof(tmp) - t);
+	if (len < (size_t)width) {
+		memset(q, ' ', (size_t)width - len);
+		q += (size_t)width - len;
+	}
+	memcpy(q, t, len);
+	return q + len;
+}
+
+/* Live bytes an object, or -1 for none. */
+static int64_t avg(const struct kp_site *s)
+{
+	if (s->objs <= 0 || s->bytes < 0)
+		return -1;
+	/* A 32-bit division is the faster, where it does. */
+	if (!(((uint64_t)s->bytes | (uint64_t)s->objs) >> 32))
+		return (uint32_t)s->bytes / (uint32_t)s->objs;
+	return s->bytes / s->objs;
+}
+
+/* Sites ahead whose text top fetches before it prints them. */
+#define PREFETCH 8
+
+static void print_top(const struct kp_profile *p, const struct kp_opts *o)
+{
+	static struct obuf ob;
+	char x[32] = "";
+	bool rate = o->key == KP_RATE, age = o->key == KP_AGE;
+	size_t i, k, n = p->n;
+	char *q;
+
+	printf("%12s %8s %9s %9s ", "LIVE", "OBJS", "AVG", "ALLOCS");
+	if (rate || age)
+		printf("%9s ", rate ? "ALLOCS/S" : "AGE>=");
+	printf("%-6s %s\n", "KIND", "SITE");
+	if (o->n && (size_t)o->n < n)
+		n = (size_t)o->n;
+	ob.out = stdout;
+	ob.p = ob.buf;
+	for (i = 0; i < n; i++) {
+		const struct kp_site *s = &p->sites[i];
+		const char *f = s->func, *t = s->site;
+
+		if (i + PREFETCH < n) {
+			__builtin_prefetch(s[PREFETCH].site);
+			__builtin_prefetch(s[PREFETCH].kind);
+		}
+		/* The function, unless the site starts with it. */
+		while (f && *f && *f == *t) {
+			f++;
+			t++;
+		}
+		if (rate)
+			snprintf(x, sizeof(x), "%9.1f ", s->rate);
+		else if (age)
+			snprintf(x, sizeof(x), "%7" PRId64 "ms ", s->age_ms);
+		/*
+		 * As printf("%12s %8s %9s %9s %s%-6s %s" and the optional
+		 * parts, "\n") would: four cells of up to 31 bytes and x.
+		 */
+		ob_room(&ob, 4 * 32 + sizeof(x));
+		q = put_cell(ob.p, s->bytes, false, o->human, 12);
+		*q++ = ' ';
+		q = put_cell(q, s->objs, true, false, 8);
+		*q++ = ' ';
+		q = put_cell(q, avg(s), true, o->human, 9);
+		*q++ = ' ';
+		q = put_cell(q, s->allocs, true, false, 9);
+		*q++ = ' ';
+		k = strlen(x);
+		memcpy(q, x, k);
+		ob.p = q + k;
+		t = s->kind ? s->kind : "-";
+		k = strlen(t);
+		ob_put(&ob, t, k);
+		ob_put(&ob, "       ", k < 6 ? 7 - k : 1);
+		ob_str(&ob, s->site);
+		if (s->module) {
+			ob_put(&ob, " [", 2);
+			ob_str(&ob, s->module);
+			ob_put(&ob, "]", 1);
+		}
+		if (f && *f) {
+			ob_put(&ob, " ", 1);
+			ob_str(&ob, s->func);
+		}
+		if (s->callers) {
+			ob_put(&ob, " <- ", 4);
+			ob_str(&ob, s->callers);
+		}
+		if (s->srcline) {
+			ob_put(&ob, " (", 2);
+			ob_str(&ob, s->srcline);
+			ob_put(&ob, ")", 1);
+		}
+		if (s->inaccurate)
+			ob_put(&ob, " (inaccurate)", 13);
+		if (s->unloaded)
+			ob_put(&ob, " (unloaded)", 11);
+		ob_put(&ob, "\n", 1);
+	}
+	ob_flush(&ob);
+}
+
+static int run(struct kp_opts *o)
+{
+	struct kp_profile p, a;
+	char path[512];
+	double t0 = 0;
+	int rc = 1;
+
+	if (o->key == KP_RATE && !o->since && o->input) {
+		fprintf(stderr, "kmemprof: --sort rate needs two reads: the live file, or --since A.snap -i B.snap\n");
+		return 2;
+	}
+	if (o->key == KP_RATE) {
+		/* The earlier read: --since, or the live file now. */
+		if (kp_load(o->since ? o->since : kp_live_path(path, sizeof(path)),
+			 &a, NULL, NULL))
+			return 1;
+		if (!o->since) {
+			t0 = kp_now(CLOCK_MONOTONIC);
+			kp_sleep(o->interval > 0 ? o->interval : 1);
+		}
+	}
+	if (kp_load(o->input ? o->input : kp_live_path(path, sizeof(path)), &p,
+		 NULL, NULL))
+		goto out_a;
+	if (o->key == KP_RATE) {
+		double dt = o->since ? (p.time > 0 ? p.time : kp_now(CLOCK_REALTIME))
+				       - a.time : kp_now(CLOCK_MONOTONIC) - t0;
+
+		if (o->since && (a.time <= 0 || dt <= 0)) {
+			fprintf(stderr, "kmemprof: --since %s: no snapshot time before %s's\n",
+				o->since, o->input ? o->input : "now");
+			goto out;
+		}
+		kp_rates(&p, &a, dt);
+	}
+	if (o->key == KP_AGE && add_ages(&p, o))
+		goto out;
+	if (kp_filter(&p, o) || kp_resolve_opt(o, &p))
+		goto out;
+	kp_sort(&p, o->key);
+	if (!kp_machine(o) && !o->pprof) {
+		print_top(&p, o);
+		rc = 0;
+		goto out;
+	}
+	/* Every site, unless -n says otherwise; series have a guard. */
+	if (kp_series(o)) {
+		rc = kp_emit(o, &p, kp_machine_sites(o, p.n));
+		goto out;
+	}
+	if (kp_machine_sites(o, p.n) < p.n) {
+		size_t i;
+
+		for (i = (size_t)o->n; i < p.n; i++)
+			kp_site_release(&p.sites[i]);
+		p.n = (size_t)o->n;
+	}
+	if (!o->pprof) {
+		rc = kp_emit(o, &p, 0);
+		goto out;
+	}
+#ifdef KP_HAVE_OUTPUTS
+	{
+		struct kp_stacks st, *stp = NULL;
+		char err[512], sp[512];
+		FILE *in;
+
+		/* Stacks: --stacks FILE, else the live view if it reads. */
+		if (o->stacks)
+			snprintf(sp, sizeof(sp), "%s", o->stacks);
+		else
+			kp_path(DEBUGFS "/stacks", sp, sizeof(sp));
+		in = o->stacks ? kp_open(sp) : o->input ? NULL : fopen(sp, "r");
+		if (in && !kp_parse_stacks(in, sp, &st, err, sizeof(err)))
+			stp = &st;
+		if (in)
+			fclose(in);
+		if (o->stacks && !stp) {
+			if (in)
+				fprintf(stderr, "kmemprof: %s\n", err);
+			goto out;
+		}
+		rc = kp_out_pprof(o->pprof, &p, stp, err, sizeof(err));
+		if (rc)
+			fprintf(stderr, "kmemprof: --pprof %s: %s\n", o->pprof,
+				err);
+		rc = rc ? 1 : 0;
+		if (stp)
+			kp_stacks_free(stp);
+	}
+#else
+	rc = kp_no_outputs();
+#endif
+out:
+	kp_free(&p);
+out_a:
+	if (o->key == KP_RATE)
+		kp_free(&a);
+	return rc;
+}
+
+
+static int sort_top(struct kp_opts *o, const char *arg)
+{
+	o->key_set = true;
+	if (kp_key_parse(arg, &o->key)) {
+		fprintf(stderr, "kmemprof: --sort %s: expected bytes, calls, avg, allocs, frag, rate or age\n",
+			arg);
+		return 2;
+	}
+	return 0;
+}
+
+static int set_since(struct kp_opts *o, const char *arg)
+{
+	o->since = arg;
+	return 0;
+}
+
+static int set_ages(struct kp_opts *o, const char *arg)
+{
+	o->ages = arg;
+	return 0;
+}
+
+static int set_pprof(struct kp_opts *o, const char *arg)
+{
+	o->pprof = arg;
+	return 0;
+}
+
+static const struct kp_option opt_sort = {
+	"sort", 1, 's', "KEY",
+	"bytes (live, default), calls, avg, allocs, frag, rate, age; "
+	"growth (watch, diff)", sort_top,
+};
+
+static const struct kp_option opt_since = {
+	"since", 1, 0, "FILE",
+	"--sort rate: the earlier snapshot (rates to -i FILE or now)",
+	set_since,
+};
+
+static const struct kp_option opt_ages = {
+	"ages", 1, 0, "FILE",
+	"--sort age: the ages view to use (default: debugfs)", set_ages,
+};
+
+static const struct kp_option opt_pprof = {
+	"pprof", 1, 0, "FILE",
+	"write a gzipped pprof profile (with stacks when they exist)",
+	set_pprof,
+};
+
+/* After the options: what --since, --ages and --stacks imply or need. */
+static int check(struct kp_opts *o)
+{
+	/* --since and --ages say which sort they are for. */
+	if (!o->key_set && (o->since || o->ages))
+		o->key = o->since ? KP_RATE : KP_AGE;
+	if (o->stacks && !o->pprof) {
+		fprintf(stderr, "kmemprof: --stacks is for --pprof\n");
+		return 2;
+	}
+	/* "--resolve VMLINUX" as well as "--resolve=VMLINUX". */
+	if (o->do_resolve && !o->resolve && o->nargs == 1) {
+		o->resolve = o->args[0];
+		o->nargs = 0;
+	}
+	return 0;
+}
+
+const struct kp_cmd kp_cmd_top = {
+	.name = "top", .args = "", .what = "call sites by live memory (the default)",
+	.opts = (const struct kp_option *const[]){
+		&kp_opt_input, &opt_sort, &kp_opt_delay, &opt_since, &opt_ages,
+		&kp_opt_lines, &kp_opt_human, &kp_opt_kind, &kp_opt_module,
+		&kp_opt_func, &kp_opt_min_bytes, &kp_opt_json, &kp_opt_csv,
+		&kp_opt_prometheus, &kp_opt_openmetrics, &kp_opt_source,
+		&opt_pprof, &kp_opt_stacks, &kp_opt_resolve, NULL,
+	},
+	.check = check, .run = run,
+};

@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemprof watch: top, refreshed, with rates per second; --record and
+ * --prometheus-file keep what it saw.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+
+#include "cli.h"
+#include "util.h"
+#ifdef KP_HAVE_OUTPUTS
+#include "output.h"
+#endif
+
+struct wrow {
+	const struct kp_delta *d;
+	double key;
+};
+
+static int wrow_cmp(const void *x, const void *y)
+{
+	const struct wrow *a = x, *b = y;
+
+	if (a->key != b->key)
+		return a->key < b->key ? 1 : -1;
+	return strcmp(kp_delta_site(a->d)->site, kp_delta_site(b->d)->site);
+}
+
+static void watch_frame(const struct kp_profile *p, const struct kp_diff *d,
+			double dt, const struct kp_opts *o, bool tty)
+{
+	char live[32], gr[32], bs[32], tb[32];
+	int64_t total = 0, growth = 0, allocs = 0;
+	struct wrow *rows = calloc(d->n + 1, sizeof(*rows));
+	time_t t = time(NULL);
+	struct tm tm;
+	size_t i, n = 0;
+
+	if (!rows)
+		return;
+	for (i = 0; i < p->n; i++)
+		total += p->sites[i].bytes;
+	for (i = 0; i < d->n; i++) {
+		const struct kp_delta *x = &d->v[i];
+
+		if (!x->b)
+			continue;	/* gone: not on this screen */
+		growth += x->bytes;
+		allocs += x->allocs > 0 ? x->allocs : 0;
+		rows[n].d = x;
+		rows[n].key = o->growth ? (double)x->bytes :
+			      o->key == KP_RATE || o->key == KP_ALLOCS ?
+			      (double)x->allocs : (double)x->b->bytes;
+		n++;
+	}
+	qsort(rows, n, sizeof(*rows), wrow_cmp);
+	if (tty)
+		fputs("\033[H\033[2J", stdout);
+	localtime_r(&t, &tm);
+	strftime(tb, sizeof(tb), "%H:%M:%S", &tm);
+	kp_cell(total, o->human, live, sizeof(live));
+	printf("kmemprof watch  %s  every %.1fs  live %s bytes in %zu sites",
+	       tb, o->interval, live, p->n);
+	if (dt > 0) {
+		kp_cell(llabs(growth), o->human, gr, sizeof(gr));
+		printf("  %s%s/s  %.0f allocs/s", growth < 0 ? "-" : "+", gr,
+		       allocs / dt);
+	}
+	printf("\n%12s %12s %10s %12s %-6s %s\n", "LIVE", "GROWTH/S",
+	       "ALLOCS/S", "BYTES/S", "KIND", "SITE");
+	for (i = 0; i < n && (!o->n || i < (size_t)o->n); i++) {
+		const struct kp_delta *x = rows[i].d;
+		const struct kp_site *s = x->b;
+		char g2[40];
+
+		kp_cell(s->bytes, o->human, live, sizeof(live));
+		if (dt > 0) {
+			struct kp_rate r;
+			int64_t gps;
+
+			kp_delta_rate(x, dt, &r);
+			gps = (int64_t)llround(r.growth);
+			kp_cell(llabs(gps), o->human, gr, sizeof(gr));
+			snprintf(g2, sizeof(g2), "%s%s", gps < 0 ? "-" :
+				 gps ? "+" : "", gr);
+			kp_cell((int64_t)llround(r.bytes), o->human, bs,
+				sizeof(bs));
+			printf("%12s %12s %10.1f %12s ", live, g2, r.allocs, bs);
+		} else {
+			printf("%12s %12s %10s %12s ", live, "-", "-", "-");
+		}
+		printf("%-6s ", s->kind ? s->kind : "-");
+		kp_print_site_name(stdout, s->site, s->module, s->func,
+				s->callers);
+		putchar('\n');
+	}
+	if (!tty)
+		putchar('\n');
+	fflush(stdout);
+	free(rows);
+}
+
+static int record(const struct kp_opts *o, const char *src, char *text,
+		  size_t n, double t)
+{
+	char err[512];
+	FILE *in = fmemopen(text, n ? n : 1, "r");
+	FILE *out = fopen(o->record, "a");
+	int rc = -1;
+
+	if (in && out) {
+		if (!n)
+			fgetc(in);
+		rc = kp_snapshot_write(out, in, src, t, err, sizeof(err));
+		if (rc)
+			fprintf(stderr, "kmemprof: %s\n", err);
+	} else {
+		fprintf(stderr, "kmemprof: --record %s: %s\n", o->record,
+			strerror(errno));
+	}
+	if (in)
+		fclose(in);
+	if (out && fclose(out) && !rc) {
+		fprintf(stderr, "kmemprof: --record %s: %s\n", o->record,
+			strerror(errno));
+		rc = -1;
+	}
+	return rc;
+}
+
+/*
+ * The profile as a .prom file for node_exporter's textfile collector,
+ * which may read it at any time: written beside it, renamed into place.
+ */
+static int prom_file(const struct kp_opts *o, const struct kp_profile *p)
+{
+#ifdef KP_HAVE_OUTPUTS
+	struct kp_metrics_opts mo = { .source = o->source };
+	char tmp[4096];
+	FILE *f;
+	int rc;
+
+	mo.max = KP_SERIES_GUARD;	/* kmemprof_sites says how many in all */
+	snprintf(tmp, sizeof(tmp), "%s.tmp", o->prom_file);
+	f = fopen(tmp, "w");
+	if (!f) {
+		fprintf(stderr, "kmemprof: --prometheus-file %s: %s\n", tmp,
+			strerror(errno));
+		return -1;
+	}
+	rc = kp_out_metrics(f, p, &mo);
+	if (fclose(f) || rc || rename(tmp, o->prom_file)) {
+		fprintf(stderr, "kmemprof: --prometheus-file %s: %s\n",
+			o->prom_file, strerror(rc ? -rc : errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+#else
+	(void)o;
+	(void)p;
+	return -kp_no_outputs();
+#endif
+}
+
+static int run(struct kp_opts *o)
+{
+	struct kp_profile prev = { 0 }, cur;
+	bool tty = isatty(1), have_prev = false;
+	struct winsize ws;
+	double t, tprev = 0;
+	char path[512], *text;
+	struct kp_diff d;
+	size_t n;
+	long i;
+	int rc = 0;
+
+	if (o->interval <= 0)
+		o->interval = 2;
+	if (tty && !o->n_set && !ioctl(1, TIOCGWINSZ, &ws) && ws.ws_row > 4)
+		o->n = ws.ws_row - 3;	/* the table fills the terminal */
+	if (o->input)
+		snprintf(path, sizeof(path), "%s", o->input);
+	else
+		kp_live_path(path, sizeof(path));
+	for (i = 0; !o->count || i < o->count; i++) {
+		if (i)
+			kp_sleep(o->interval);
+		t = kp_now(CLOCK_MONOTONIC);
+		if (kp_load(path, &cur, &text, &n)) {
+			rc = 1;
+			break;
+		}
+		if (o->record && record(o, path, text, n, kp_now(CLOCK_REALTIME))) {
+			free(text);
+			kp_free(&cur);
+			rc = 1;
+			break;
+		}
+		free(text);
+		if (kp_filter(&cur, o)) {
+			kp_free(&cur);
+			rc = 2;
+			break;
+		}
+		if (o->prom_file && prom_file(o, &cur)) {
+			kp_free(&cur);
+			rc = 1;
+			break;
+		}
+		if (kp_diff(have_prev ? &prev : &cur, &cur, &d)) {
+			kp_free(&cur);
+			rc = 1;
+			break;
+		}
+		watch_frame(&cur, &d, have_prev ? t - tprev : 0, o, tty);
+		kp_diff_free(&d);
+		if (have_prev)
+			kp_free(&prev);
+		prev = cur;
+		have_prev = true;
+		tprev = t;
+	}
+	if (have_prev)
+		kp_free(&prev);
+	return rc;
+}
+
+
+static int set_count(struct kp_opts *o, const char *arg)
+{
+	return kp_arg_count("-c", arg, &o->count) ? 2 : 0;
+}
+
+static int set_record(struct kp_opts *o, const char *arg)
+{
+	o->record = arg;
+	return 0;
+}
+
+static int set_delay(struct kp_opts *o, const char *arg)
+{
+	if (kp_arg_number("-d", arg, &o->interval))
+		return 2;
+	if (o->interval < 0.1) {
+		fprintf(stderr, "kmemprof: -d %s: at least 0.1 s\n", arg);
+		return 2;
+	}
+	return 0;
+}
+
+static int set_prom_file(struct kp_opts *o, const char *arg)
+{
+	o->prom_file = arg;
+	return 0;
+}
+
+static const struct kp_option opt_count = {
+	"count", 1, 'c', "N", "stop after N refreshes", set_count,
+};
+
+static const struct kp_option opt_record = {
+	"record", 1, 0, "FILE",
+	"append each refresh to FILE as a snapshot (for plot series)",
+	set_record,
+};
+
+static const struct kp_option opt_delay = {
+	"delay", 1, 'd', "SECS", KP_DELAY_HELP, set_delay,
+};
+
+static const struct kp_option opt_prom_file = {
+	"prometheus-file", 1, 0, "FILE",
+	"keep FILE (a .prom in node_exporter's textfile directory) "
+	"current: written to FILE.tmp, renamed into place", set_prom_file,
+};
+
+const struct kp_cmd kp_cmd_watch = {
+	.name = "watch", .args = "", .what = "top, refreshed, with rates per second",
+	.opts = (const struct kp_option *const[]){
+		&kp_opt_input, &opt_count, &opt_record, &kp_opt_sort_growth,
+		&opt_delay, &kp_opt_lines, &kp_opt_human, &kp_opt_kind,
+		&kp_opt_module, &kp_opt_func, &kp_opt_min_bytes,
+		&kp_opt_source, &opt_prom_file, NULL,
+	},
+	.run = run,
+};

@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemprof reader: what the commands (builtin-*.c, viewcmd.c, serve.c)
+ * share: opening and loading the inputs, the live profile's path, the
+ * machine outputs, a tag's name as the tables print it.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "util.h"
+#ifdef KP_HAVE_OUTPUTS
+#include "output.h"
+#endif
+
+/* A directory opens for reading, and reads as empty: it is no input. */
+static bool is_dir(FILE *f)
+{
+	struct stat st;
+
+	return !fstat(fileno(f), &st) && S_ISDIR(st.st_mode);
+}
+
+char *kp_slurp(const char *path, size_t *size)
+{
+	bool is_stdin = !strcmp(path, "-");
+	FILE *f = is_stdin ? stdin : fopen(path, "r");
+	char *buf = NULL, *nb;
+	size_t cap = 0, n = 0, got;
+
+	if (!f || is_dir(f)) {
+		fprintf(stderr, "kmemprof: cannot open %s: %s%s\n", path,
+			strerror(f ? EISDIR : errno), f ? "" : errno == EACCES ?
+			" (it is root only)" : "");
+		if (f && !is_stdin)
+			fclose(f);
+		return NULL;
+	}
+	do {
+		if (cap - n < 65536) {
+			cap = cap ? cap * 2 : 1 << 18;
+			nb = realloc(buf, cap + 1);
+			if (!nb) {
+				fprintf(stderr, "kmemprof: %s: out of memory\n",
+					path);
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = nb;
+		}
+		got = fread(buf + n, 1, cap - n, f);
+		n += got;
+	} while (got);
+	if (buf && ferror(f)) {
+		fprintf(stderr, "kmemprof: reading %s: %s\n", path,
+			strerror(errno));
+		free(buf);
+		buf = NULL;
+	}
+	if (!is_stdin)
+		fclose(f);
+	if (buf) {
+		buf[n] = '\0';
+		*size = n;
+	}
+	return buf;
+}
+
+const char *kp_view_path(const struct kp_opts *o, const char *view,
+			 char *buf, size_t len)
+{
+	char rel[128];
+
+	if (o->input) {
+		snprintf(buf, len, "%s", o->input);
+		return buf;
+	}
+	snprintf(rel, sizeof(rel), DEBUGFS "/%s", view);
+	return kp_path(rel, buf, len);
+}
+
+FILE *kp_open(const char *path)
+{
+	char dir[512];
+	bool view;
+	FILE *f;
+	int e;
+
+	if (!strcmp(path, "-")) {
+		int fd = dup(0);
+
+		f = fd < 0 ? NULL : fdopen(fd, "r");
+		if (!f && fd >= 0)
+			close(fd);
+		if (!f)
+			fprintf(stderr, "kmemprof: stdin: %s\n", strerror(errno));
+		return f;
+	}
+	f = fopen(path, "r");
+	if (f && !is_dir(f))
+		return f;
+	e = f ? EISDIR : errno;
+	if (f)
+		fclose(f);
+	kp_path(DEBUGFS, dir, sizeof(dir));
+	view = !strncmp(path, dir, strlen(dir));
+	fprintf(stderr, "kmemprof: cannot open %s: %s%s\n", path, strerror(e),
+		e == EACCES ? " (it is root only)" :
+		e == ENOENT && view ?
+		" (is debugfs mounted and the kmemprof module loaded?)" :
+		e == ENOENT && strstr(path, "/proc/kmemprof") ?
+		" (is the kmemprof module loaded?)" : "");
+	return NULL;
+}
+
+void kp_cell(int64_t v, bool human, char *buf, size_t len)
+{
+	if (v < 0)
+		snprintf(buf, len, "-");
+	else if (human)
+		kp_iec(v, buf, len);
+	else
+		snprintf(buf, len, "%" PRId64, v);
+}
+
+void kp_print_site_name(FILE *out, const char *site, const char *module,
+			    const char *func, const char *callers)
+{
+	fputs(site, out);
+	if (module)
+		fprintf(out, " [%s]", module);
+	if (func && strcmp(func, site) &&
+	    strncmp(site, func, strlen(func)))
+		fprintf(out, " %s", func);
+	if (callers)
+		fprintf(out, " <- %s", callers);
+}
+
+void kp_print_tag(FILE *out, const struct kp_site *t)
+{
+	kp_print_site_name(out, t->site, t->module, t->func, t->callers);
+}
+
+bool kp_tag_match(const struct kp_site *t, const char *want)
+{
+	size_t n = strlen(want);
+
+	if (t->func && !strcmp(t->func, want))
+		return true;
+	return !strncmp(t->site, want, n) &&
+	       (t->site[n] == '\0' || t->site[n] == '+' || t->site[n] == '/');
+}
+
+double kp_now(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+const char *kp_live_path(char *buf, size_t len)
+{
+	static bool said;
+	char alt[512];
+
+	kp_path("/proc/kmemprof", buf, len);
+	if (!access(buf, F_OK) || access(kp_path("/proc/allocinfo", alt,
+						 sizeof(alt)), F_OK))
+		return buf;
+	if (!said)
+		fprintf(stderr, "kmemprof: no %s (is the kmemprof module loaded?): reading %s\n",
+			buf, alt);
+	said = true;
+	snprintf(buf, len, "%s", alt);
+	return buf;
+}
+
+/* Read and parse a profile; its text in @text if asked. */
+int kp_load(const char *path, struct kp_profile *p, char **text,
+		size_t *size)
+{
+	char err[512], *buf = NULL;
+	size_t n = 0;
+	FILE *f;
+	int rc;
+
+	if (text) {
+		/* Keep the text: read it whole, parse from memory. */
+		buf = kp_slurp(path, &n);
+		if (!buf)
+			return -1;
+		f = fmemopen(buf, n ? n : 1, "r");
+		if (f && !n)
+			fgetc(f);	/* fmemopen() needs a size: read past it */
+	} else {
+		f = kp_open(path);
+		if (!f)
+			return -1;
+	}
+	if (!f) {
+		free(buf);
+		fprintf(stderr, "kmemprof: %s: out of memory\n", path);
+		return -1;
+	}
+	rc = kp_parse(f, path, p, err, sizeof(err));
+	fclose(f);
+	if (rc)
+		fprintf(stderr, "kmemprof: %s\n", err);
+	if (text && !rc) {
+		*text = buf;
+		*size = n;
+	} else {
+		free(buf);
+	}
+	return rc;
+}
+
+int kp_filter(struct kp_profile *p, const struct kp_opts *o)
+{
+	char err[512];
+
+	if (kp_filter_apply(p, &o->filter, err, sizeof(err))) {
+		fprintf(stderr, "kmemprof: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+bool kp_series(const struct kp_opts *o)
+{
+	return o->openmetrics || o->prometheus;
+}
+
+bool kp_machine(const struct kp_opts *o)
+{
+	return o->json || o->csv || kp_series(o);
+}
+
+/*
+ * How many sites a machine output carries: -n, else all of them, but
+ * for the series outputs, whose guard says so when it cuts.
+ */
+size_t kp_machine_sites(const struct kp_opts *o, size_t n)
+{
+	size_t max = o->n_set ? (size_t)o->n : kp_series(o) ? KP_SERIES_GUARD : 0;
+
+	if (!max || max >= n)
+		return n;
+	if (kp_series(o))
+		fprintf(stderr, "kmemprof: --%s: the first %zu of %zu sites (-n 0: all)\n",
+			o->openmetrics ? "openmetrics" : "prometheus", max, n);
+	return max;
+}
+
+#ifdef KP_HAVE_OUTPUTS
+int kp_emit(const struct kp_opts *o, const struct kp_profile *p,
+		size_t max)
+{
+	struct kp_metrics_opts mo = {
+		.source = o->source, .max = max, .openmetrics = o->openmetrics,
+	};
+	int rc = 0;
+
+	if (o->json)
+		rc = kp_out_json(stdout, p);
+	else if (o->csv)
+		rc = kp_out_csv(stdout, p);
+	else if (kp_series(o))
+		rc = kp_out_metrics(stdout, p, &mo);
+	if (rc)
+		fprintf(stderr, "kmemprof: writing the output: %s\n",
+			strerror(-rc));
+	return rc ? 1 : 0;
+}
+
+int kp_resolve_opt(const struct kp_opts *o, struct kp_profile *p)
+{
+	char err[512] = "";
+	int rc;
+
+	if (!o->do_resolve)
+		return 0;
+	rc = kp_resolve(p, o->resolve, err, sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "kmemprof: --resolve: %s\n",
+			*err ? err : strerror(-rc));
+		return -1;
+	}
+	return 0;
+}
+#else
+int kp_no_outputs(void)
+{
+	fprintf(stderr, "kmemprof: this build has no machine outputs, plots or resolution\n");
+	return 2;
+}
+
+int kp_emit(const struct kp_opts *o, const struct kp_profile *p,
+		size_t max)
+{
+	(void)o;
+	(void)p;
+	(void)max;
+	return kp_no_outputs();
+}
+
+int kp_resolve_opt(const struct kp_opts *o, struct kp_profile *p)
+{
+	(void)p;
+	return o->do_resolve ? -kp_no_outputs() : 0;
+}
+#endif
+
+void kp_sleep(double secs)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)secs,
+		.tv_nsec = (long)((secs - floor(secs)) * 1e9),
+	};
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}

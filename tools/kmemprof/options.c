@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemprof reader: the options that several commands take, and the one
+ * parser of a command's options. A command lists the options it takes
+ * (struct kp_cmd.opts, in the order its --help shows them): these, and
+ * any of its own, defined in its builtin-*.c. Each option stores its
+ * value in struct kp_opts itself; --help is every command's.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+int kp_arg_number(const char *opt, const char *s, double *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtod(s, &end);
+	if (errno || *end || end == s || !isfinite(*v) || *v < 0) {
+		fprintf(stderr, "kmemprof: %s %s: expected a number\n", opt, s);
+		return -1;
+	}
+	return 0;
+}
+
+int kp_arg_count(const char *opt, const char *s, long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtol(s, &end, 10);
+	if (errno || *end || end == s || *v < 0) {
+		fprintf(stderr, "kmemprof: %s %s: expected a count\n", opt, s);
+		return -1;
+	}
+	return 0;
+}
+
+/* A size: bytes, or with an IEC suffix as -H prints it (4K, 2M, 1.5G). */
+static int size(const char *opt, const char *s, int64_t *v)
+{
+	static const char units[] = "KMGTPE";
+	const char *u;
+	double d;
+	char *end;
+
+	errno = 0;
+	d = strtod(s, &end);
+	if (*end && !errno && end != s && (u = strchr(units, *end)) &&
+	    (!end[1] || !strcmp(end + 1, "i") || !strcmp(end + 1, "iB")))
+		d = ldexp(d, 10 * (int)(u - units + 1));
+	else if (*end)
+		errno = EINVAL;
+	if (errno || end == s || !isfinite(d) || d < 0 || d >= 0x1p63) {
+		fprintf(stderr, "kmemprof: %s %s: expected a size (4096, 4K, 2M, 1G)\n",
+			opt, s);
+		return -1;
+	}
+	*v = (int64_t)d;
+	return 0;
+}
+
+/* The setters: @arg into @o, or 2 with a message. */
+#define SET_STR(fn, field)					\
+static int fn(struct kp_opts *o, const char *arg)		\
+{								\
+	o->field = arg;						\
+	return 0;						\
+}
+#define SET_FLAG(fn, field)					\
+static int fn(struct kp_opts *o, const char *arg)		\
+{								\
+	(void)arg;						\
+	o->field = true;					\
+	return 0;						\
+}
+SET_STR(set_input, input)
+SET_STR(set_output, output)
+SET_STR(set_module, filter.module)
+SET_STR(set_func, filter.func_re)
+SET_STR(set_source, source)
+SET_STR(set_stacks, stacks)
+SET_FLAG(set_human, human)
+SET_FLAG(set_json, json)
+SET_FLAG(set_csv, csv)
+SET_FLAG(set_prometheus, prometheus)
+SET_FLAG(set_openmetrics, openmetrics)
+
+static int set_lines(struct kp_opts *o, const char *arg)
+{
+	if (kp_arg_count("-n", arg, &o->n))
+		return 2;
+	o->n_set = true;
+	return 0;
+}
+
+static int set_delay(struct kp_opts *o, const char *arg)
+{
+	return kp_arg_number("-d", arg, &o->interval) ? 2 : 0;
+}
+
+static int set_kind(struct kp_opts *o, const char *arg)
+{
+	if (strcmp(arg, "slab") && strcmp(arg, "page") &&
+	    strcmp(arg, "percpu")) {
+		fprintf(stderr, "kmemprof: --kind %s: expected slab, page or percpu\n",
+			arg);
+		return 2;
+	}
+	o->filter.kind = arg;
+	return 0;
+}
+
+static int set_min_bytes(struct kp_opts *o, const char *arg)
+{
+	return size("--min-bytes", arg, &o->filter.min_bytes) ? 2 : 0;
+}
+
+static int set_resolve(struct kp_opts *o, const char *arg)
+{
+	o->do_resolve = true;
+	o->resolve = arg;
+	return 0;
+}
+
+/* watch and diff: the growth, or what else they can sort by. */
+static int set_sort_growth(struct kp_opts *o, const char *arg)
+{
+	o->key_set = true;
+	if (!strcmp(arg, "growth")) {
+		o->growth = true;
+		return 0;
+	}
+	if (kp_key_parse(arg, &o->key) || (o->key != KP_BYTES &&
+	    o->key != KP_ALLOCS && o->key != KP_RATE)) {
+		fprintf(stderr, "kmemprof: --sort %s: expected growth, bytes, allocs or rate\n",
+			arg);
+		return 2;
+	}
+	return 0;
+}
+
+const struct kp_option kp_opt_input = {
+	"input", 1, 'i', "FILE",
+	"read FILE (a snapshot, a saved view, /proc/allocinfo; - is stdin)",
+	set_input,
+};
+const struct kp_option kp_opt_output = {
+	"output", 1, 'o', "FILE", "write to FILE instead of stdout",
+	set_output,
+};
+const struct kp_option kp_opt_sort_growth = {
+	"sort", 1, 's', "KEY",
+	"bytes (live, default), calls, avg, allocs, frag, rate, age; "
+	"growth (watch, diff)", set_sort_growth,
+};
+const struct kp_option kp_opt_delay = {
+	"delay", 1, 'd', "SECS", KP_DELAY_HELP, set_delay,
+};
+const struct kp_option kp_opt_lines = {
+	"lines", 1, 'n', "N",
+	"the first N entries (tables: default 20; --json, --csv, --pprof: "
+	"all; series: 1000, said on stderr; 0: all)", set_lines,
+};
+const struct kp_option kp_opt_human = {
+	"human", 0, 'H', NULL, "sizes in IEC units, as numfmt --to=iec",
+	set_human,
+};
+const struct kp_option kp_opt_kind = {
+	"kind", 1, 0, "KIND", "slab, page or percpu", set_kind,
+};
+const struct kp_option kp_opt_module = {
+	"module", 1, 0, "NAME", "sites in module NAME", set_module,
+};
+const struct kp_option kp_opt_func = {
+	"func", 1, 0, "REGEX",
+	"sites whose function matches REGEX (extended)", set_func,
+};
+const struct kp_option kp_opt_min_bytes = {
+	"min-bytes", 1, 0, "N",
+	"sites holding at least N live bytes (diff: growing by N)",
+	set_min_bytes,
+};
+const struct kp_option kp_opt_json = {
+	"json", 0, 0, NULL,
+	"one JSON document (Documentation/kmemprof-output.rst)", set_json,
+};
+const struct kp_option kp_opt_csv = {
+	"csv", 0, 0, NULL, "CSV with a header", set_csv,
+};
+const struct kp_option kp_opt_prometheus = {
+	"prometheus", 0, 0, NULL,
+	"the Prometheus text format, for node_exporter's textfile collector",
+	set_prometheus,
+};
+const struct kp_option kp_opt_openmetrics = {
+	"openmetrics", 0, 0, NULL, "OpenMetrics 1.0 text", set_openmetrics,
+};
+const struct kp_option kp_opt_source = {
+	"source", 1, 0, "NAME",
+	"the series' source label (default: kmemprof or allocinfo)",
+	set_source,
+};
+const struct kp_option kp_opt_stacks = {
+	"stacks", 1, 0, "FILE",
+	"--pprof: the stacks view to use (default: debugfs, when live)",
+	set_stacks,
+};
+const struct kp_option kp_opt_resolve = {
+	"resolve", 2, 0, "SPEC",
+	"file:line of each site through DWARF; SPEC is VMLINUX[,MOD.ko...] "
+	"(default: the running kernel's)", set_resolve,
+};
+static const struct kp_option opt_help = {
+	"help", 0, 'h', NULL, "this help", NULL,
+};
+
+/* "  LEFT  text...", the text wrapped at 79 columns under itself. */
+void kp_wrap(FILE *out, int indent, const char *left, const char *text)
+{
+	const char *w = text;
+	size_t n;
+	int col;
+
+	if ((int)strlen(left) > indent - 3)
+		col = fprintf(out, "  %s\n%*s", left, indent, "") -
+		      (int)strlen(left) - 3;
+	else
+		col = fprintf(out, "  %-*s ", indent - 3, left);
+	while (*w) {
+		n = strcspn(w, " ");
+		if (col > indent && col + 1 + (int)n > 79) {
+			fprintf(out, "\n%*s", indent, "");
+			col = indent;
+		} else if (col > indent) {
+			fputc(' ', out);
+			col++;
+		}
+		col += fprintf(out, "%.*s", (int)n, w);
+		w += n;
+		w += strspn(w, " ");
+	}
+	fputc('\n', out);
+}
+
+/* The options of @c, --help last; @n gets how many. */
+static size_t opts_of(const struct kp_cmd *c, const struct kp_option **v,
+		      size_t max)
+{
+	size_t n = 0;
+
+	while (c->opts && c->opts[n] && n + 1 < max) {
+		v[n] = c->opts[n];
+		n++;
+	}
+	v[n++] = &opt_help;
+	return n;
+}
+
+#define MAX_OPTS 32
+
+void kp_cmd_usage(const struct kp_cmd *c, FILE *out)
+{
+	const struct kp_option *v[MAX_OPTS];
+	size_t i, n = opts_of(c, v, MAX_OPTS);
+	char left[64];
+
+	fprintf(out, "usage: kmemprof %s %s%s[OPTIONS]\n\n%s.\n\n",
+		c->name, c->args, *c->args ? " " : "", c->what);
+	for (i = 0; i < n; i++) {
+		const struct kp_option *o = v[i];
+
+		if (o->short_opt)
+			snprintf(left, sizeof(left), "-%c, --%s%s%s%s",
+				 o->short_opt, o->name, o->has_arg == 2 ? "[=" :
+				 o->arg ? " " : "", o->arg ? o->arg : "",
+				 o->has_arg == 2 ? "]" : "");
+		else
+			snprintf(left, sizeof(left), "    --%s%s%s%s", o->name,
+				 o->has_arg == 2 ? "[=" : o->arg ? " " : "",
+				 o->arg ? o->arg : "",
+				 o->has_arg == 2 ? "]" : "");
+		kp_wrap(out, 30, left, o->help);
+	}
+}
+
+int kp_parse_opts(const struct kp_cmd *c, int argc, char **argv,
+		  struct kp_opts *o)
+{
+	const struct kp_option *v[MAX_OPTS], *oi;
+	struct option longs[MAX_OPTS + 1];
+	char shorts[3 * MAX_OPTS + 1];
+	size_t i, k, n = opts_of(c, v, MAX_OPTS), ns = 0;
+	int ch, rc;
+
+	memset(longs, 0, sizeof(longs));
+	for (i = 0; i < n; i++) {
+		/* getopt_long() returns the short letter, or 256 + i. */
+		longs[i] = (struct option){ v[i]->name, v[i]->has_arg, NULL,
+					    v[i]->short_opt ? v[i]->short_opt :
+					    256 + (int)i };
+		if (v[i]->short_opt) {
+			shorts[ns++] = (char)v[i]->short_opt;
+			for (k = 0; k < (size_t)v[i]->has_arg; k++)
+				shorts[ns++] = ':';
+		}
+	}
+	shorts[ns] = '\0';
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
+		oi = NULL;
+		for (i = 0; i < n && !oi; i++)
+			if (ch == (v[i]->short_opt ? v[i]->short_opt :
+				   256 + (int)i))
+				oi = v[i];
+		if (!oi) {
+			fprintf(stderr, "kmemprof %s --help lists its options\n",
+				c->name);
+			return 2;
+		}
+		/* "--pprof -i FILE": -i is no file name. */
+		if (oi->arg && !strcmp(oi->arg, "FILE") && optarg &&
+		    optarg[0] == '-' && optarg[1]) {
+			fprintf(stderr, "kmemprof: --%s: '%s' is an option, not a FILE (--%s=%s for a file so named)\n",
+				oi->name, optarg, oi->name, optarg);
+			return 2;
+		}
+		if (oi == &opt_help) {
+			kp_cmd_usage(c, stdout);
+			return -1;
+		}
+		rc = oi->set(o, optarg);
+		if (rc)
+			return rc;
+	}
+	if (o->json + o->csv + o->openmetrics + o->prometheus + !!o->pprof > 1) {
+		fprintf(stderr, "kmemprof: one output at a time: --json, --csv, --openmetrics, --prometheus or --pprof\n");
+		return 2;
+	}
+	o->args = argv + optind;
+	o->nargs = argc - optind;
+	return c->check ? c->check(o) : 0;
+}

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* kmemprof reader: what the view commands share (viewcmd.c). */
+#ifndef KP_VIEWCMD_H
+#define KP_VIEWCMD_H
+
+#include "cli.h"
+
+/* -i, -n, -H, --kind and --json: the options of every view command. */
+extern const struct kp_option *const kp_view_opts[];
+
+/* {"schema":N,"view":"@view" ... then the caller's fields. */
+void kp_view_json_begin(const char *view);
+/* The closing "}\n"; 0, or 1 if stdout failed. */
+int kp_view_json_end(void);
+/* A tag's fields, "site" to "callers", after the object's '{'. */
+void kp_view_json_tag(const struct kp_site *t);
+/* ,"@key":[counts] */
+void kp_view_json_counts(const char *key, const uint64_t *v, size_t n);
+/* A parser's @rc, its message @err on stderr if it failed. */
+int kp_view_parsed(int rc, const char *err);
+/* An age in ms as "850ms", "4.3s", "12.5m", "3.1h". */
+void kp_view_age(int64_t ms, char *buf, size_t len);
+
+#endif /* KP_VIEWCMD_H */
