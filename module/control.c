@@ -6,7 +6,7 @@
  * state, including attaching and detaching probes, the mode word and its
  * static key, so the knobs, module load and unload, and the KUnit suites
  * never race each other. The views that walk the live table hold it too
- * (kmp_views_lock()), so a reset never empties the table under a walk. It
+ * (kmp_walk_views()), so a reset never empties the table under a walk. It
  * is only taken in process context and never on the allocation path.
  *
  * kmp_mode changes only here, with the lock held; the probes read it with
@@ -66,15 +66,19 @@ int kmemprof_set_option(unsigned int *var, unsigned int val)
 	return 0;
 }
 
-/* The views that walk the live table, against reset. */
-int kmp_views_lock(void)
+/*
+ * A view's walk of the live table (ages, leaks): under kmp_control_lock,
+ * so that a reset, which empties the table, waits for it. -EINTR if the
+ * reader was interrupted waiting.
+ */
+int kmp_walk_views(void (*fn)(unsigned long key, const struct kmp_obj *obj,
+			      void *priv), void *priv)
 {
-	return mutex_lock_interruptible(&kmp_control_lock);
-}
-
-void kmp_views_unlock(void)
-{
+	if (mutex_lock_interruptible(&kmp_control_lock))
+		return -EINTR;
+	kmp_live_walk(fn, priv);
 	mutex_unlock(&kmp_control_lock);
+	return 0;
 }
 
 int kmemprof_set_enabled(bool on)

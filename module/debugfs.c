@@ -17,7 +17,7 @@
  *
  * Notes on locking: hist and cpus read per-CPU counters and take no lock.
  * ages and leaks walk the live table through kmp_live_walk() into a
- * buffer allocated for the read, under kmp_views_lock() (kmp_control_lock),
+ * buffer allocated for the read, under kmp_walk_views()'s kmp_control_lock,
  * so that a reset cannot empty the table under the walk.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -304,13 +304,11 @@ static struct kmp_acc *kmp_walk_live(bool leaks, u32 *ntags)
 	w.acc = vzalloc(array_size(w.ntags ?: 1, sizeof(*w.acc)));
 	if (!w.acc)
 		return NULL;
-	if (kmp_views_lock()) {
+	w.now = kmp_now();
+	if (kmp_walk_views(kmp_walk_one, &w)) {
 		vfree(w.acc);
 		return NULL;
 	}
-	w.now = kmp_now();
-	kmp_live_walk(kmp_walk_one, &w);
-	kmp_views_unlock();
 	*ntags = w.ntags;
 	return w.acc;
 }

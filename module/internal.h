@@ -298,8 +298,8 @@ u64 kmp_probe_ns(void);
 
 void kmp_control_exit(void);
 int kmemprof_set_option(unsigned int *var, unsigned int val);
-int kmp_views_lock(void);
-void kmp_views_unlock(void);
+int kmp_walk_views(void (*fn)(unsigned long key, const struct kmp_obj *obj,
+			      void *priv), void *priv);
 extern unsigned int kmp_leak_age_ms;
 
 /* procfs.c, sysctl.c, debugfs.c */
@@ -364,6 +364,7 @@ static __always_inline bool kmp_slow(void)
  */
 struct kmp_site {
 	unsigned long key;
+	struct kmp_counters __percpu *ctr;	/* the tag's counters */
 	u32 idx;	/* tag index */
 	u32 flags;	/* KMP_SITE_* */
 };
@@ -413,9 +414,10 @@ static __always_inline struct kmp_counters *kmp_ctr(u32 idx)
 	return this_cpu_ptr(kmp_tag_counters(idx));
 }
 
-static __always_inline void kmp_count_alloc_fast(u32 idx, u32 bytes, u32 req)
+static __always_inline void kmp_count_alloc_fast(const struct kmp_site *e,
+						 u32 bytes, u32 req)
 {
-	struct kmp_counters *c = kmp_ctr(idx);
+	struct kmp_counters *c = this_cpu_ptr(e->ctr);
 
 	kmp_add(&c->allocs, 1);
 	kmp_add(&c->bytes, bytes);

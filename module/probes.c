@@ -101,9 +101,10 @@ static __always_inline bool kmp_slab_alloc_fast(unsigned long site,
 	e = kmp_site_find(kmp_site_key(site, KMP_KIND_SLAB));
 	if (unlikely(!e || e->flags))
 		return false;
-	size = min_t(size_t, bytes, U32_MAX);
-	r = min_t(size_t, req, U32_MAX);
-	kmp_count_alloc_fast(e->idx, size, r);
+	/* No slab object reaches 4 GiB (the static_assert below). */
+	size = bytes;
+	r = req;
+	kmp_count_alloc_fast(e, size, r);
 	if (unlikely(!kmp_live_add_fast(key, e->idx, size, r)))
 		kmp_account_insert(key, e->idx, size, r);
 	return true;
@@ -132,7 +133,7 @@ static __always_inline bool kmp_page_alloc_fast(unsigned long fp,
 	slot = kmp_pfn_slot(pfn);
 	if (unlikely(!slot || READ_ONCE(*slot) || READ_ONCE(kmp_pages_hashed)))
 		return false;
-	kmp_count_alloc_fast(e->idx, bytes, bytes);
+	kmp_count_alloc_fast(e, bytes, bytes);
 	WRITE_ONCE(*slot, kmp_pfn_entry(e->idx, order));
 	return true;
 }
@@ -151,6 +152,8 @@ static __always_inline bool kmp_page_free_fast(unsigned long pfn,
 	kmp_count_free_fast(kmp_pfn_tag(v), bytes, bytes);
 	return true;
 }
+
+static_assert(KMALLOC_MAX_SIZE <= U32_MAX);
 
 static __always_inline void kmp_slab_alloc(enum kmp_event ev,
 					   unsigned long call_site,

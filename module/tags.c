@@ -141,6 +141,7 @@ void kmp_site_add(unsigned long key, u32 idx, u32 flags)
 		if (e->key == key)
 			break;
 		if (!e->key) {
+			e->ctr = kmp_tag_counters(idx);
 			e->idx = idx;
 			e->flags = flags;
 			smp_store_release(&e->key, key);

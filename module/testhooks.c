@@ -140,3 +140,38 @@ int kmemprof_set_knob(const char *name, unsigned int val)
 	return k ? kmp_knob_set(k, val) : -ENOENT;
 }
 kmp_export_test_hook(kmemprof_set_knob);
+
+struct kmp_test_walk {
+	void (*mid)(void *arg);
+	void *arg;
+	u64 objs;
+};
+
+static void kmp_test_walk_one(unsigned long key, const struct kmp_obj *obj,
+			      void *priv)
+{
+	struct kmp_test_walk *w = priv;
+
+	/* Once, where the walk may sleep (the slots, not the spill). */
+	if (w->mid && !irqs_disabled()) {
+		w->mid(w->arg);
+		w->mid = NULL;
+	}
+	w->objs++;
+}
+
+/*
+ * Walk the live table as the ages and leaks views do (kmp_walk_views()),
+ * calling @mid once in the middle of it: the number of objects walked, or
+ * -EINTR, or -EAGAIN if @mid was never called.
+ */
+s64 kmemprof_test_walk(void (*mid)(void *arg), void *arg)
+{
+	struct kmp_test_walk w = { .mid = mid, .arg = arg };
+	int ret = kmp_walk_views(kmp_test_walk_one, &w);
+
+	if (ret)
+		return ret;
+	return w.mid ? -EAGAIN : w.objs;
+}
+kmp_export_test_hook(kmemprof_test_walk);

@@ -122,5 +122,6 @@ int kmemprof_hist_range(enum kmp_kind kind, unsigned long start,
 			unsigned long end, struct kmp_hist_totals *t);
 void kmemprof_set_clock(kmp_clock_t *clock);
 int kmemprof_cpu_cluster(int cpu);
+s64 kmemprof_test_walk(void (*mid)(void *arg), void *arg);
 
 #endif /* _KMEMPROF_KMEMPROF_H */

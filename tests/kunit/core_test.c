@@ -556,7 +556,62 @@ static void core_events_parse(struct kunit *test)
 	}
 }
 
+/*
+ * A reset waits for a walk of the live table (the ages and leaks views):
+ * started in the middle of one, it has not finished a second later, and
+ * it finishes once the walk is over.
+ */
+struct reset_race {
+	struct completion started;
+	struct completion done;
+	bool done_during_walk;
+	int ret;
+};
+
+static int reset_race_thread(void *arg)
+{
+	struct reset_race *r = arg;
+
+	complete(&r->started);
+	r->ret = kmemprof_reset();
+	complete(&r->done);
+	return 0;
+}
+
+static void reset_race_mid_walk(void *arg)
+{
+	struct reset_race *r = arg;
+
+	if (IS_ERR(kthread_run(reset_race_thread, r, "kmp_reset_race")))
+		return;
+	wait_for_completion(&r->started);
+	r->done_during_walk =
+		wait_for_completion_timeout(&r->done, HZ) != 0;
+}
+
+static void core_reset_waits_for_walk(struct kunit *test)
+{
+	struct reset_race *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	void *obj;
+	s64 n;
+
+	KMP_ASSERT_NOT_NULL(test, r);
+	init_completion(&r->started);
+	init_completion(&r->done);
+	/* At least one live object, so the walk calls back. */
+	obj = kmalloc(KMALLOC_SIZE, GFP_KERNEL);
+	KMP_ASSERT_NOT_NULL(test, obj);
+	n = kmemprof_test_walk(reset_race_mid_walk, r);
+	KMP_EXPECT_GT(test, n, 0);
+	KUNIT_EXPECT_FALSE_MSG(test, r->done_during_walk,
+			       "a reset emptied the live table under a walk");
+	wait_for_completion(&r->done);
+	KMP_EXPECT_EQ(test, r->ret, 0);
+	kfree(obj);
+}
+
 static struct kunit_case core_cases[] = {
+	KUNIT_CASE(core_reset_waits_for_walk),
 	KUNIT_CASE(core_exact),
 	KUNIT_CASE(core_two_sites_two_tags),
 	KUNIT_CASE(core_unpaired_free_changes_no_tag),

@@ -54,8 +54,14 @@ if [ ! -f "$SRC/Makefile" ]; then
 	mv "$SRC.tmp" "$SRC"
 fi
 
-# Older builds of this version are dead weight once the key changes.
-rm -rf "$CACHE/build/$name-"*
+# Older builds of this version are dead weight once the key changes:
+# NAME-KEY only, where KEY is 12 hex digits, so that a build of 6.12
+# leaves 6.12-debug's alone.
+for old in "$CACHE/build/$name-"????????????; do
+	if [[ ${old##*/} =~ ^$name-[0-9a-f]{12}$ ]]; then
+		rm -rf "$old"
+	fi
+done
 mkdir -p "$B"
 # A version fragment may drop a line of the base one, for options an
 # older kernel lacks: '# kmemprof-drop CONFIG_FOO'.
