@@ -80,6 +80,7 @@ static int stats_show(struct seq_file *m, void *v)
 	}
 	return 0;
 }
+
 static int stats_open(struct inode *inode, struct file *file)
 {
 	return single_open(file, stats_show, inode->i_private);
@@ -581,7 +582,7 @@ int kmp_debugfs_init(void)
 {
 	kmp_debugfs_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	debugfs_create_file_unsafe("stats", 0400, kmp_debugfs_dir, NULL,
-			    &stats_fops);
+				   &stats_fops);
 	debugfs_create_file("hist", 0400, kmp_debugfs_dir, NULL, &hist_fops);
 	debugfs_create_file("ages", 0400, kmp_debugfs_dir, NULL, &ages_fops);
 	debugfs_create_file("leaks", 0400, kmp_debugfs_dir, NULL,

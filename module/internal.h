@@ -2,6 +2,69 @@
 /*
  * kmemprof: what only the module's own files share, and the hot path.
  *
+ * Data flows one way: tracepoint -> probes (probes.c) -> accounting
+ * (account.c) -> tables (tags.c, live.c, pfnmap.c, hist.c, stacks.c) ->
+ * views (procfs.c, debugfs.c). The leaves below the tables (options.c,
+ * stat.c, clock.c, topology.c, callsite.c) call nothing of kmemprof's;
+ * control.c changes state, main.c alone owns lifetimes. No file calls a
+ * file above it: tools/rig/callgraph.py checks the built objects.
+ *
+ * Notes on locking
+ * ----------------
+ *
+ * Locks, what each protects, and who takes it:
+ *
+ * - kmp_control_lock (mutex, control.c): every change of state (enabled,
+ *   events, reset, the options and kmp_mode with its static key, attaching
+ *   and detaching probes), and the walks of the live table by the ages
+ *   and leaks views (kmp_walk_views()), so a reset never empties the table
+ *   under a walk. Process context only.
+ * - kmp_gone_lock (mutex, main.c): one module notifier call at a time into
+ *   the tables. Process context only.
+ * - kmp_tag_locks[] (raw spinlocks, tags.c): the tag hash's buckets, for
+ *   inserts (from the probes, interrupts already off) and removals (the
+ *   notifier, irqsave). Lookups take none (RCU).
+ * - kmp_sites_lock (raw spinlock, irqsave, tags.c): inserts into the site
+ *   table and making tombs. Lookups take none.
+ * - kmp_spill_locks[] and kmp_spill_free.lock (raw spinlocks, live.c): the
+ *   live table's spill chains and its free list. The slots take none.
+ * - kmp_stack_locks[] (raw spinlocks, stacks.c): inserts into the stack
+ *   store's chains. kmp_stack_text_lock (mutex, stacks.c): the texts of
+ *   stacks through code that went away, against reset.
+ * - kmp_names_lock (mutex, callsite.c): the cache of symbol names.
+ *
+ * The probes run in any context, with interrupts off and never in NMI;
+ * they take only raw spinlocks, never a mutex, and never sleep.
+ *
+ * Nesting, outermost first (nothing else nests):
+ *
+ *   kmp_control_lock -> tracepoints_mutex (attaching, detaching)
+ *   kmp_control_lock -> cpus_read_lock, jump_label_mutex (the static key)
+ *   kmp_control_lock -> kmp_spill_locks[] -> kmp_spill_free.lock
+ *   kmp_control_lock -> kmp_stack_text_lock (reset)
+ *   module_notify_list (the kernel's rwsem) -> kmp_gone_lock
+ *     -> kmp_names_lock, kmp_tag_locks[], kmp_sites_lock,
+ *        kmp_stack_text_lock (the notifier; module_mutex is not held)
+ *   kmp_tag_locks[] -> kmp_sites_lock (a new tag enters the site table)
+ *
+ * Lifetimes:
+ *
+ * - Every table is allocated at load before the module notifier is
+ *   registered and the probes attached, and freed at unload only after
+ *   the probes are detached (tracepoint_synchronize_unregister()) and the
+ *   notifier unregistered: no probe and no notifier call ever runs against
+ *   a table that is not there (main.c says the order).
+ * - A tag is never freed before unload: live entries, site table entries
+ *   and stack records name it by index. Its texts are set once and freed
+ *   at unload. A site table entry is never reused; when its code goes, it
+ *   becomes a tomb.
+ * - A live-table key or a PFN has one owner at a time (live.c, pfnmap.c).
+ * - Stack records and their texts go only at reset, with the probes
+ *   detached, after an RCU grace period (stacks.c).
+ *
+ * The hot path
+ * ------------
+ *
  * The common path of every probe is inline here, so that an event at the
  * defaults makes no call: find the tag from the site table (tags.c), add
  * to this CPU's counters, and enter or take the object in the PFN map
@@ -14,6 +77,8 @@
  * whenever a knob changes (control.c), with the static key kmp_slow_key on
  * whenever it is not 0: at the defaults the key is a NOP, and the general
  * path, with its clock reads, histograms and unwinding, is never entered.
+ * A probe that runs across a change sees the old mode or the new one for
+ * that event; every table is shared by both paths.
  */
 #ifndef _KMEMPROF_INTERNAL_H
 #define _KMEMPROF_INTERNAL_H
@@ -505,8 +570,10 @@ static __always_inline bool kmp_live_take(unsigned long key,
 	unsigned int i;
 
 	for (i = 0; i < KMP_GROUP; i++) {
+		/* pairs with kmp_slot_publish()'s release */
 		if (smp_load_acquire(&s[i].key) == key) {
 			kmp_slot_get(&s[i], obj);
+			/* the reads above before the slot is free again */
 			smp_store_release(&s[i].key, 0);
 			return true;
 		}
@@ -542,6 +609,7 @@ static __always_inline bool kmp_live_add_fast(unsigned long key, u32 tag,
 	WRITE_ONCE(empty->size, size);
 	WRITE_ONCE(empty->req, req);
 	WRITE_ONCE(empty->time_cpu, 0);
+	/* the object before the key: pairs with the walkers' acquire */
 	smp_store_release(&empty->key, key);
 	return true;
 }
@@ -553,7 +621,7 @@ bool kmp_live_remove(unsigned long key, struct kmp_obj *obj);
 /* --- The PFN map (pfnmap.c) --- */
 
 #define KMP_PFN_CHUNK_SHIFT	15	/* 128 MiB of 4 KiB pages */
-#define KMP_PFN_CHUNK		(1UL << KMP_PFN_CHUNK_SHIFT)
+#define KMP_PFN_CHUNK		BIT(KMP_PFN_CHUNK_SHIFT)
 #define KMP_PFN_STEP		512	/* frames between pfn_valid() tests */
 #define KMP_PFN_VALID		BIT(31)
 #define KMP_PFN_ORDER_SHIFT	24

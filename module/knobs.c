@@ -35,7 +35,6 @@
 #define KMP_MAX_TAGS	BIT(24)
 #define KMP_MAX_LIVE	BIT(28)
 
-
 /* min_size never above a set max_size, nor max_size below min_size. */
 static int kmp_set_min_size(unsigned int val)
 {

@@ -280,6 +280,7 @@ void kmp_live_walk(void (*fn)(unsigned long key, const struct kmp_obj *obj,
 	u32 b, e;
 
 	for (i = 0; i < nslots; i++) {
+		/* pairs with kmp_slot_publish()'s release */
 		key = smp_load_acquire(&kmp_slots[i].key);
 		if (key && key != KMP_BUSY) {
 			kmp_slot_get(&kmp_slots[i], &obj);

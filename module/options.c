@@ -82,4 +82,5 @@ int kmemprof_parse_events(const char *s, unsigned int *kinds)
 		return -EINVAL;
 	return kmp_parse_kinds(buf, kinds);
 }
+
 kmp_export_test_hook(kmemprof_parse_events);

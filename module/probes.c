@@ -349,6 +349,7 @@ const char *kmemprof_event_name(enum kmp_event ev)
 {
 	return ev < KMP_EV_NR ? kmp_tps[ev].name : "?";
 }
+
 kmp_export_test_hook(kmemprof_event_name);
 
 u64 kmemprof_event_count(enum kmp_event ev)
@@ -362,6 +363,7 @@ u64 kmemprof_event_count(enum kmp_event ev)
 		sum += READ_ONCE(per_cpu_ptr(&kmp_events, cpu)->count[ev]);
 	return sum;
 }
+
 kmp_export_test_hook(kmemprof_event_count);
 
 u64 kmp_probe_samples(void)

@@ -144,6 +144,7 @@ void kmp_site_add(unsigned long key, u32 idx, u32 flags)
 			e->ctr = kmp_tag_counters(idx);
 			e->idx = idx;
 			e->flags = flags;
+			/* pairs with the acquire in kmp_site_find() */
 			smp_store_release(&e->key, key);
 			WRITE_ONCE(kmp_sites_used, kmp_sites_used + 1);
 			break;

@@ -53,6 +53,7 @@ int kmemprof_sum_range(enum kmp_kind kind, unsigned long start,
 	}
 	return n;
 }
+
 kmp_export_test_hook(kmemprof_sum_range);
 
 /*
@@ -84,6 +85,7 @@ int kmemprof_sum_callers(enum kmp_kind kind, unsigned long start,
 	}
 	return n;
 }
+
 kmp_export_test_hook(kmemprof_sum_callers);
 
 /* Sum the histograms of the tags of @kind in [start, end). */
@@ -111,6 +113,7 @@ int kmemprof_hist_range(enum kmp_kind kind, unsigned long start,
 	}
 	return n;
 }
+
 kmp_export_test_hook(kmemprof_hist_range);
 
 /* Lifetimes by a clock of the suite's own; NULL puts the real one back. */
@@ -118,18 +121,21 @@ void kmemprof_set_clock(kmp_clock_t *clock)
 {
 	kmp_clock_set(clock);
 }
+
 kmp_export_test_hook(kmemprof_set_clock);
 
 int kmemprof_cpu_cluster(int cpu)
 {
 	return kmp_cpu_cluster(cpu);
 }
+
 kmp_export_test_hook(kmemprof_cpu_cluster);
 
 u64 kmemprof_stat(enum kmp_stat st)
 {
 	return st < KMP_ST_NR ? kmp_stat_read(st) : 0;
 }
+
 kmp_export_test_hook(kmemprof_stat);
 
 /* For the KUnit suites: set an unsigned knob as a write to it would. */
@@ -139,6 +145,7 @@ int kmemprof_set_knob(const char *name, unsigned int val)
 
 	return k ? kmp_knob_set(k, val) : -ENOENT;
 }
+
 kmp_export_test_hook(kmemprof_set_knob);
 
 struct kmp_test_walk {
@@ -174,4 +181,5 @@ s64 kmemprof_test_walk(void (*mid)(void *arg), void *arg)
 		return ret;
 	return w.mid ? -EAGAIN : w.objs;
 }
+
 kmp_export_test_hook(kmemprof_test_walk);

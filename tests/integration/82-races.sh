@@ -14,7 +14,7 @@
 keep_module
 
 CYCLES=${RACE_CYCLES:-40}
-RESETS=${RACE_RESETS:-150}
+RESETS=${RACE_RESETS:-60}
 
 # 1. A module comes and goes, with init text freed each time (LIVE) and
 # its sites named on the way out (GOING), while kmemprof is unloaded and
@@ -31,8 +31,10 @@ churner=$!
 i=0
 while [ $i -lt "$CYCLES" ]; do
 	rmmod kmemprof 2>/dev/null
-	insmod /modules/kmemprof.ko stack_depth=4 ||
+	insmod /modules/kmemprof.ko ||
 		{ touch /tmp/race.done; fail "insmod #$i"; }
+	write_knob $KMP_SYSCTL/stack_depth 4
+	workload 2
 	i=$((i + 1))
 done
 touch /tmp/race.done
