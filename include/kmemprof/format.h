@@ -1,33 +1,46 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * kmemprof: the /proc/kmemprof format, shared by the module and the
- * userspace reader. Documentation/kmemprof.rst describes it in full.
+ * kmemprof: the /proc/kmemprof format and the views' headers, shared by
+ * the module (which prints them) and the userspace reader (which parses
+ * them: tools/kmemprof builds with -I include). Plain string literals
+ * only, so that both sides can include it. Documentation/kmemprof.rst
+ * describes the formats in full.
  */
 #ifndef _KMEMPROF_FORMAT_H
 #define _KMEMPROF_FORMAT_H
 
 #define KMP_PROC_NAME		"kmemprof"
 #define KMP_PROC_VERSION	"1.0"
-#define KMP_PROC_HEADER		"kmemprof - version: " KMP_PROC_VERSION "\n"
+/* The first line, up to its version: "kmemprof - version: 1.0". */
+#define KMP_PROC_MAGIC		"kmemprof - version: "
+#define KMP_PROC_HEADER		KMP_PROC_MAGIC KMP_PROC_VERSION "\n"
 #define KMP_PROC_COLUMNS						\
 	"# <live bytes> <live objects> <site> [<module>] func:<function>" \
 	" kind:<kind> allocs:<n> frees:<n> bytes:<n> req:<n>"		\
 	" [caller:<frame>]... [sampled:yes] [accurate:no]"		\
 	" [module:unloaded]\n"
 
-/* debugfs views: /sys/kernel/debug/kmemprof/ */
-#define KMP_HIST_HEADER		"kmemprof hist - version: 1.0\n"
+/*
+ * debugfs views: /sys/kernel/debug/kmemprof/. Each starts with
+ * "kmemprof <view> - version: 1.0"; KMP_VIEW_MAGIC_FMT is that line up to
+ * the version, as a printf format taking the view's name.
+ */
+#define KMP_VIEW_VERSION	"1.0"
+#define KMP_VIEW_MAGIC_FMT	"kmemprof %s - version: "
+#define KMP_VIEW_HEADER(view)						\
+	"kmemprof " view " - version: " KMP_VIEW_VERSION "\n"
+#define KMP_HIST_HEADER		KMP_VIEW_HEADER("hist")
 #define KMP_HIST_COLUMNS						\
 	"# <site> [<module>] func:<function> kind:<kind>"		\
 	" size:<20 counts> req:<20 counts> life:<36 counts>"		\
 	" xcpu:<n> xcluster:<n> frag:<percent> waste:<bytes>\n"
-#define KMP_AGES_HEADER		"kmemprof ages - version: 1.0\n"
+#define KMP_AGES_HEADER		KMP_VIEW_HEADER("ages")
 #define KMP_AGES_COLUMNS						\
 	"# <live bytes> <live objects> <site> [<module>] func:<function>" \
 	" kind:<kind> age:<36 counts>\n"
-#define KMP_LEAKS_HEADER	"kmemprof leaks - version: 1.0\n"
-#define KMP_STACKS_HEADER	"kmemprof stacks - version: 1.0\n"
-#define KMP_CPUS_HEADER		"kmemprof cpus - version: 1.0\n"
+#define KMP_LEAKS_HEADER	KMP_VIEW_HEADER("leaks")
+#define KMP_STACKS_HEADER	KMP_VIEW_HEADER("stacks")
+#define KMP_CPUS_HEADER		KMP_VIEW_HEADER("cpus")
 #define KMP_CPUS_COLUMNS	"# cpu cluster allocs frees remote xcluster\n"
 /* What a view says while the data it needs is not being kept. */
 #define KMP_HIST_OFF							\

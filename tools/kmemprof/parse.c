@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <kmemprof/format.h>
+
 #include "profile.h"
 #include "util.h"
 
@@ -390,7 +392,7 @@ int kp_parse(FILE *in, const char *name, struct kp_profile *p,
 		if (len && line[len - 1] == '\n')
 			line[--len] = '\0';
 		if (lineno == 1) {
-			if (sscanf(line, "kmemprof - version: %15s", p->version) == 1) {
+			if (sscanf(line, KMP_PROC_MAGIC "%15s", p->version) == 1) {
 				p->source = KP_KMEMPROF;
 			} else if (sscanf(line, "allocinfo - version: %15s",
 					  p->version) == 1) {

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <kmemprof/format.h>
+
 #include "profile.h"
 #include "util.h"
 
@@ -300,7 +302,7 @@ void kp_series_free(struct kp_series *s)
 
 static bool is_header(const char *line)
 {
-	return !strncmp(line, "kmemprof - version:", 19) ||
+	return !strncmp(line, KMP_PROC_MAGIC, strlen(KMP_PROC_MAGIC)) ||
 	       !strncmp(line, "allocinfo - version:", 20);
 }
 

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <kmemprof/format.h>
+
 #include "profile.h"
 #include "util.h"
 
@@ -23,11 +25,11 @@ static int header(struct kp_lines *l, const char *view, char *err,
 		return -1;
 	if (!rc)
 		return kp_fail(err, errlen, l->name, 1, "empty input");
-	snprintf(want, sizeof(want), "kmemprof %s - version: %%15s", view);
+	snprintf(want, sizeof(want), KMP_VIEW_MAGIC_FMT "%%15s", view);
 	if (sscanf(l->line, want, ver) != 1)
 		return kp_fail(err, errlen, l->name, 1,
 			       "not a kmemprof %s view", view);
-	if (strcmp(ver, "1.0"))
+	if (strcmp(ver, KMP_VIEW_VERSION))
 		return kp_fail(err, errlen, l->name, 1, "unknown version %s",
 			       ver);
 	return 0;

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Kernel style on kmemprof's kernel sources: checkpatch --strict and sparse,
-# both from the rig's kernel tree for KVER. Prints 'P F S' last.
+# both from the rig's kernel tree for KVER, and the module's call graph
+# (no cycles). Prints 'P F S' last.
 set -uo pipefail
 
 KVER=${1:-6.12}
@@ -44,5 +45,14 @@ if out=$("$TOP/tools/rig/build.sh" "$KVER" "$dest" C=2 2>&1 |
 else
 	echo "sparse (C=2): clean"
 	p=$((p + 1))
+fi
+# The module's files use each other one way only (tools/rig/callgraph.py).
+if out=$("$TOP/tools/rig/callgraph.py" "$dest/module" 2>&1); then
+	echo "call graph: $(echo "$out" | tail -n 1)"
+	p=$((p + 1))
+else
+	echo "call graph:"
+	echo "$out"
+	f=$((f + 1))
 fi
 echo "$p $f 0"
