@@ -28,14 +28,15 @@ churn() {
 rm -f /tmp/race.done
 churn &
 churner=$!
-i=0
-while [ $i -lt "$CYCLES" ]; do
+# (workload uses i: this loop counts in n.)
+n=0
+while [ $n -lt "$CYCLES" ]; do
 	rmmod kmemprof 2>/dev/null
 	insmod /modules/kmemprof.ko ||
-		{ touch /tmp/race.done; fail "insmod #$i"; }
+		{ touch /tmp/race.done; fail "insmod #$n"; }
 	write_knob $KMP_SYSCTL/stack_depth 4
 	workload 2
-	i=$((i + 1))
+	n=$((n + 1))
 done
 touch /tmp/race.done
 wait $churner
@@ -61,15 +62,15 @@ readers &
 r2=$!
 readers &
 r3=$!
-i=0
-while [ $i -lt "$RESETS" ]; do
-	write_knob $KMP_SYSCTL/reset 1 || { touch /tmp/race.done; fail "reset #$i"; }
+n=0
+while [ $n -lt "$RESETS" ]; do
+	write_knob $KMP_SYSCTL/reset 1 || { touch /tmp/race.done; fail "reset #$n"; }
 	# Refill what the reset emptied: the hog's objects are freed and
 	# taken again, so the table is full for the next walk.
 	rmmod kmemprof_hog
 	insmod /modules/kmemprof_hog.ko pages=0 objs=4096 ||
-		{ touch /tmp/race.done; fail "insmod hog #$i"; }
-	i=$((i + 1))
+		{ touch /tmp/race.done; fail "insmod hog #$n"; }
+	n=$((n + 1))
 done
 touch /tmp/race.done
 wait $r1 $r2 $r3
