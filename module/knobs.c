@@ -14,10 +14,8 @@
  *
  * Precedence of the boot-time values, highest first: module parameters
  * given at load, the device-tree node, the built-in defaults. Whether a
- * parameter was given is read from the arguments the module was loaded
- * with (THIS_MODULE->args: insmod's, or modprobe's with modprobe.d and
- * kmemprof.NAME= from the kernel command line), so the parameters are
- * plain module_param()s.
+ * parameter was given is noted by its ops' ->set (kmp_param_given()),
+ * which the kernel calls only for the parameters given.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -107,57 +105,93 @@ int kmp_knob_set(const struct kmp_knob *k, unsigned int val)
 	return 0;
 }
 
+/*
+ * Whether a parameter was given at load: the kernel's own parsers do the
+ * parsing, and these ops note the names they were called for. (The
+ * arguments kept in THIS_MODULE->args can't tell: parse_args() cuts them
+ * up in place before init runs.)
+ */
+#define KMP_PARAMS	8
+
+static const char *kmp_given[KMP_PARAMS];
+static unsigned int kmp_ngiven;
+
+static void kmp_note_given(const struct kernel_param *kp)
+{
+	if (kmp_ngiven < KMP_PARAMS)
+		kmp_given[kmp_ngiven++] = kp->name;
+}
+
+#define KMP_PARAM_OPS(type)						\
+static int kmp_set_##type(const char *val, const struct kernel_param *kp) \
+{									\
+	int ret = param_set_##type(val, kp);				\
+									\
+	if (!ret)							\
+		kmp_note_given(kp);					\
+	return ret;							\
+}									\
+static const struct kernel_param_ops kmp_##type##_ops = {		\
+	.set = kmp_set_##type,						\
+	.get = param_get_##type,					\
+}
+
+KMP_PARAM_OPS(bool);
+KMP_PARAM_OPS(uint);
+
+static int kmp_set_charp(const char *val, const struct kernel_param *kp)
+{
+	int ret = param_set_charp(val, kp);
+
+	if (!ret)
+		kmp_note_given(kp);
+	return ret;
+}
+
+static const struct kernel_param_ops kmp_charp_ops = {
+	.set = kmp_set_charp,
+	.get = param_get_charp,
+	.free = param_free_charp,
+};
+
 static bool enabled = true;
-module_param(enabled, bool, 0444);
+module_param_cb(enabled, &kmp_bool_ops, &enabled, 0444);
+__MODULE_PARM_TYPE(enabled, "bool");
 MODULE_PARM_DESC(enabled, "Attach the probes at load (default: 1)");
 
 static char *events = "slab,page,percpu";
-module_param(events, charp, 0444);
+module_param_cb(events, &kmp_charp_ops, &events, 0444);
+__MODULE_PARM_TYPE(events, "charp");
 MODULE_PARM_DESC(events, "Kinds traced from load: slab,page,percpu or none");
 
-module_param_named(max_tags, kmp_max_tags, uint, 0444);
+module_param_cb(max_tags, &kmp_uint_ops, &kmp_max_tags, 0444);
+__MODULE_PARM_TYPE(max_tags, "uint");
 MODULE_PARM_DESC(max_tags, "Size of the tag pool (default: 16384)");
 
-module_param_named(max_live, kmp_max_live, uint, 0444);
+module_param_cb(max_live, &kmp_uint_ops, &kmp_max_live, 0444);
+__MODULE_PARM_TYPE(max_live, "uint");
 MODULE_PARM_DESC(max_live,
 		 "Size of the live-object table, 32 bytes an entry (default: 524288)");
 
-module_param_named(max_hist, kmp_max_hist, uint, 0444);
+module_param_cb(max_hist, &kmp_uint_ops, &kmp_max_hist, 0444);
+__MODULE_PARM_TYPE(max_hist, "uint");
 MODULE_PARM_DESC(max_hist,
 		 "Tags that get size and lifetime histograms (default: 2048)");
 
-module_param_named(max_stacks, kmp_max_stacks, uint, 0444);
+module_param_cb(max_stacks, &kmp_uint_ops, &kmp_max_stacks, 0444);
+__MODULE_PARM_TYPE(max_stacks, "uint");
 MODULE_PARM_DESC(max_stacks,
 		 "Size of the stack store, 160 bytes a stack (default: 4096)");
 
-/* Parameter names match as the kernel's own parser has them: '-' is '_'. */
-static bool kmp_param_eq(const char *a, const char *b)
-{
-	for (; *a || *b; a++, b++)
-		if (*a != *b && !((*a == '-' || *a == '_') &&
-				  (*b == '-' || *b == '_')))
-			return false;
-	return true;
-}
-
-/* Whether parameter @name was among the arguments kmemprof was loaded with. */
+/* Whether parameter @name was given at load. */
 bool kmp_param_given(const char *name)
 {
-	char *args, *p, *param, *val;
-	bool given = false;
+	unsigned int i;
 
-	if (!THIS_MODULE->args || !*THIS_MODULE->args)
-		return false;
-	args = kstrdup(THIS_MODULE->args, GFP_KERNEL);
-	if (!args)
-		return false;
-	p = skip_spaces(args);
-	while (*p && !given) {
-		p = next_arg(p, &param, &val);
-		given = kmp_param_eq(param, name);
-	}
-	kfree(args);
-	return given;
+	for (i = 0; i < kmp_ngiven; i++)
+		if (!strcmp(kmp_given[i], name))
+			return true;
+	return false;
 }
 
 /*
