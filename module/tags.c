@@ -303,13 +303,11 @@ static const char *kmp_tag_text(struct kmp_tag *tag, const char **slot,
 
 	if (t)
 		return t;
-	/* A going module's symbols stay until an RCU grace period ends. */
-	rcu_read_lock();
+	/* kmp_sym() (callsite.c) looks symbols up under RCU itself. */
 	if (callers)
 		kmp_callers_text(tag, buf);
 	else
 		kmp_site_text(buf, tag->site);
-	rcu_read_unlock();
 	dup = kstrdup(buf, GFP_KERNEL);
 	if (!dup)
 		return buf;
