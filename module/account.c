@@ -116,6 +116,28 @@ void kmp_account_insert(unsigned long key, u32 tag, u32 size, u32 req)
 	kmp_account_table(key, &obj);
 }
 
+/* The object a PFN map entry stands for: no time, no CPU. */
+static void kmp_pfn_obj(u32 v, struct kmp_obj *obj)
+{
+	*obj = (struct kmp_obj) {
+		.tag = kmp_pfn_tag(v),
+		.size = PAGE_SIZE << kmp_pfn_order(v),
+		.cpu = U16_MAX,
+	};
+	obj->req = obj->size;
+}
+
+/* A PFN map entry still there when its block is taken again. */
+static void kmp_pfn_stale(u32 v)
+{
+	struct kmp_obj old;
+
+	if (v & KMP_PFN_VALID) {
+		kmp_pfn_obj(v, &old);
+		kmp_account_stale(&old);
+	}
+}
+
 /*
  * Enter a page block in the PFN map, or in the live table where the map
  * does not cover it or while objects carry times.
@@ -130,14 +152,7 @@ static void kmp_account_page(unsigned long pfn, const struct kmp_obj *obj,
 	if (slot && obj->time) {
 		WRITE_ONCE(kmp_pages_hashed, true);
 		v = xchg(slot, 0);
-		if (v & KMP_PFN_VALID) {
-			old = (struct kmp_obj) {
-				.tag = kmp_pfn_tag(v),
-				.size = PAGE_SIZE << kmp_pfn_order(v),
-			};
-			old.req = old.size;
-			kmp_account_stale(&old);
-		}
+		kmp_pfn_stale(v);
 		slot = NULL;
 	}
 	if (!slot) {
@@ -149,14 +164,7 @@ static void kmp_account_page(unsigned long pfn, const struct kmp_obj *obj,
 	    kmp_live_remove(kmp_key_pfn(pfn), &old))
 		kmp_account_stale(&old);
 	v = READ_ONCE(*slot);
-	if (v & KMP_PFN_VALID) {
-		old = (struct kmp_obj) {
-			.tag = kmp_pfn_tag(v),
-			.size = PAGE_SIZE << kmp_pfn_order(v),
-		};
-		old.req = old.size;
-		kmp_account_stale(&old);
-	}
+	kmp_pfn_stale(v);
 	WRITE_ONCE(*slot, kmp_pfn_entry(obj->tag, order));
 }
 
@@ -268,12 +276,7 @@ static bool kmp_pfn_take(unsigned long pfn, struct kmp_obj *obj)
 	if (!(v & KMP_PFN_VALID))
 		return false;
 	WRITE_ONCE(*slot, 0);
-	*obj = (struct kmp_obj) {
-		.tag = kmp_pfn_tag(v),
-		.size = PAGE_SIZE << kmp_pfn_order(v),
-		.cpu = U16_MAX,
-	};
-	obj->req = obj->size;
+	kmp_pfn_obj(v, obj);
 	return true;
 }
 
