@@ -281,14 +281,33 @@ static bool kmp_pfn_take(unsigned long pfn, struct kmp_obj *obj)
 }
 
 /*
- * @bytes is what the free event says was freed (page blocks), or 0 where
- * it says nothing (slab, percpu).
+ * A free whose object was taken out of the tables, into @obj. @bytes is
+ * what the free event says was freed (page blocks), or 0 where it says
+ * nothing (slab, percpu).
  */
+void kmp_account_freed(const struct kmp_obj *obj, size_t bytes)
+{
+	unsigned int mode = READ_ONCE(kmp_mode);
+	unsigned int rate = 1;
+
+	if (mode & KMP_M_SAMPLE)
+		rate = max(READ_ONCE(kmp_sample_rate), 1U);
+	kmp_count_free(obj->tag, obj, rate);
+	if (rate > 1 && !test_bit(KMP_TAG_SAMPLED, &kmp_tag_at(obj->tag)->flags))
+		set_bit(KMP_TAG_SAMPLED, &kmp_tag_at(obj->tag)->flags);
+	if ((mode & KMP_M_HIST) && obj->time)
+		kmp_hist_free(kmp_tag_at(obj->tag), obj, kmp_now());
+	if (unlikely(bytes && bytes != obj->size)) {
+		/* split_page() and friends: the rest frees unpaired. */
+		kmp_stat_inc(KMP_ST_PAGE_SPLIT);
+		kmp_mark_inaccurate(obj->tag);
+	}
+}
+
+/* A free on the general path: see kmp_account_freed() for @bytes. */
 void kmp_account_free(unsigned long key, size_t bytes)
 {
 	enum kmp_kind kind = kmp_key_kind(key);
-	unsigned int mode = READ_ONCE(kmp_mode);
-	unsigned int rate = 1;
 	struct kmp_obj obj;
 	bool found;
 
@@ -304,18 +323,13 @@ void kmp_account_free(unsigned long key, size_t bytes)
 		kmp_stat_inc(KMP_ST_UNPAIRED_SLAB + kind);
 		return;
 	}
-	if (mode & KMP_M_SAMPLE)
-		rate = max(READ_ONCE(kmp_sample_rate), 1U);
-	kmp_count_free(obj.tag, &obj, rate);
-	if (rate > 1 && !test_bit(KMP_TAG_SAMPLED, &kmp_tag_at(obj.tag)->flags))
-		set_bit(KMP_TAG_SAMPLED, &kmp_tag_at(obj.tag)->flags);
-	if ((mode & KMP_M_HIST) && obj.time)
-		kmp_hist_free(kmp_tag_at(obj.tag), &obj, kmp_now());
-	if (unlikely(bytes && bytes != obj.size)) {
-		/* split_page() and friends: the rest frees unpaired. */
-		kmp_stat_inc(KMP_ST_PAGE_SPLIT);
-		kmp_mark_inaccurate(obj.tag);
-	}
+	kmp_account_freed(&obj, bytes);
+}
+
+/* An allocation entered by nmi.c at the defaults: count it. */
+void kmp_account_added(u32 tag, u32 size, u32 req)
+{
+	kmp_count_alloc(tag, size, req, 1);
 }
 
 static void kmp_mark_one(unsigned long key, const struct kmp_obj *obj,

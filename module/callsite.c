@@ -90,7 +90,14 @@ static unsigned long kmp_frame_lookup(unsigned long addr)
 
 	lockdep_assert_irqs_disabled();
 	sprint_symbol_no_offset(name, addr);
-	/* "name [module]": module code is never an allocator entry point. */
+	/*
+	 * "name [module]": module code is never an allocator entry point,
+	 * but for kmemprof's own wrapper of the bulk page allocator
+	 * (hooks.c), whose function's fallback makes page events.
+	 */
+	if (str_has_prefix(name, "kmp_wrap_pages_bulk ") &&
+	    strstr(name, "[" KBUILD_MODNAME "]"))
+		verdict |= KMP_FRAME_PAGE;
 	if (!strchr(name, ' ')) {
 		if (kmp_has_prefix(name, kmp_page_fns, ARRAY_SIZE(kmp_page_fns)))
 			verdict |= KMP_FRAME_PAGE;
@@ -209,18 +216,28 @@ static struct {
 	unsigned long start, end;
 } kmp_relays[KMP_NR_RELAYS];
 
+/* The size of the function at @addr, its start: 0, or -ENOENT. */
+int kmp_fn_size(unsigned long addr, unsigned long *size)
+{
+	char buf[KSYM_SYMBOL_LEN], *slash;
+
+	/* "name+0x0/0xSIZE [module]" */
+	sprint_symbol(buf, addr);
+	slash = strchr(buf, '/');
+	if (!slash || !strstr(buf, "+0x0/"))
+		return -ENOENT;
+	slash = strsep(&slash, " ");
+	return kstrtoul(slash + 1, 16, size) ? -ENOENT : 0;
+}
+
 void kmp_relays_init(void)
 {
 	const unsigned long fns[KMP_NR_RELAYS] = KMP_RELAY_FNS;
-	char buf[KSYM_SYMBOL_LEN], *slash;
 	unsigned long size;
 	unsigned int i;
 
 	for (i = 0; i < KMP_NR_RELAYS; i++) {
-		/* "name+0x0/0xSIZE" */
-		sprint_symbol(buf, fns[i]);
-		slash = strchr(buf, '/');
-		if (!slash || kstrtoul(slash + 1, 16, &size))
+		if (kmp_fn_size(fns[i], &size))
 			continue;
 		kmp_relays[i].start = fns[i];
 		kmp_relays[i].end = fns[i] + size;

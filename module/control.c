@@ -81,13 +81,31 @@ int kmp_walk_views(void (*fn)(unsigned long key, const struct kmp_obj *obj,
 	return 0;
 }
 
+/*
+ * The probes and the hooks of @kinds attached when @enabled, the others
+ * detached. Once all are detached, the records that NMI events left
+ * (nmi.c) are applied, so none outlives them. On error the probes are as
+ * they were; a hook that cannot be attached is left out (hooks.c).
+ */
+static int kmp_attach(bool enabled, unsigned int kinds)
+{
+	int ret = kmp_probes_set(enabled, kinds);
+
+	if (ret)
+		return ret;
+	kmp_hooks_set(enabled, kinds);
+	if (!enabled)
+		kmp_nmi_sync(true);
+	return 0;
+}
+
 int kmemprof_set_enabled(bool on)
 {
 	int ret = 0;
 
 	mutex_lock(&kmp_control_lock);
 	if (on != kmp_enabled) {
-		ret = kmp_probes_set(on, kmp_kinds);
+		ret = kmp_attach(on, kmp_kinds);
 		if (!ret) {
 			kmp_enabled = on;
 			if (!on)
@@ -113,7 +131,7 @@ int kmemprof_set_events(unsigned int kinds)
 		return -EINVAL;
 	mutex_lock(&kmp_control_lock);
 	if (kmp_enabled)
-		ret = kmp_probes_set(true, kinds);
+		ret = kmp_attach(true, kinds);
 	if (!ret) {
 		if (kmp_enabled)
 			kmp_account_mark_live(kmp_kinds & ~kinds);
@@ -134,7 +152,7 @@ EXPORT_SYMBOL_GPL(kmemprof_events);
 void kmp_control_exit(void)
 {
 	mutex_lock(&kmp_control_lock);
-	kmp_probes_set(false, 0);
+	kmp_attach(false, 0);
 	kmp_enabled = false;
 	static_branch_disable(&kmp_slow_key);
 	mutex_unlock(&kmp_control_lock);
@@ -169,15 +187,17 @@ int kmemprof_reset(void)
 
 	mutex_lock(&kmp_control_lock);
 	if (kmp_enabled)
-		kmp_probes_set(false, 0);
+		kmp_attach(false, 0);
 	kmp_account_clear();
 	kmp_tags_reset();
 	kmp_hist_reset();
 	kmp_stacks_reset();
 	kmp_stats_reset();
 	kmp_events_reset();
+	kmp_nmi_reset();
+	kmp_hooks_reset();
 	if (kmp_enabled) {
-		ret = kmp_probes_set(true, kmp_kinds);
+		ret = kmp_attach(true, kmp_kinds);
 		if (ret)
 			kmp_enabled = false;
 	}

@@ -52,6 +52,7 @@ static int stats_show(struct seq_file *m, void *v)
 		if (!(kmp_probes_avail() & BIT(k)))
 			seq_printf(m, "%s%s", n++ ? "," : "", kmp_kind_name(k));
 	seq_puts(m, n ? "\n" : "none\n");
+	kmp_hooks_show(m);
 	for (ev = 0; ev < KMP_EV_NR; ev++)
 		seq_printf(m, "events.%s %llu\n", kmemprof_event_name(ev),
 			   kmemprof_event_count(ev));

@@ -205,6 +205,8 @@ void kmp_account_alloc(enum kmp_kind kind, unsigned long site,
 		       unsigned long key, size_t bytes, size_t req,
 		       unsigned long fp);
 void kmp_account_free(unsigned long key, size_t bytes);
+void kmp_account_freed(const struct kmp_obj *obj, size_t bytes);
+void kmp_account_added(u32 tag, u32 size, u32 req);
 void kmp_account_mark_live(unsigned int kinds);
 void kmp_account_clear(void);
 void kmp_stat_inc(enum kmp_stat st);
@@ -357,6 +359,7 @@ int kmp_probes_init(void);
 
 int kmp_probes_set(bool enabled, unsigned int kinds);
 unsigned int kmp_probes_avail(void);
+bool kmp_test_missing(const char *name);
 void kmp_events_reset(void);
 u64 kmp_probe_samples(void);
 u64 kmp_probe_ns(void);
@@ -703,7 +706,28 @@ static __always_inline const struct kmp_site *kmp_page_site_fast(unsigned long f
 	return NULL;
 }
 
+/* nmi.c: slab and page events in NMI. */
+void kmp_nmi_slab_alloc(enum kmp_event ev, unsigned long site,
+			const void *ptr, size_t bytes, size_t req);
+void kmp_nmi_page_alloc(enum kmp_event ev, unsigned long fp,
+			unsigned long pfn, unsigned int order);
+void kmp_nmi_free(enum kmp_event ev, unsigned long key, size_t bytes);
+void kmp_nmi_sync(bool count);
+u64 kmp_nmi_events(enum kmp_event ev);
+void kmp_nmi_reset(void);
+void kmp_nmi_init(void);
+void kmp_nmi_flush_work(void);
+
+/* hooks.c: the untraced allocator paths. */
+void kmp_hooks_init(void);
+void kmp_hooks_set(bool enabled, unsigned int kinds);
+void kmp_hooks_show(struct seq_file *m);
+void kmp_hooks_reset(void);
+void kmp_hooks_exit(void);
+bool kmp_hook_attached(const char *name);
+
 /* callsite.c: at load, and from the module notifier. */
+int kmp_fn_size(unsigned long addr, unsigned long *size);
 void kmp_relays_init(void);
 void kmp_names_flush(void);
 

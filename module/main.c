@@ -81,6 +81,8 @@ static int __init kmemprof_init(void)
 	if (ret)
 		goto err_of;
 	kinds &= kmp_probes_avail();
+	kmp_nmi_init();
+	kmp_hooks_init();
 	kmp_clock_init();
 	kmp_relays_init();
 	ret = kmp_topology_init();
@@ -133,6 +135,7 @@ err_procfs:
 	kmp_procfs_exit();
 err_notifier:
 	kmp_control_exit();
+	kmp_hooks_exit();
 	unregister_module_notifier(&kmp_module_nb);
 err_stacks:
 	kmp_stacks_exit();
@@ -159,6 +162,7 @@ static void __exit kmemprof_exit(void)
 	kmp_debugfs_exit();
 	kmp_procfs_exit();
 	kmp_control_exit();
+	kmp_hooks_exit();
 	unregister_module_notifier(&kmp_module_nb);
 	kmp_stacks_exit();
 	kmp_pfnmap_exit();

@@ -36,159 +36,9 @@
 #include <trace/events/percpu.h>
 
 #include "internal.h"
+#include "probe.h"
 
-/* One event in KMP_TIME_EVERY has its probe timed, with self_timing on. */
-#define KMP_TIME_EVERY	1024
-
-struct kmp_cpu_events {
-	u64 count[KMP_EV_NR];
-	u64 all;	/* events of every kind while timing, to pick some */
-	u64 timed;	/* probes timed */
-	u64 ns;		/* their time in all */
-};
-
-static DEFINE_PER_CPU(struct kmp_cpu_events, kmp_events);
-
-/*
- * Every probe runs between kmp_enter() and kmp_leave(): interrupts off for
- * the whole event, so the accounting can use plain per-CPU adds (see
- * kmp_add()), and a 7.x probe stays on its CPU. NMI is turned away, and
- * counted. Returns false for NMI; *t0 is the start time of a timed probe.
- */
-static __always_inline bool kmp_enter(enum kmp_event ev, unsigned long *flags,
-				      u64 *t0)
-{
-	struct kmp_cpu_events *c;
-
-	if (unlikely(in_nmi())) {
-		kmp_stat_nmi();
-		return false;
-	}
-	local_irq_save(*flags);
-	c = this_cpu_ptr(&kmp_events);
-	kmp_add(&c->count[ev], 1);
-	*t0 = 0;
-	if (kmp_slow() && (READ_ONCE(kmp_mode) & KMP_M_TIMING)) {
-		kmp_add(&c->all, 1);
-		if (!(c->all % KMP_TIME_EVERY))
-			*t0 = local_clock();
-	}
-	return true;
-}
-
-static __always_inline void kmp_leave(unsigned long flags, u64 t0)
-{
-	if (unlikely(t0)) {
-		struct kmp_cpu_events *c = this_cpu_ptr(&kmp_events);
-
-		kmp_add(&c->ns, local_clock() - t0);
-		kmp_add(&c->timed, 1);
-	}
-	local_irq_restore(flags);
-}
-
-/*
- * The fast paths: each returns false, with nothing changed, where the
- * general path in account.c must take the event (see internal.h).
- */
-static __always_inline bool kmp_slab_alloc_fast(unsigned long site,
-						unsigned long key,
-						size_t bytes, size_t req)
-{
-	const struct kmp_site *e;
-	u32 size, r;
-
-	e = kmp_site_find(kmp_site_key(site, KMP_KIND_SLAB));
-	if (unlikely(!e || e->flags))
-		return false;
-	/* No slab object reaches 4 GiB (the static_assert below). */
-	size = bytes;
-	r = req;
-	kmp_count_alloc_fast(e, size, r);
-	if (unlikely(!kmp_live_add_fast(key, e->idx, size, r)))
-		kmp_account_insert(key, e->idx, size, r);
-	return true;
-}
-
-static __always_inline bool kmp_free_fast(unsigned long key)
-{
-	struct kmp_obj obj;
-
-	if (unlikely(!kmp_live_take(key, &obj)))
-		return false;
-	kmp_count_free_fast(obj.tag, obj.size, obj.req);
-	return true;
-}
-
-static __always_inline bool kmp_page_alloc_fast(unsigned long fp,
-						unsigned long pfn,
-						unsigned int order)
-{
-	const struct kmp_site *e = kmp_page_site_fast(fp);
-	u32 bytes = PAGE_SIZE << order;
-	u32 *slot;
-
-	if (unlikely(!e))
-		return false;
-	slot = kmp_pfn_slot(pfn);
-	if (unlikely(!slot || READ_ONCE(*slot) || READ_ONCE(kmp_pages_hashed)))
-		return false;
-	kmp_count_alloc_fast(e, bytes, bytes);
-	WRITE_ONCE(*slot, kmp_pfn_entry(e->idx, order));
-	return true;
-}
-
-static __always_inline bool kmp_page_free_fast(unsigned long pfn,
-					       unsigned int order)
-{
-	u32 *slot = kmp_pfn_slot(pfn), v, bytes = PAGE_SIZE << order;
-
-	if (unlikely(!slot))
-		return false;
-	v = READ_ONCE(*slot);
-	if (unlikely(!(v & KMP_PFN_VALID) || kmp_pfn_order(v) != order))
-		return false;
-	WRITE_ONCE(*slot, 0);
-	kmp_count_free_fast(kmp_pfn_tag(v), bytes, bytes);
-	return true;
-}
-
-static_assert(KMALLOC_MAX_SIZE <= U32_MAX);
-
-static __always_inline void kmp_slab_alloc(enum kmp_event ev,
-					   unsigned long call_site,
-					   const void *ptr, size_t bytes_alloc,
-					   size_t bytes_req)
-{
-	unsigned long flags, key;
-	u64 t0;
-
-	if (!kmp_enter(ev, &flags, &t0))
-		return;
-	if (likely(!ZERO_OR_NULL_PTR(ptr))) {
-		key = kmp_key_addr(KMP_KIND_SLAB, (unsigned long)ptr);
-		if (kmp_slow() ||
-		    !kmp_slab_alloc_fast(call_site, key, bytes_alloc, bytes_req))
-			kmp_account_alloc(KMP_KIND_SLAB, call_site, key,
-					  bytes_alloc, bytes_req, 0);
-	}
-	kmp_leave(flags, t0);
-}
-
-static __always_inline void kmp_slab_free(enum kmp_event ev, const void *ptr)
-{
-	unsigned long flags, key;
-	u64 t0;
-
-	if (!kmp_enter(ev, &flags, &t0))
-		return;
-	if (likely(!ZERO_OR_NULL_PTR(ptr))) {
-		key = kmp_key_addr(KMP_KIND_SLAB, (unsigned long)ptr);
-		if (kmp_slow() || !kmp_free_fast(key))
-			kmp_account_free(key, 0);
-	}
-	kmp_leave(flags, t0);
-}
+DEFINE_PER_CPU(struct kmp_cpu_events, kmp_events);
 
 static void kmp_probe_kmalloc(KMP_KMALLOC_PROTO)
 {
@@ -232,33 +82,24 @@ static void kmp_probe_kmem_cache_free(KMP_CACHE_FREE_PROTO)
 
 static void kmp_probe_page_alloc(KMP_PAGE_ALLOC_PROTO)
 {
-	size_t bytes = PAGE_SIZE << order;
-	unsigned long flags, pfn, fp;
+	unsigned long flags;
 	u64 t0;
 
-	if (!kmp_enter(KMP_EV_PAGE_ALLOC, &flags, &t0))
-		return;
+	/* This probe's frame record: the walk to the call site. */
 	if (likely(page)) {
-		pfn = page_to_pfn(page);
-		/* This probe's frame record: the walk to the call site. */
-		fp = (unsigned long)__builtin_frame_address(0);
-		if (kmp_slow() || !kmp_page_alloc_fast(fp, pfn, order))
-			kmp_account_alloc(KMP_KIND_PAGE, 0, kmp_key_pfn(pfn),
-					  bytes, bytes, fp);
+		kmp_page_alloc(KMP_EV_PAGE_ALLOC,
+			       (unsigned long)__builtin_frame_address(0),
+			       page_to_pfn(page), order);
+	} else if (!in_nmi()) {
+		/* A failed allocation: an event, nothing to account. */
+		kmp_enter(KMP_EV_PAGE_ALLOC, &flags, &t0);
+		kmp_leave(flags, t0);
 	}
-	kmp_leave(flags, t0);
 }
 
 static void kmp_probe_page_free(KMP_PAGE_FREE_PROTO)
 {
-	unsigned long flags, pfn = page_to_pfn(page);
-	u64 t0;
-
-	if (!kmp_enter(KMP_EV_PAGE_FREE, &flags, &t0))
-		return;
-	if (kmp_slow() || !kmp_page_free_fast(pfn, order))
-		kmp_account_free(kmp_key_pfn(pfn), PAGE_SIZE << order);
-	kmp_leave(flags, t0);
+	kmp_page_free(KMP_EV_PAGE_FREE, page_to_pfn(page), order);
 }
 
 static void kmp_probe_percpu_alloc(KMP_PERCPU_ALLOC_PROTO)
@@ -266,8 +107,11 @@ static void kmp_probe_percpu_alloc(KMP_PERCPU_ALLOC_PROTO)
 	unsigned long flags;
 	u64 t0;
 
-	if (!kmp_enter(KMP_EV_PERCPU_ALLOC, &flags, &t0))
+	if (unlikely(in_nmi())) {
+		kmp_stat_nmi();
 		return;
+	}
+	kmp_enter(KMP_EV_PERCPU_ALLOC, &flags, &t0);
 
 	if (ptr)
 		kmp_account_alloc(KMP_KIND_PERCPU,
@@ -284,8 +128,11 @@ static void kmp_probe_percpu_free(KMP_PERCPU_FREE_PROTO)
 	unsigned long flags;
 	u64 t0;
 
-	if (!kmp_enter(KMP_EV_PERCPU_FREE, &flags, &t0))
+	if (unlikely(in_nmi())) {
+		kmp_stat_nmi();
 		return;
+	}
+	kmp_enter(KMP_EV_PERCPU_FREE, &flags, &t0);
 
 	if (ptr)
 		kmp_account_free(kmp_key_addr(KMP_KIND_PERCPU,
@@ -361,7 +208,7 @@ u64 kmemprof_event_count(enum kmp_event ev)
 		return 0;
 	for_each_possible_cpu(cpu)
 		sum += READ_ONCE(per_cpu_ptr(&kmp_events, cpu)->count[ev]);
-	return sum;
+	return sum + kmp_nmi_events(ev);
 }
 
 kmp_export_test_hook(kmemprof_event_count);
@@ -454,13 +301,13 @@ undo:
 	return ret;
 }
 
-/* For tests only: tracepoints to treat as missing, comma-separated. */
+/* For tests only: tracepoints and hooks to treat as missing. */
 static char *test_missing;
 module_param(test_missing, charp, 0444);
 MODULE_PARM_DESC(test_missing,
-		 "Tests only: tracepoints to treat as missing at load");
+		 "Tests only: tracepoints and hooks to treat as missing at load");
 
-static bool kmp_test_missing(const char *name)
+bool kmp_test_missing(const char *name)
 {
 	const char *p = test_missing;
 	size_t len = strlen(name);

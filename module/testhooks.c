@@ -183,3 +183,47 @@ s64 kmemprof_test_walk(void (*mid)(void *arg), void *arg)
 }
 
 kmp_export_test_hook(kmemprof_test_walk);
+
+/* Whether the hook that stats lists as @name is attached (hooks.c). */
+bool kmemprof_hooked(const char *name)
+{
+	return kmp_hook_attached(name);
+}
+
+kmp_export_test_hook(kmemprof_hooked);
+
+/*
+ * An NMI event, as nmi.c takes it, from a test: the entry points an event
+ * in NMI reaches, called with interrupts off as an NMI would run. The
+ * drain runs from the irq_work once interrupts are back on;
+ * kmemprof_test_nmi_flush() waits for it.
+ */
+void kmemprof_test_nmi_alloc(unsigned long site, const void *ptr, size_t size)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	kmp_nmi_slab_alloc(KMP_EV_KMALLOC, site, ptr, size, size);
+	local_irq_restore(flags);
+}
+
+kmp_export_test_hook(kmemprof_test_nmi_alloc);
+
+void kmemprof_test_nmi_free(const void *ptr)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	kmp_nmi_free(KMP_EV_KFREE, kmp_key_addr(KMP_KIND_SLAB,
+						(unsigned long)ptr), 0);
+	local_irq_restore(flags);
+}
+
+kmp_export_test_hook(kmemprof_test_nmi_free);
+
+void kmemprof_test_nmi_flush(void)
+{
+	kmp_nmi_flush_work();
+}
+
+kmp_export_test_hook(kmemprof_test_nmi_flush);

@@ -265,4 +265,121 @@ static inline u32 kmp_cycles_rate(void)
 #define kmp_strip_pac(lr)	(lr)
 #endif
 
+/*
+ * Hooks on the allocator's untraced functions (hooks.c), through the
+ * ftrace function API: no kprobes, which Rockchip's kernels lack. A free
+ * is hooked at its function's entry. An allocation's results exist only
+ * once its function returns, so its hook sends the call on to a wrapper
+ * of kmemprof's, which calls the function and sees what it returns; the
+ * hook does that by setting the instruction pointer, as livepatch does.
+ * That needs an ftrace that saves the registers and restores a changed
+ * instruction pointer:
+ *
+ *   DYNAMIC_FTRACE_WITH_REGS   (arm64 to 6.1, x86): full pt_regs, asked
+ *                              for with FTRACE_OPS_FL_SAVE_REGS;
+ *   DYNAMIC_FTRACE_WITH_ARGS   (arm64 from 6.2): ftrace_regs' accessors.
+ *
+ * Elsewhere there are no hooks and stats lists the paths as untraced.
+ * Before 5.11 a callback gets pt_regs, later struct ftrace_regs.
+ */
+#if IS_ENABLED(CONFIG_DYNAMIC_FTRACE_WITH_REGS)
+#define KMP_HAVE_HOOKS		1
+#define KMP_HOOK_FLAGS		(FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY)
+#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 11, 0)
+#define kmp_hook_regs_t		struct pt_regs
+#define kmp_hook_pt_regs(r)	(r)
+#else
+#define kmp_hook_regs_t		struct ftrace_regs
+#define kmp_hook_pt_regs(r)	ftrace_get_regs(r)
+#endif
+#define kmp_hook_arg(r, n)	regs_get_kernel_argument(kmp_hook_pt_regs(r), n)
+#define kmp_hook_set_ip(r, ip)	instruction_pointer_set(kmp_hook_pt_regs(r), ip)
+#elif IS_ENABLED(CONFIG_DYNAMIC_FTRACE_WITH_ARGS) && IS_ENABLED(CONFIG_ARM64)
+#define KMP_HAVE_HOOKS		1
+#define KMP_HOOK_FLAGS		FTRACE_OPS_FL_IPMODIFY
+#define kmp_hook_regs_t		struct ftrace_regs
+#define kmp_hook_arg(r, n)	ftrace_regs_get_argument(r, n)
+#define kmp_hook_set_ip(r, ip)	ftrace_regs_set_instruction_pointer(r, ip)
+#else
+#define KMP_HAVE_HOOKS		0
+#endif
+
+/* kmem_cache_alloc_bulk(): _noprof from 6.10; it returns bool from 6.18. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
+#define KMP_CACHE_ALLOC_BULK		kmem_cache_alloc_bulk_noprof
+#define KMP_CACHE_ALLOC_BULK_NAME	"kmem_cache_alloc_bulk_noprof"
+#else
+#define KMP_CACHE_ALLOC_BULK		kmem_cache_alloc_bulk
+#define KMP_CACHE_ALLOC_BULK_NAME	"kmem_cache_alloc_bulk"
+#endif
+
+/*
+ * The page allocator's bulk allocation, from 5.13: __alloc_pages_bulk(),
+ * alloc_pages_bulk_noprof() from 6.10, without its list from 6.14.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 14, 0)
+#define KMP_HAVE_PAGES_BULK		1
+#define KMP_PAGES_BULK_NAME		"alloc_pages_bulk_noprof"
+#define KMP_PAGES_BULK_FN		alloc_pages_bulk_noprof
+#define KMP_PAGES_BULK_PARAMS						\
+	gfp_t gfp, int nid, nodemask_t *nodemask, int nr_pages,	\
+	struct page **array
+#define KMP_PAGES_BULK_CALL(list)					\
+	alloc_pages_bulk_noprof(gfp, nid, nodemask, nr_pages, array)
+#define KMP_PAGES_BULK_LIST		NULL
+#elif LINUX_VERSION_CODE >= KERNEL_VERSION(5, 13, 0)
+#define KMP_HAVE_PAGES_BULK		1
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
+#define KMP_PAGES_BULK_NAME		"alloc_pages_bulk_noprof"
+#define KMP_PAGES_BULK_FN		alloc_pages_bulk_noprof
+#else
+#define KMP_PAGES_BULK_NAME		"__alloc_pages_bulk"
+#define KMP_PAGES_BULK_FN		__alloc_pages_bulk
+#endif
+#define KMP_PAGES_BULK_PARAMS						\
+	gfp_t gfp, int nid, nodemask_t *nodemask, int nr_pages,	\
+	struct list_head *list, struct page **array
+#define KMP_PAGES_BULK_CALL(list)					\
+	KMP_PAGES_BULK_FN(gfp, nid, nodemask, nr_pages, list, array)
+#define KMP_PAGES_BULK_LIST		list
+#else
+#define KMP_HAVE_PAGES_BULK		0
+#endif
+
+/* For the tests: a bulk allocation of pages into an array. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 14, 0)
+#define kmp_pages_bulk_array(gfp, n, a)	alloc_pages_bulk(gfp, n, a)
+#elif KMP_HAVE_PAGES_BULK
+#define kmp_pages_bulk_array(gfp, n, a)	alloc_pages_bulk_array(gfp, n, a)
+#endif
+
+/* kvfree_rcu_barrier(), 6.12: waits for kfree_rcu()'s batches too. */
+#define KMP_HAVE_KVFREE_RCU_BARRIER					\
+	(LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0))
+
+/*
+ * 6.18's kmalloc_nolock() and kfree_nolock() have no events, and run in
+ * any context, NMI included. 7.1's partitioned kmalloc caches give the
+ * first a token and a leading underscore (DECL_TOKEN_PARAMS).
+ * From 6.18 kfree_rcu() puts objects in a per-CPU RCU sheaf, which frees
+ * them after the grace period with no event: __kfree_rcu_sheaf() is
+ * hooked at its entry, and the object counts as freed there.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 18, 0)
+#define KMP_HAVE_NOLOCK			1
+#ifdef DECL_TOKEN_PARAMS
+#define KMP_KMALLOC_NOLOCK_NAME		"_kmalloc_nolock_noprof"
+#define KMP_KMALLOC_NOLOCK_PARAMS					\
+	DECL_TOKEN_PARAMS(size, token), gfp_t gfp, int node
+#define KMP_KMALLOC_NOLOCK_CALL						\
+	_kmalloc_nolock_noprof(PASS_TOKEN_PARAMS(size, token), gfp, node)
+#else
+#define KMP_KMALLOC_NOLOCK_NAME		"kmalloc_nolock_noprof"
+#define KMP_KMALLOC_NOLOCK_PARAMS	size_t size, gfp_t gfp, int node
+#define KMP_KMALLOC_NOLOCK_CALL		kmalloc_nolock_noprof(size, gfp, node)
+#endif
+#else
+#define KMP_HAVE_NOLOCK			0
+#endif
+
 #endif /* _KMEMPROF_COMPAT_H */

@@ -123,5 +123,10 @@ int kmemprof_hist_range(enum kmp_kind kind, unsigned long start,
 void kmemprof_set_clock(kmp_clock_t *clock);
 int kmemprof_cpu_cluster(int cpu);
 s64 kmemprof_test_walk(void (*mid)(void *arg), void *arg);
+bool kmemprof_hooked(const char *name);
+void kmemprof_test_nmi_alloc(unsigned long site, const void *ptr,
+			     size_t size);
+void kmemprof_test_nmi_free(const void *ptr);
+void kmemprof_test_nmi_flush(void);
 
 #endif /* _KMEMPROF_KMEMPROF_H */

@@ -23,3 +23,45 @@ reload test_missing=kmalloc,kfree,kmem_cache_alloc,kmem_cache_free,mm_page_alloc
 	fail "loaded with no tracepoint at all"
 reload || fail "insmod with defaults"
 expect_eq "unavailable" "$(stat_value unavailable)" none
+
+# The allocator's untraced paths (hooks.c): hooked where the kernel lets
+# ftrace, so objects from kmem_cache_alloc_bulk() are live on their site
+# and their kmem_cache_free_bulk() pairs with them.
+case ",$(stat_value hooks)," in
+*,kmem_cache_alloc_bulk,*) ;;
+*) fail "kmem_cache_alloc_bulk not hooked: hooks '$(stat_value hooks)'" ;;
+esac
+insmod /modules/kmemprof_hog.ko pages=0 bulk=64 || fail "insmod hog bulk=64"
+set -- $(proc_line hog_bulk)
+expect_eq "bulk objects live" "$2" 64
+expect_eq "bulk site accurate" "$(line_key "$(proc_line hog_bulk)" accurate)" ""
+expect_eq "hook objects" "$(stat_value hook.kmem_cache_alloc_bulk.objects)" 64
+rmmod kmemprof_hog
+# The site's line stays, marked module:unloaded, with every free paired.
+line=$(grep " func:hog_bulk " /proc/kmemprof)
+set -- $line
+expect_eq "bulk live after free" "$2" 0
+expect_eq "bulk frees" "$(line_key "$line" frees)" 64
+expect_eq "bulk freed accurate" "$(line_key "$line" accurate)" ""
+expect_eq "hook frees" "$(stat_value hook.kmem_cache_free_bulk.objects)" 64
+
+# A kernel where ftrace cannot hook them (no FUNCTION_TRACER, a function
+# inlined or renamed): kmemprof loads, says so in dmesg and stats, and the
+# objects are not tracked, as before the hooks.
+reload test_missing=kmem_cache_alloc_bulk,kmem_cache_free_bulk ||
+	fail "insmod with the bulk hooks missing"
+dmesg | grep -q 'kmemprof: kmem_cache_free_bulk not hooked (test_missing): its slab objects are not paired' ||
+	fail "no word in dmesg for a missing hook"
+case ",$(stat_value untraced)," in
+*,kmem_cache_alloc_bulk,kmem_cache_free_bulk,*) ;;
+*) fail "untraced: '$(stat_value untraced)'" ;;
+esac
+case ",$(stat_value hooks)," in
+*,kmem_cache_alloc_bulk,* | *,kmem_cache_free_bulk,*)
+	fail "hooks with them missing: '$(stat_value hooks)'" ;;
+esac
+insmod /modules/kmemprof_hog.ko pages=0 bulk=64 || fail "insmod hog bulk=64"
+expect_eq "bulk unseen" "$(proc_line hog_bulk)" ""
+rmmod kmemprof_hog
+expect_eq "bulk free unseen" "$(grep " func:hog_bulk " /proc/kmemprof)" ""
+reload || fail "insmod with defaults"

@@ -29,7 +29,15 @@ static unsigned int size = 128;
 module_param(size, uint, 0444);
 MODULE_PARM_DESC(size, "Size of each slab object (default: 128)");
 
+static unsigned int bulk;
+module_param(bulk, uint, 0444);
+MODULE_PARM_DESC(bulk, "Slab objects to hold from kmem_cache_alloc_bulk(), "
+		 "freed with kmem_cache_free_bulk() (default: 0)");
+
 static struct page **hog;
+static struct kmem_cache *hog_cache;
+static void **hog_bulk_objs;
+static bool hog_bulk_held;
 static void **hog_objs;
 static void *hog_init_obj;
 
@@ -43,10 +51,20 @@ static noinline void *hog_kmalloc(void)
 	return kmalloc(size, GFP_KERNEL);
 }
 
+static noinline int hog_bulk(void)
+{
+	return kmem_cache_alloc_bulk(hog_cache, GFP_KERNEL, bulk,
+				     hog_bulk_objs) ? 0 : -ENOMEM;
+}
+
 static void hog_release(void)
 {
 	unsigned int i;
 
+	if (hog_bulk_held)
+		kmem_cache_free_bulk(hog_cache, bulk, hog_bulk_objs);
+	kmem_cache_destroy(hog_cache);
+	kfree(hog_bulk_objs);
 	for (i = 0; i < pages; i++)
 		if (hog[i])
 			__free_pages(hog[i], order);
@@ -96,6 +114,16 @@ static int __init hog_init(void)
 	if (hog_take_objs()) {
 		hog_release();
 		return -ENOMEM;
+	}
+	if (bulk) {
+		hog_cache = kmem_cache_create("kmemprof_hog", size, 0, 0, NULL);
+		hog_bulk_objs = kcalloc(bulk, sizeof(*hog_bulk_objs),
+					GFP_KERNEL);
+		if (!hog_cache || !hog_bulk_objs || hog_bulk()) {
+			hog_release();
+			return -ENOMEM;
+		}
+		hog_bulk_held = true;
 	}
 	return 0;
 }

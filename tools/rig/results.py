@@ -29,6 +29,7 @@ KMEMPROF_KTAP_PARSER=private forces it. Several documents (one per suite
 file), the console scan and the shell results are this script's own work.
 """
 import glob
+import inspect
 import io
 import os
 import re
@@ -172,7 +173,13 @@ def kernel_form(text):
 
 def judge_kernel(kp, text):
     """judge_ktap() by the kernel's kunit_parser."""
-    root = kp.parse_run_tests(text.splitlines())
+    # From 6.16 (7.x here) the parser takes the printer it reports to.
+    params = inspect.signature(kp.parse_run_tests).parameters
+    if 'printer' in params:
+        root = kp.parse_run_tests(text.splitlines(),
+                                  sys.modules['kunit_printer'].null_printer)
+    else:
+        root = kp.parse_run_tests(text.splitlines())
     c = root.counts
     why = []
 
