@@ -200,7 +200,7 @@ kmp_wrap_cache_alloc_bulk(struct kmem_cache *s, gfp_t flags, size_t size,
 	this_cpu_inc(kmp_wrap_inflight);
 	ret = KMP_CACHE_ALLOC_BULK(s, flags, size, p);
 	/* bool: all @size or none; int: how many. */
-	n = _Generic(ret, bool: ret ? size : 0, default: (size_t)ret);
+	n = __same_type(ret, bool) ? (ret ? size : 0) : (size_t)ret;
 	kmp_hook_slab_objects(KMP_HOOK_CACHE_ALLOC_BULK, _RET_IP_, p, n,
 			      kmem_cache_size(s));
 	this_cpu_dec(kmp_wrap_inflight);
@@ -509,7 +509,7 @@ void kmp_hooks_exit(void)
 			n += READ_ONCE(per_cpu(kmp_wrap_inflight, cpu));
 		if (!n)
 			break;
-		msleep(1);
+		msleep(20);
 	}
 	synchronize_rcu();
 	synchronize_rcu_tasks();

@@ -22,11 +22,13 @@
 #include <linux/gfp.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
+#include <linux/rcupdate.h>
 #include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/string.h>
 #include <linux/stacktrace.h>
+#include <linux/version.h>
 #include <linux/vmalloc.h>
 
 static char *label = "run";
@@ -226,6 +228,54 @@ static void run_pages2(struct worker *w)
 	run_pages(w, 2);
 }
 
+/*
+ * kmem_cache_alloc_bulk() and kmem_cache_free_bulk() of 16 objects, as the
+ * maple tree does: the cost per object, for kmemprof's hooks (hooks.c).
+ */
+#define BULK	16
+
+static void run_bulk16(struct worker *w)
+{
+	unsigned int i, n = iters / BULK;
+	void *objs[BULK];
+
+	for (i = 0; i < n; i++) {
+		if (!kmem_cache_alloc_bulk(bench_cache, GFP_KERNEL, BULK, objs))
+			break;
+		kmem_cache_free_bulk(bench_cache, BULK, objs);
+	}
+	w->pairs = i * BULK;
+}
+
+/*
+ * A kfree_rcu() storm: kmalloc(64) and kfree_rcu() per pair, then waiting
+ * for the batches to be freed (kfree_bulk(), hooked) where the kernel can
+ * wait for them (kvfree_rcu_barrier(), 6.12); before, the batches drain
+ * outside the timed loop.
+ */
+struct bench_rcu_obj {
+	struct rcu_head rcu;
+	char data[64 - sizeof(struct rcu_head)];
+};
+
+static void run_kfree_rcu(struct worker *w)
+{
+	struct bench_rcu_obj *o;
+	unsigned int i;
+
+	for (i = 0; i < iters; i++) {
+		o = one_site(sizeof(*o));
+		if (!o)
+			break;
+		kfree_rcu(o, rcu);
+	}
+	rcu_barrier();
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+	kvfree_rcu_barrier();
+#endif
+	w->pairs = i;
+}
+
 /* Hold 100k objects per CPU at once, then free them: a full live table. */
 static void run_leaky(struct worker *w)
 {
@@ -358,6 +408,8 @@ static const struct workload all_workloads[] = {
 	{ "kmem_cache", run_cache },
 	{ "pages0", run_pages0 },
 	{ "pages2", run_pages2 },
+	{ "bulk16", run_bulk16 },
+	{ "kfree_rcu", run_kfree_rcu },
 	{ "leaky100k", run_leaky, false, true },
 	{ "xcpu", run_xcpu, true },
 };

@@ -31,8 +31,7 @@ MODULE_PARM_DESC(size, "Size of each slab object (default: 128)");
 
 static unsigned int bulk;
 module_param(bulk, uint, 0444);
-MODULE_PARM_DESC(bulk, "Slab objects to hold from kmem_cache_alloc_bulk(), "
-		 "freed with kmem_cache_free_bulk() (default: 0)");
+MODULE_PARM_DESC(bulk, "Objects to hold from kmem_cache_alloc_bulk() (default: 0)");
 
 static struct page **hog;
 static struct kmem_cache *hog_cache;
