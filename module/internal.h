@@ -33,8 +33,13 @@
  *   stacks through code that went away, against reset.
  * - kmp_names_lock (mutex, callsite.c): the cache of symbol names.
  *
- * The probes run in any context, with interrupts off and never in NMI;
- * they take only raw spinlocks, never a mutex, and never sleep.
+ * The probes and hooks run in any context, with interrupts off; they take
+ * only raw spinlocks, never a mutex, and never sleep. In NMI they take no
+ * lock at all: nmi.c does the lock-free steps and leaves the rest to an
+ * irq_work on the same CPU, through a per-CPU ring (its note says why
+ * program order is enough there).
+ * - The hooks (hooks.c) are registered and unregistered with ftrace under
+ *   kmp_control_lock: kmp_control_lock -> ftrace_lock (the kernel's).
  *
  * Nesting, outermost first (nothing else nests):
  *
