@@ -234,6 +234,8 @@ void kmp_account_alloc(enum kmp_kind kind, unsigned long call_site,
 
 	f->site = -1;
 	site = kmp_find_site(kind, call_site, kd, sd, f, fp);
+	if (unlikely(site == KMP_SITE_BULK))
+		return;
 	tag = kmp_tag_get(site, kind, f->callers, kd);
 	if (unlikely(!tag))
 		return;

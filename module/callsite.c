@@ -52,7 +52,8 @@
 #define KMP_FRAME_PERCPU	BIT(1)
 #define KMP_FRAME_SLAB		BIT(2)
 #define KMP_FRAME_TRACE		BIT(3)	/* a tracepoint's iterator */
-#define KMP_FRAME_BITS		4
+#define KMP_FRAME_BULK		BIT(4)	/* hooks.c's bulk page wrapper */
+#define KMP_FRAME_BITS		5
 #define KMP_FRAME_MASK		(BIT(KMP_FRAME_BITS) - 1)
 
 static const char * const kmp_page_fns[] = {
@@ -97,7 +98,7 @@ static unsigned long kmp_frame_lookup(unsigned long addr)
 	 */
 	if (str_has_prefix(name, "kmp_wrap_pages_bulk ") &&
 	    strstr(name, "[" KBUILD_MODNAME "]"))
-		verdict |= KMP_FRAME_PAGE;
+		verdict |= KMP_FRAME_PAGE | KMP_FRAME_BULK;
 	if (!strchr(name, ' ')) {
 		if (kmp_has_prefix(name, kmp_page_fns, ARRAY_SIZE(kmp_page_fns)))
 			verdict |= KMP_FRAME_PAGE;
@@ -204,6 +205,12 @@ unsigned long kmp_unwind(struct kmp_frames *f, enum kmp_kind kind,
 		f->n = stack_trace_save(f->e, max, 0);
 		kmp_past_allocator(f, want);
 	}
+	for (i = 0; kind == KMP_KIND_PAGE && i < f->site; i++) {
+		if (kmp_frame_kind(f->e[i]) & KMP_FRAME_BULK) {
+			f->site = -1;
+			return KMP_SITE_BULK;
+		}
+	}
 	return f->site >= 0 ? f->e[f->site] : 0;
 }
 
@@ -269,16 +276,21 @@ bool kmp_site_is_relay(unsigned long site)
 unsigned long kmp_page_site(unsigned long fp, struct kmp_frames *f,
 			    unsigned int after)
 {
-	f->nskip = 0;
 #if KMP_HAVE_FP_WALK
 	unsigned long top = fp + THREAD_SIZE;
 	unsigned int i;
+#endif
 
+	f->nskip = 0;
+#if KMP_HAVE_FP_WALK
 	for (i = 0; i < KMP_SITE_SEARCH; i++) {
 		const unsigned long *rec = (const unsigned long *)fp;
 		unsigned long lr = kmp_strip_pac(READ_ONCE(rec[1]));
+		unsigned long kind = kmp_frame_kind(lr);
 
-		if (!(kmp_frame_kind(lr) & (KMP_FRAME_PAGE | KMP_FRAME_TRACE)))
+		if (kind & KMP_FRAME_BULK)
+			return KMP_SITE_BULK;
+		if (!(kind & (KMP_FRAME_PAGE | KMP_FRAME_TRACE)))
 			return lr;
 		f->skip[f->nskip++] = lr;
 		fp = READ_ONCE(rec[0]);

@@ -76,8 +76,9 @@ static u32 kmp_hist_slot_of(struct kmp_tag *tag)
 	if (idx < 0)
 		kmp_stat_inc(KMP_ST_DROP_HIST);
 	h = idx < 0 ? KMP_NIL : idx;
-	old = KMP_HIST_UNSET;
-	return try_cmpxchg(&tag->hist, &old, h) ? h : old;
+	/* cmpxchg(): try_cmpxchg() of a plain word is not in 5.10. */
+	old = cmpxchg(&tag->hist, KMP_HIST_UNSET, h);
+	return old == KMP_HIST_UNSET ? h : old;
 }
 
 /* A tag's slot for the readers, or KMP_NIL. */

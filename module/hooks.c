@@ -45,6 +45,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bitmap.h>
 #include <linux/delay.h>
 #include <linux/ftrace.h>
 #include <linux/gfp.h>
@@ -225,7 +226,10 @@ static noinline notrace void *kmp_wrap_kmalloc_nolock(KMP_KMALLOC_NOLOCK_PARAMS)
 #endif
 
 #if KMP_HAVE_PAGES_BULK
-/* A page the bulk call returned that kmemprof has already (see below). */
+/* Entries of the caller's array that held a page before the call. */
+#define KMP_BULK_SEEN	256
+
+/* A page the map holds already: beyond the entries seen before the call. */
 static bool kmp_hook_page_known(unsigned long pfn)
 {
 	u32 *slot = kmp_pfn_slot(pfn);
@@ -235,42 +239,47 @@ static bool kmp_hook_page_known(unsigned long pfn)
 
 /*
  * Each page of order 0 the call added, at the caller's site, found from
- * this wrapper's frame record as a page event's is from its probe's.
- * Pages the caller's array held already, and pages that the function's
- * own fallback took from __alloc_pages() (an event of their own), are in
- * the PFN map already and are passed over.
+ * this wrapper's frame record as a page event's is from its probe's. The
+ * caller's array may hold pages already, anywhere: those seen before the
+ * call are passed over (past the first KMP_BULK_SEEN entries, pages the
+ * PFN map holds). Pages the function's own fallback takes from
+ * __alloc_pages() make an event, which is not accounted (KMP_SITE_BULK):
+ * they are entered here with the others.
  */
 static noinline notrace unsigned long
 kmp_wrap_pages_bulk(KMP_PAGES_BULK_PARAMS)
 {
 	unsigned long fp = (unsigned long)__builtin_frame_address(0);
+	DECLARE_BITMAP(was, KMP_BULK_SEEN);
 	struct list_head *first = NULL, *pos;
-	unsigned long ret, n = 0;
-	int i, from = 0;
+	unsigned long ret, n = 0, pfn;
+	int i;
 
 	this_cpu_inc(kmp_wrap_inflight);
+	bitmap_zero(was, KMP_BULK_SEEN);
 	if (KMP_PAGES_BULK_LIST)
 		first = ((struct list_head *)KMP_PAGES_BULK_LIST)->next;
 	else if (array)
-		while (from < nr_pages && array[from])
-			from++;
+		for (i = 0; i < nr_pages && i < KMP_BULK_SEEN; i++)
+			if (array[i])
+				__set_bit(i, was);
 	ret = KMP_PAGES_BULK_CALL(list);
 	if (KMP_PAGES_BULK_LIST) {
 		/* New pages go to the head of the list. */
 		pos = ((struct list_head *)KMP_PAGES_BULK_LIST)->next;
 		for (; pos != first; pos = pos->next, n++) {
-			struct page *page = list_entry(pos, struct page, lru);
-
-			if (!kmp_hook_page_known(page_to_pfn(page)))
-				kmp_page_alloc(KMP_EV_NR, fp,
-					       page_to_pfn(page), 0);
+			pfn = page_to_pfn(list_entry(pos, struct page, lru));
+			kmp_page_alloc(KMP_EV_NR, fp, pfn, 0);
 		}
 	} else if (array) {
-		for (i = from; i < ret && i < nr_pages; i++, n++) {
-			if (array[i] &&
-			    !kmp_hook_page_known(page_to_pfn(array[i])))
-				kmp_page_alloc(KMP_EV_NR, fp,
-					       page_to_pfn(array[i]), 0);
+		for (i = 0; i < ret && i < nr_pages; i++) {
+			if (!array[i] || (i < KMP_BULK_SEEN && test_bit(i, was)))
+				continue;
+			pfn = page_to_pfn(array[i]);
+			if (i >= KMP_BULK_SEEN && kmp_hook_page_known(pfn))
+				continue;
+			kmp_page_alloc(KMP_EV_NR, fp, pfn, 0);
+			n++;
 		}
 	}
 	kmp_hook_count(KMP_HOOK_PAGES_BULK, n);
@@ -374,6 +383,19 @@ void kmp_hooks_init(void)
 	}
 }
 
+/*
+ * Free the filters kmp_hooks_init() set: an empty filter frees the old
+ * one (ftrace_free_filter() is exported only from 6.2).
+ */
+static void kmp_hooks_free_filters(void)
+{
+	int i;
+
+	for (i = 0; i < KMP_HOOK_NR; i++)
+		if (kmp_hooks[i].present)
+			ftrace_set_filter(&kmp_hooks[i].ops, NULL, 0, 1);
+}
+
 static void kmp_hook_detach(struct kmp_hook *h)
 {
 	WARN_ON_ONCE(unregister_ftrace_function(&h->ops));
@@ -451,6 +473,10 @@ void kmp_hooks_set(bool enabled, unsigned int kinds)
 {
 }
 
+static void kmp_hooks_free_filters(void)
+{
+}
+
 #endif /* KMP_HAVE_HOOKS */
 
 /*
@@ -513,6 +539,7 @@ void kmp_hooks_exit(void)
 	}
 	synchronize_rcu();
 	synchronize_rcu_tasks();
+	kmp_hooks_free_filters();
 }
 
 void kmp_hooks_reset(void)

@@ -731,6 +731,13 @@ void kmp_hooks_reset(void);
 void kmp_hooks_exit(void);
 bool kmp_hook_attached(const char *name);
 
+/*
+ * The "site" of a page event inside hooks.c's wrapper of the bulk page
+ * allocator (its fallback to __alloc_pages()): the wrapper enters the page
+ * itself, with every other it returns, so the event is not accounted.
+ */
+#define KMP_SITE_BULK	1UL
+
 /* callsite.c: at load, and from the module notifier. */
 int kmp_fn_size(unsigned long addr, unsigned long *size);
 void kmp_relays_init(void);

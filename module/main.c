@@ -5,15 +5,18 @@
  * Module load and unload, and the module notifier: this file alone owns
  * the lifetimes of the others' state.
  *
- * Load:   probes (found, not attached), clock, topology, hist, tags,
- *         live table, PFN map,
- *         stacks; then the module notifier, once every table exists; then
- *         /proc/kmemprof, the knobs and debugfs; then the probes attach.
+ * Load:   probes (found, not attached), NMI rings, clock, topology,
+ *         hist, tags, live table, PFN map, stacks; then the module
+ *         notifier, once every table exists; then the hooks (found, not
+ *         attached); then /proc/kmemprof, the knobs and debugfs; then the
+ *         probes and hooks attach.
  * Unload: the knobs, debugfs and /proc/kmemprof go first (unregistering
  *         waits for any read or write in progress), so nothing can attach
- *         a probe again; then the probes are detached and waited for; then
- *         the module notifier is unregistered, which waits for a call in
- *         progress; only then are the tables torn down.
+ *         a probe again; then the probes and hooks are detached and waited
+ *         for, with every NMI record applied, and the hooks' wrappers left
+ *         (kmp_hooks_exit()); then the module notifier is unregistered,
+ *         which waits for a call in progress; only then are the tables
+ *         torn down.
  *
  * So no probe and no notifier call ever runs against a table that is not
  * there. Notes on locking: kmp_gone_lock (mutex) serialises the notifier's
@@ -82,7 +85,6 @@ static int __init kmemprof_init(void)
 		goto err_of;
 	kinds &= kmp_probes_avail();
 	kmp_nmi_init();
-	kmp_hooks_init();
 	kmp_clock_init();
 	kmp_relays_init();
 	ret = kmp_topology_init();
@@ -106,6 +108,7 @@ static int __init kmemprof_init(void)
 	ret = register_module_notifier(&kmp_module_nb);
 	if (ret)
 		goto err_stacks;
+	kmp_hooks_init();
 	ret = kmp_procfs_init();
 	if (ret)
 		goto err_notifier;

@@ -234,9 +234,18 @@ static void kmp_nmi_drain(struct kmp_nmi_ring *r, bool count)
 	}
 }
 
+/*
+ * In hard interrupt context, or in the irq_work thread of PREEMPT_RT (a
+ * plain irq_work: IRQ_WORK_INIT_HARD is not in 5.10); the ring is this
+ * CPU's either way.
+ */
 static void kmp_nmi_work(struct irq_work *work)
 {
+	unsigned long flags;
+
+	local_irq_save(flags);
 	kmp_nmi_drain(container_of(work, struct kmp_nmi_ring, work), true);
+	local_irq_restore(flags);
 }
 
 /*
@@ -293,6 +302,6 @@ void kmp_nmi_init(void)
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		per_cpu_ptr(&kmp_nmi_rings, cpu)->work =
-			IRQ_WORK_INIT_HARD(kmp_nmi_work);
+		init_irq_work(&per_cpu_ptr(&kmp_nmi_rings, cpu)->work,
+			      kmp_nmi_work);
 }

@@ -28,8 +28,9 @@
 #include <linux/sort.h>
 #include <linux/string.h>
 #include <linux/stacktrace.h>
-#include <linux/version.h>
 #include <linux/vmalloc.h>
+
+#include <kmemprof/compat.h>
 
 static char *label = "run";
 module_param(label, charp, 0444);
@@ -270,7 +271,7 @@ static void run_kfree_rcu(struct worker *w)
 		kfree_rcu(o, rcu);
 	}
 	rcu_barrier();
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#if KMP_HAVE_KVFREE_RCU_BARRIER
 	kvfree_rcu_barrier();
 #endif
 	w->pairs = i;
