@@ -711,12 +711,12 @@ static __always_inline const struct kmp_site *kmp_page_site_fast(unsigned long f
 	return NULL;
 }
 
-/* nmi.c: slab and page events in NMI. */
-void kmp_nmi_slab_alloc(enum kmp_event ev, unsigned long site,
-			const void *ptr, size_t bytes, size_t req);
-void kmp_nmi_page_alloc(enum kmp_event ev, unsigned long fp,
-			unsigned long pfn, unsigned int order);
-void kmp_nmi_free(enum kmp_event ev, unsigned long key, size_t bytes);
+/* nmi.c: slab and page events in NMI (cold: the probes' rare path). */
+void __cold kmp_nmi_slab_alloc(enum kmp_event ev, unsigned long site,
+			       const void *ptr, size_t req, size_t bytes);
+void __cold kmp_nmi_page_alloc(enum kmp_event ev, unsigned long fp,
+			       unsigned long pfn, unsigned int order);
+void __cold kmp_nmi_free(enum kmp_event ev, unsigned long key, size_t bytes);
 void kmp_nmi_sync(bool count);
 u64 kmp_nmi_events(enum kmp_event ev);
 void kmp_nmi_reset(void);

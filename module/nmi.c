@@ -110,8 +110,9 @@ static struct kmp_nmi_ring *kmp_nmi_ring(enum kmp_event ev)
 	return r;
 }
 
+/* The arguments in the kmalloc event's order: the probe passes them on. */
 void kmp_nmi_slab_alloc(enum kmp_event ev, unsigned long site,
-			const void *ptr, size_t bytes, size_t req)
+			const void *ptr, size_t req, size_t bytes)
 {
 	struct kmp_nmi_ring *r = kmp_nmi_ring(ev);
 	unsigned long key = kmp_key_addr(KMP_KIND_SLAB, (unsigned long)ptr);

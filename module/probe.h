@@ -140,7 +140,7 @@ static __always_inline void kmp_slab_alloc(enum kmp_event ev,
 	u64 t0;
 
 	if (unlikely(in_nmi())) {
-		kmp_nmi_slab_alloc(ev, call_site, ptr, bytes_alloc, bytes_req);
+		kmp_nmi_slab_alloc(ev, call_site, ptr, bytes_req, bytes_alloc);
 		return;
 	}
 	kmp_enter(ev, &flags, &t0);
