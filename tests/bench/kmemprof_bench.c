@@ -250,6 +250,27 @@ static void run_bulk16(struct worker *w)
 }
 
 /*
+ * alloc_pages_bulk() of 16 pages, each freed with __free_page(): vmalloc's
+ * way of getting its pages (5.13-).
+ */
+static void run_pagesbulk16(struct worker *w)
+{
+#ifdef kmp_pages_bulk_array
+	unsigned int i, j, n = iters / (4 * BULK);
+	struct page *pages[BULK];
+
+	for (i = 0; i < n; i++) {
+		memset(pages, 0, sizeof(pages));
+		if (kmp_pages_bulk_array(GFP_KERNEL, BULK, pages) != BULK)
+			break;
+		for (j = 0; j < BULK; j++)
+			__free_page(pages[j]);
+	}
+	w->pairs = i * BULK;
+#endif
+}
+
+/*
  * A kfree_rcu() storm: kmalloc(64) and kfree_rcu() per pair. The wait for
  * the batches at the end (kvfree_rcu_barrier(), 6.12) is not counted: it
  * is grace periods, idle time that would swamp the rest. The batches' own
@@ -415,6 +436,7 @@ static const struct workload all_workloads[] = {
 	{ "pages2", run_pages2 },
 	{ "bulk16", run_bulk16 },
 	{ "kfree_rcu", run_kfree_rcu },
+	{ "pagesbulk16", run_pagesbulk16 },
 	{ "leaky100k", run_leaky, false, true },
 	{ "xcpu", run_xcpu, true },
 };

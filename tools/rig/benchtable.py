@@ -16,7 +16,8 @@ import sys
 MODES = ['bare', 'disabled', 'default', 'hist', 'stack8', 'key2',
          'sample64', 'allocinfo', 'ftrace']
 WORKLOADS = ['kmalloc32', 'kmalloc256', 'kmalloc2048', 'sites1000',
-             'kmem_cache', 'bulk16', 'kfree_rcu', 'pages0', 'pages2', 'leaky100k', 'xcpu']
+             'kmem_cache', 'bulk16', 'kfree_rcu', 'pages0', 'pagesbulk16',
+             'pages2', 'leaky100k', 'xcpu']
 CALIB = ['calib_loop', 'calib_irq', 'calib_percpu', 'calib_lock',
          'calib_clock', 'calib_stack6', 'calib_stack12']
 
