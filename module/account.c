@@ -287,7 +287,8 @@ static bool kmp_pfn_take(unsigned long pfn, struct kmp_obj *obj)
  * what the free event says was freed (page blocks), or 0 where it says
  * nothing (slab, percpu).
  */
-void kmp_account_freed(const struct kmp_obj *obj, size_t bytes)
+static __always_inline void __kmp_account_freed(const struct kmp_obj *obj,
+						size_t bytes)
 {
 	unsigned int mode = READ_ONCE(kmp_mode);
 	unsigned int rate = 1;
@@ -304,6 +305,11 @@ void kmp_account_freed(const struct kmp_obj *obj, size_t bytes)
 		kmp_stat_inc(KMP_ST_PAGE_SPLIT);
 		kmp_mark_inaccurate(obj->tag);
 	}
+}
+
+void kmp_account_freed(const struct kmp_obj *obj, size_t bytes)
+{
+	__kmp_account_freed(obj, bytes);
 }
 
 /* A free on the general path: see kmp_account_freed() for @bytes. */
@@ -325,7 +331,7 @@ void kmp_account_free(unsigned long key, size_t bytes)
 		kmp_stat_inc(KMP_ST_UNPAIRED_SLAB + kind);
 		return;
 	}
-	kmp_account_freed(&obj, bytes);
+	__kmp_account_freed(&obj, bytes);
 }
 
 /* An allocation entered by nmi.c at the defaults: count it. */
