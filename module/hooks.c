@@ -37,11 +37,12 @@
  * Notes on locking: kmp_hooks_set() runs under kmp_control_lock, and
  * unregister_ftrace_function() waits for every callback that is running.
  * A wrapper that is running when its hook goes finishes on the function it
- * called, and only then can the module go: the module's text stays until
- * every task has left it (the caller of kmp_hooks_set(false) also waits
- * for an RCU-tasks grace period, see kmp_hooks_set()). The callbacks and
- * wrappers run in the allocator's context and do what a probe does
- * (probe.h): interrupts off, NMI to nmi.c.
+ * called, and only then can the module go: kmp_hooks_exit() waits until no
+ * call is in a wrapper (kmp_wrap_inflight), then for RCU and RCU-tasks
+ * grace periods, for the last instructions after the count. The callbacks
+ * and wrappers run in the allocator's context and do what a probe does
+ * (probe.h): interrupts off, NMI to nmi.c; the counts they keep of
+ * themselves are this_cpu ops, safe in any context.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
