@@ -76,8 +76,12 @@ static u32 kmp_hist_slot_of(struct kmp_tag *tag)
 	if (idx < 0)
 		kmp_stat_inc(KMP_ST_DROP_HIST);
 	h = idx < 0 ? KMP_NIL : idx;
-	/* cmpxchg(): try_cmpxchg() of a plain word is not in 5.10. */
-	old = cmpxchg(&tag->hist, KMP_HIST_UNSET, h);
+	/*
+	 * cmpxchg(): try_cmpxchg() of a plain word is not in 5.10. Its
+	 * expected value in a variable, or sparse warns of the macro's casts.
+	 */
+	old = KMP_HIST_UNSET;
+	old = cmpxchg(&tag->hist, old, h);
 	return old == KMP_HIST_UNSET ? h : old;
 }
 
