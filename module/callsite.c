@@ -184,6 +184,7 @@ unsigned long kmp_unwind(struct kmp_frames *f, enum kmp_kind kind,
 	unsigned int i, max = min_t(unsigned int, KMP_SITE_SEARCH + after,
 				    KMP_MAX_FRAMES);
 	unsigned int depth = after ? max : KMP_SITE_QUICK;
+	bool seen;
 
 	f->site = -1;
 	if (!kmp_site_needs_unwind(kind, call_site)) {
@@ -205,8 +206,18 @@ unsigned long kmp_unwind(struct kmp_frames *f, enum kmp_kind kind,
 		f->n = stack_trace_save(f->e, max, 0);
 		kmp_past_allocator(f, want);
 	}
-	for (i = 0; kind == KMP_KIND_PAGE && i < f->site; i++) {
-		if (kmp_frame_kind(f->e[i]) & KMP_FRAME_BULK) {
+	/*
+	 * A page event (past a tracepoint's iterator) from inside the bulk
+	 * wrapper is its fallback's: the wrapper enters that page itself. The
+	 * wrapper's own entering of pages unwinds through it too, but with no
+	 * iterator before it.
+	 */
+	for (i = 0, seen = false; kind == KMP_KIND_PAGE && i < f->site; i++) {
+		unsigned long k = kmp_frame_kind(f->e[i]);
+
+		if (k & KMP_FRAME_TRACE)
+			seen = true;
+		if ((k & KMP_FRAME_BULK) && seen) {
 			f->site = -1;
 			return KMP_SITE_BULK;
 		}

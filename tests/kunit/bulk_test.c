@@ -235,26 +235,40 @@ static noinline unsigned long pages_bulk(struct bulk_ctx *c, int n)
 }
 #endif
 
-/* A bulk allocation of pages, freed one at a time: paired with each. */
-static void bulk_pages(struct kunit *test)
-{
+/*
+ * A bulk allocation of pages, freed one at a time: paired with each. With
+ * the defaults, and with stack_depth on, where sites are found by
+ * unwinding through the hook's wrapper.
+ */
 #ifdef kmp_pages_bulk_array
+static void bulk_pages_one(struct kunit *test, const char *what)
+{
 	struct bulk_ctx *c = test->priv;
 	struct kmp_totals t, base;
 	bool inacc;
 	int i;
 
-	if (!need_hooks(test, "alloc_pages_bulk", NULL))
-		return;
+	memset(c->page, 0, sizeof(c->page));
 	base = totals(test, KMP_KIND_PAGE, pages_bulk, NULL);
 	KMP_ASSERT_EQ(test, pages_bulk(c, NBULK * 4), NBULK * 4);
 	t = since(test, KMP_KIND_PAGE, pages_bulk, &base, &inacc);
-	expect_counts(test, "allocated", t, inacc, NBULK * 4, 0, PAGE_SIZE);
+	expect_counts(test, what, t, inacc, NBULK * 4, 0, PAGE_SIZE);
 	for (i = 0; i < NBULK * 4; i++)
 		__free_page(c->page[i]);
 	t = since(test, KMP_KIND_PAGE, pages_bulk, &base, &inacc);
-	expect_counts(test, "freed", t, inacc, NBULK * 4, NBULK * 4,
-		      PAGE_SIZE);
+	expect_counts(test, what, t, inacc, NBULK * 4, NBULK * 4, PAGE_SIZE);
+}
+#endif
+
+static void bulk_pages(struct kunit *test)
+{
+#ifdef kmp_pages_bulk_array
+	if (!need_hooks(test, "alloc_pages_bulk", NULL))
+		return;
+	bulk_pages_one(test, "defaults");
+	KMP_ASSERT_EQ(test, kmemprof_set_knob("stack_depth", 4), 0);
+	bulk_pages_one(test, "stack_depth=4");
+	KMP_ASSERT_EQ(test, kmemprof_set_knob("stack_depth", 0), 0);
 #else
 	kmp_kunit_skip(test, "no alloc_pages_bulk() before 5.13");
 #endif
