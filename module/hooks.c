@@ -109,16 +109,16 @@ static DEFINE_PER_CPU(struct kmp_hook_counts, kmp_hook_counts);
  */
 static DEFINE_PER_CPU(long, kmp_wrap_inflight);
 
+static struct kmp_hook kmp_hooks[KMP_HOOK_NR];
+
+#if KMP_HAVE_HOOKS
+
 /* this_cpu_add(): safe from NMI, and interrupts may be on in a wrapper. */
 static void kmp_hook_count(enum kmp_hook_id id, unsigned long objects)
 {
 	this_cpu_inc(kmp_hook_counts.calls[id]);
 	this_cpu_add(kmp_hook_counts.objects[id], objects);
 }
-
-#if KMP_HAVE_HOOKS
-
-static struct kmp_hook kmp_hooks[KMP_HOOK_NR];
 
 /* Whether @ip is in a hooked allocation function (its own error path). */
 static bool kmp_hook_inside(unsigned long ip)
@@ -289,42 +289,54 @@ kmp_wrap_pages_bulk(KMP_PAGES_BULK_PARAMS)
 }
 #endif
 
+#endif /* KMP_HAVE_HOOKS */
+
+/*
+ * The paths this kernel has, each with its function and, where ftrace can
+ * hook it, its wrapper or entry handler (KMP_HOOK_FNS(), compat.h, leaves
+ * those out where it cannot: the path is then listed as untraced).
+ */
+
 static struct kmp_hook kmp_hooks[KMP_HOOK_NR] = {
 	[KMP_HOOK_CACHE_ALLOC_BULK] = {
-		.name = "kmem_cache_alloc_bulk", .fn = KMP_CACHE_ALLOC_BULK_NAME,
-		.kind = KMP_KIND_SLAB, .wrapper = kmp_wrap_cache_alloc_bulk,
+		.name = "kmem_cache_alloc_bulk", .kind = KMP_KIND_SLAB,
+		KMP_HOOK_FNS(KMP_CACHE_ALLOC_BULK_NAME,
+			     kmp_wrap_cache_alloc_bulk, NULL),
 		.start = (unsigned long)KMP_CACHE_ALLOC_BULK,
 	},
 	[KMP_HOOK_CACHE_FREE_BULK] = {
-		.name = "kmem_cache_free_bulk", .fn = "kmem_cache_free_bulk",
-		.kind = KMP_KIND_SLAB, .entry = kmp_hook_free_bulk,
+		.name = "kmem_cache_free_bulk", .kind = KMP_KIND_SLAB,
+		KMP_HOOK_FNS("kmem_cache_free_bulk", NULL, kmp_hook_free_bulk),
 	},
 	[KMP_HOOK_PAGES_BULK] = {
 		.name = "alloc_pages_bulk", .kind = KMP_KIND_PAGE,
 #if KMP_HAVE_PAGES_BULK
-		.fn = KMP_PAGES_BULK_NAME, .wrapper = kmp_wrap_pages_bulk,
+		KMP_HOOK_FNS(KMP_PAGES_BULK_NAME, kmp_wrap_pages_bulk, NULL),
 		.start = (unsigned long)KMP_PAGES_BULK_FN,
 #endif
 	},
 	[KMP_HOOK_KMALLOC_NOLOCK] = {
 		.name = "kmalloc_nolock", .kind = KMP_KIND_SLAB,
 #if KMP_HAVE_NOLOCK
-		.fn = KMP_KMALLOC_NOLOCK_NAME, .wrapper = kmp_wrap_kmalloc_nolock,
+		KMP_HOOK_FNS(KMP_KMALLOC_NOLOCK_NAME, kmp_wrap_kmalloc_nolock,
+			     NULL),
 #endif
 	},
 	[KMP_HOOK_KFREE_NOLOCK] = {
 		.name = "kfree_nolock", .kind = KMP_KIND_SLAB,
 #if KMP_HAVE_NOLOCK
-		.fn = "kfree_nolock", .entry = kmp_hook_kfree_nolock,
+		KMP_HOOK_FNS("kfree_nolock", NULL, kmp_hook_kfree_nolock),
 #endif
 	},
 	[KMP_HOOK_KFREE_RCU_SHEAF] = {
 		.name = "kfree_rcu_sheaf", .kind = KMP_KIND_SLAB,
 #if KMP_HAVE_NOLOCK
-		.fn = "__kfree_rcu_sheaf", .entry = kmp_hook_kfree_rcu_sheaf,
+		KMP_HOOK_FNS("__kfree_rcu_sheaf", NULL, kmp_hook_kfree_rcu_sheaf),
 #endif
 	},
 };
+
+#if KMP_HAVE_HOOKS
 
 /* Extents of the hooked functions and of the wrappers, from kallsyms. */
 static void kmp_hooks_extents(void)
@@ -433,37 +445,6 @@ void kmp_hooks_set(bool enabled, unsigned int kinds)
 }
 
 #else /* !KMP_HAVE_HOOKS */
-
-static struct kmp_hook kmp_hooks[KMP_HOOK_NR] = {
-	[KMP_HOOK_CACHE_ALLOC_BULK] = {
-		.name = "kmem_cache_alloc_bulk", .fn = "", .kind = KMP_KIND_SLAB },
-	[KMP_HOOK_CACHE_FREE_BULK] = {
-		.name = "kmem_cache_free_bulk", .fn = "", .kind = KMP_KIND_SLAB },
-	[KMP_HOOK_PAGES_BULK] = {
-		.name = "alloc_pages_bulk", .kind = KMP_KIND_PAGE,
-#if KMP_HAVE_PAGES_BULK
-		.fn = "",
-#endif
-	},
-	[KMP_HOOK_KMALLOC_NOLOCK] = {
-		.name = "kmalloc_nolock", .kind = KMP_KIND_SLAB,
-#if KMP_HAVE_NOLOCK
-		.fn = "",
-#endif
-	},
-	[KMP_HOOK_KFREE_NOLOCK] = {
-		.name = "kfree_nolock", .kind = KMP_KIND_SLAB,
-#if KMP_HAVE_NOLOCK
-		.fn = "",
-#endif
-	},
-	[KMP_HOOK_KFREE_RCU_SHEAF] = {
-		.name = "kfree_rcu_sheaf", .kind = KMP_KIND_SLAB,
-#if KMP_HAVE_NOLOCK
-		.fn = "",
-#endif
-	},
-};
 
 void kmp_hooks_init(void)
 {

@@ -304,6 +304,13 @@ static inline u32 kmp_cycles_rate(void)
 #define KMP_HAVE_HOOKS		0
 #endif
 
+/* A hook table entry's function, and its wrapper or entry handler if any. */
+#if KMP_HAVE_HOOKS
+#define KMP_HOOK_FNS(f, w, e)	.fn = f, .wrapper = w, .entry = e
+#else
+#define KMP_HOOK_FNS(f, w, e)	.fn = f
+#endif
+
 /* kmem_cache_alloc_bulk(): _noprof from 6.10; it returns bool from 6.18. */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
 #define KMP_CACHE_ALLOC_BULK		kmem_cache_alloc_bulk_noprof

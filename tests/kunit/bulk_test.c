@@ -74,6 +74,17 @@ static noinline void single_alloc(struct bulk_ctx *c, int i)
 	c->obj[i] = kmalloc(OBJ_SIZE, GFP_KERNEL);
 }
 
+/* NOBJ objects from single_alloc(), into c->obj. */
+static void single_allocs(struct kunit *test, struct bulk_ctx *c)
+{
+	int i;
+
+	for (i = 0; i < NOBJ; i++) {
+		single_alloc(c, i);
+		KMP_ASSERT_NOT_NULL(test, c->obj[i]);
+	}
+}
+
 static noinline void nmi_site(void)
 {
 }
@@ -175,10 +186,7 @@ static void bulk_single_alloc_kfree_bulk(struct kunit *test)
 	if (!need_hooks(test, "kmem_cache_free_bulk", NULL))
 		return;
 	base = totals(test, KMP_KIND_SLAB, single_alloc, NULL);
-	for (i = 0; i < NOBJ; i++) {
-		single_alloc(c, i);
-		KMP_ASSERT_NOT_NULL(test, c->obj[i]);
-	}
+	single_allocs(test, c);
 	for (i = 0; i < NOBJ; i += NBULK)
 		kfree_bulk(NBULK, &c->obj[i]);
 	t = since(test, KMP_KIND_SLAB, single_alloc, &base, &inacc);
@@ -202,10 +210,7 @@ static void bulk_kfree_rcu(struct kunit *test)
 	if (!need_hooks(test, "kmem_cache_free_bulk", NULL))
 		return;
 	base = totals(test, KMP_KIND_SLAB, single_alloc, NULL);
-	for (i = 0; i < NOBJ; i++) {
-		single_alloc(c, i);
-		KMP_ASSERT_NOT_NULL(test, c->obj[i]);
-	}
+	single_allocs(test, c);
 	for (i = 0; i < NOBJ; i++) {
 		struct bulk_obj *o = c->obj[i];
 
@@ -337,10 +342,7 @@ static void bulk_nmi_paired(struct kunit *test)
 
 	a0 = totals(test, KMP_KIND_SLAB, single_alloc, NULL);
 	b0 = totals(test, KMP_KIND_SLAB, nmi_site, NULL);
-	for (i = 0; i < NOBJ; i++) {
-		single_alloc(c, i);
-		KMP_ASSERT_NOT_NULL(test, c->obj[i]);
-	}
+	single_allocs(test, c);
 	for (i = 0; i < NOBJ; i++)
 		kmemprof_test_nmi_free(c->obj[i]);
 	kmemprof_test_nmi_flush();
@@ -383,10 +385,7 @@ static void bulk_nmi_ring_full(struct kunit *test)
 	int i;
 
 	a0 = totals(test, KMP_KIND_SLAB, single_alloc, NULL);
-	for (i = 0; i < NOBJ; i++) {
-		single_alloc(c, i);
-		KMP_ASSERT_NOT_NULL(test, c->obj[i]);
-	}
+	single_allocs(test, c);
 	/* The drain is an irq_work: with interrupts off, it waits. */
 	local_irq_save(flags);
 	for (i = 0; i < NOBJ; i++)
