@@ -10,16 +10,20 @@
 
 cpus_list=1
 rounds=3
+MODES="bare disabled default hist stack8 key2 sample64 allocinfo ftrace"
+WORKLOADS=kmalloc32,kmalloc256,kmalloc2048,sites1000,kmem_cache,bulk16,kfree_rcu,pages0,pagesbulk16,pages2,leaky100k,xcpu
+CALIB=calib_loop,calib_irq,calib_percpu,calib_lock,calib_clock,calib_stack6,calib_stack12,calib_tp_kmalloc32,calib_tp_pages0
+procread=1
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	benchcpus=*) cpus_list=$(echo "${arg#benchcpus=}" | tr , ' ') ;;
 	benchrounds=*) rounds=${arg#benchrounds=} ;;
+	benchmodes=*) MODES=$(echo "${arg#benchmodes=}" | tr , ' ') ;;
+	benchworkloads=*) WORKLOADS=${arg#benchworkloads=} ;;
+	benchcalib=*) CALIB=${arg#benchcalib=} ;;
+	benchprocread=*) procread=${arg#benchprocread=} ;;
 	esac
 done
-
-MODES="bare disabled default hist stack8 key2 sample64 allocinfo ftrace"
-WORKLOADS=kmalloc32,kmalloc256,kmalloc2048,sites1000,kmem_cache,bulk16,kfree_rcu,pages0,pagesbulk16,pages2,leaky100k,xcpu
-CALIB=calib_loop,calib_irq,calib_percpu,calib_lock,calib_clock,calib_stack6,calib_stack12
 T=/sys/kernel/tracing
 PROF=/proc/sys/vm/mem_profiling
 EVENTS="kmalloc kfree kmem_cache_alloc kmem_cache_free mm_page_alloc mm_page_free"
@@ -66,16 +70,20 @@ done
 quiet
 
 # What the building blocks cost, once, bare.
-insmod /modules/kmemprof_bench.ko label=bare workloads=$CALIB reps=3
-rmmod kmemprof_bench
+if [ -n "$CALIB" ]; then
+	insmod /modules/kmemprof_bench.ko label=bare workloads=$CALIB reps=3
+	rmmod kmemprof_bench
+fi
 
 # /proc/kmemprof with 10k tags: 1000 sites x 10 callers, key_depth=2.
-insmod /modules/kmemprof.ko
-echo 2 > $KMP_SYSCTL/key_depth
-insmod /modules/kmemprof_bench.ko label=default workloads=procread10k reps=4
-rmmod kmemprof_bench
-echo "STAT tags.used $(stat_value tags.used)"
-echo "STAT live.bytes $(stat_value live.bytes)"
-echo "STAT live.max $(stat_value live.max)"
-quiet
+if [ "$procread" = 1 ]; then
+	insmod /modules/kmemprof.ko
+	echo 2 > $KMP_SYSCTL/key_depth
+	insmod /modules/kmemprof_bench.ko label=default workloads=procread10k reps=4
+	rmmod kmemprof_bench
+	echo "STAT tags.used $(stat_value tags.used)"
+	echo "STAT live.bytes $(stat_value live.bytes)"
+	echo "STAT live.max $(stat_value live.max)"
+	quiet
+fi
 dmesg | grep 'kmemprof_bench: RESULT' | sed 's/.*RESULT /RESULT /'

@@ -28,6 +28,7 @@
 #include <linux/sort.h>
 #include <linux/string.h>
 #include <linux/stacktrace.h>
+#include <linux/tracepoint.h>
 #include <linux/vmalloc.h>
 
 #include <kmemprof/compat.h>
@@ -188,10 +189,19 @@ static void run_kmalloc2048(struct worker *w)
 	run_kmalloc(w, 2048);
 }
 
+/*
+ * The steady state over 1000 sites: a first pass, untimed, meets each
+ * site once, so a profiler's one-time work for a new site (kmemprof makes
+ * its tag) is not spread over the timed pairs.
+ */
 static void run_sites1000(struct worker *w)
 {
+	u64 t0 = local_clock();
 	unsigned int i;
 
+	for (i = 0; i < NSITES; i++)
+		kfree(sites[i](32));
+	w->untimed_ns += local_clock() - t0;
 	for (i = 0; i < iters; i++)
 		kfree(sites[i % NSITES](32));
 	w->pairs = iters;
@@ -410,6 +420,96 @@ static void run_calib_stack12(struct worker *w)
 	run_calib_stack(w, 12);
 }
 
+/*
+ * The floor of any tracepoint profiler: the kmem events with an empty
+ * probe attached, and no other. What the tracepoint itself costs the
+ * allocator (the call site's branch and arguments, __traceiter_*()'s loop,
+ * the call into a module and back), to read kmemprof's figures against.
+ */
+static void notrace empty_kmalloc(KMP_KMALLOC_PROTO)
+{
+}
+
+static void notrace empty_kfree(KMP_KFREE_PROTO)
+{
+}
+
+static void notrace empty_page_alloc(KMP_PAGE_ALLOC_PROTO)
+{
+}
+
+static void notrace empty_page_free(KMP_PAGE_FREE_PROTO)
+{
+}
+
+struct empty_probe {
+	const char *name;
+	void *fn;
+	struct tracepoint *tp;
+};
+
+static struct empty_probe empty_probes[] = {
+	{ "kmalloc", empty_kmalloc },
+	{ "kfree", empty_kfree },
+	{ "mm_page_alloc", empty_page_alloc },
+	{ "mm_page_free", empty_page_free },
+};
+
+static void find_tp(struct tracepoint *tp, void *priv)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(empty_probes); i++)
+		if (!strcmp(tp->name, empty_probes[i].name))
+			empty_probes[i].tp = tp;
+}
+
+/* Attach (@on) or detach the empty probes @first and @first + 1, untimed. */
+static int empty_probes_set(struct worker *w, unsigned int first, bool on)
+{
+	u64 t0 = local_clock();
+	unsigned int i;
+	int ret = 0;
+
+	for_each_kernel_tracepoint(find_tp, NULL);
+	for (i = first; i < first + 2 && !ret; i++) {
+		struct empty_probe *p = &empty_probes[i];
+
+		if (!p->tp)
+			ret = -ENOENT;
+		else if (on)
+			ret = tracepoint_probe_register(p->tp, p->fn, NULL);
+		else
+			tracepoint_probe_unregister(p->tp, p->fn, NULL);
+	}
+	if (on && ret) {
+		pr_err("empty probe on %s: %d\n", empty_probes[i - 1].name, ret);
+		while (--i > first)
+			tracepoint_probe_unregister(empty_probes[i - 1].tp,
+						    empty_probes[i - 1].fn, NULL);
+	}
+	if (!on)
+		tracepoint_synchronize_unregister();
+	w->untimed_ns += local_clock() - t0;
+	return ret;
+}
+
+static void run_calib_tp_kmalloc32(struct worker *w)
+{
+	if (empty_probes_set(w, 0, true))
+		return;
+	run_kmalloc(w, 32);
+	empty_probes_set(w, 0, false);
+}
+
+static void run_calib_tp_pages0(struct worker *w)
+{
+	if (empty_probes_set(w, 2, true))
+		return;
+	run_pages0(w);
+	empty_probes_set(w, 2, false);
+}
+
 static void run_calib_loop(struct worker *w)
 {
 	unsigned int i;
@@ -427,6 +527,8 @@ static const struct workload all_workloads[] = {
 	{ "calib_clock", run_calib_clock },
 	{ "calib_stack6", run_calib_stack6 },
 	{ "calib_stack12", run_calib_stack12 },
+	{ "calib_tp_kmalloc32", run_calib_tp_kmalloc32 },
+	{ "calib_tp_pages0", run_calib_tp_pages0 },
 	{ "kmalloc32", run_kmalloc32 },
 	{ "kmalloc256", run_kmalloc256 },
 	{ "kmalloc2048", run_kmalloc2048 },

@@ -8,10 +8,19 @@
 # and repeatable), and -smp 4 under multi-threaded TCG (scaling from 1 to
 # 4 CPUs, ratios only; BENCH_MTTCG=0 leaves it out). The tables go to stdout and to
 # .build/bench/results/<kernel>-<date>.md.
+#
+# A quick look at part of it: BENCH_MODES="bare default" (comma or space
+# separated), BENCH_WORKLOADS=kmalloc32,pages0, BENCH_CALIB= (none) or a
+# list, BENCH_PROCREAD=0 leaves out the read of 10k tags.
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 KERNELS=${BENCH_KERNELS:-6.12 6.1}
+part=
+[ -n "${BENCH_MODES:-}" ] && part="$part benchmodes=$(echo $BENCH_MODES | tr ' ' ,)"
+[ -n "${BENCH_WORKLOADS:-}" ] && part="$part benchworkloads=$BENCH_WORKLOADS"
+[ -n "${BENCH_CALIB+set}" ] && part="$part benchcalib=$BENCH_CALIB"
+[ -n "${BENCH_PROCREAD:-}" ] && part="$part benchprocread=$BENCH_PROCREAD"
 ROUNDS=${BENCH_ROUNDS:-3}
 MTTCG=${BENCH_MTTCG:-1}
 OUT=$TOP/.build/bench
@@ -24,13 +33,13 @@ for k in $KERNELS; do
 	echo "bench $k: icount, 1 CPU, $ROUNDS rounds" >&2
 	KMEMPROF_SMP=1 KMEMPROF_TIMEOUT=3000 \
 	KMEMPROF_QEMU_EXTRA="-icount shift=0,align=off,sleep=off" \
-	KMEMPROF_APPEND="benchcpus=1 benchrounds=$ROUNDS" \
+	KMEMPROF_APPEND="benchcpus=1 benchrounds=$ROUNDS$part" \
 		"$TOP/tests/qemu/run.sh" "$k" bench "$TOP/.build/$k" "$OUT/$k-icount"
 	runs=icount
 	if [ "$MTTCG" = 1 ]; then
 		echo "bench $k: multi-threaded TCG, 4 CPUs, $ROUNDS rounds" >&2
 		KMEMPROF_TIMEOUT=3000 \
-		KMEMPROF_APPEND="benchcpus=1,2,4 benchrounds=$ROUNDS" \
+		KMEMPROF_APPEND="benchcpus=1,2,4 benchrounds=$ROUNDS$part" \
 			"$TOP/tests/qemu/run.sh" "$k" bench "$TOP/.build/$k" \
 			"$OUT/$k-mttcg"
 		runs="icount mttcg"
