@@ -32,7 +32,6 @@ static DEFINE_PER_CPU(u32, kmp_stack_ctr);
  */
 static DEFINE_PER_CPU(struct kmp_frames, kmp_frames_buf);
 
-bool kmp_pages_hashed;
 
 /* True once in @n calls on this CPU (always, for n <= 1). */
 static bool kmp_one_in(u32 __percpu *ctr, unsigned int n)
@@ -105,17 +104,6 @@ static void kmp_account_table(unsigned long key, const struct kmp_obj *obj)
 	}
 }
 
-/* For the fast path, when its group could not take the object. */
-void kmp_account_insert(unsigned long key, u32 tag, u32 size, u32 req)
-{
-	struct kmp_obj obj = {
-		.tag = tag, .size = size, .req = req,
-		.cpu = raw_smp_processor_id(),
-	};
-
-	kmp_account_table(key, &obj);
-}
-
 /* The object a PFN map entry stands for: no time, no CPU. */
 static void kmp_pfn_obj(u32 v, struct kmp_obj *obj)
 {
@@ -150,7 +138,7 @@ static void kmp_account_page(unsigned long pfn, const struct kmp_obj *obj,
 	u32 v;
 
 	if (slot && obj->time) {
-		WRITE_ONCE(kmp_pages_hashed, true);
+		WRITE_ONCE(kmp_tab.pages_hashed, true);
 		v = xchg(slot, 0);
 		kmp_pfn_stale(v);
 		slot = NULL;
@@ -160,7 +148,7 @@ static void kmp_account_page(unsigned long pfn, const struct kmp_obj *obj,
 		return;
 	}
 	/* A block that went into the live table before: its free was lost. */
-	if (unlikely(READ_ONCE(kmp_pages_hashed)) &&
+	if (unlikely(READ_ONCE(kmp_tab.pages_hashed)) &&
 	    kmp_live_remove(kmp_key_pfn(pfn), &old))
 		kmp_account_stale(&old);
 	v = READ_ONCE(*slot);
@@ -322,7 +310,7 @@ void kmp_account_free(unsigned long key, size_t bytes)
 	if (kind == KMP_KIND_PAGE) {
 		found = kmp_pfn_take(key >> 2, &obj);
 		if (!found && (!kmp_pfn_slot(key >> 2) ||
-			       READ_ONCE(kmp_pages_hashed)))
+			       READ_ONCE(kmp_tab.pages_hashed)))
 			found = kmp_live_remove(key, &obj);
 	} else {
 		found = kmp_live_remove(key, &obj);
@@ -368,5 +356,5 @@ void kmp_account_clear(void)
 {
 	kmp_live_clear();
 	kmp_pfnmap_clear();
-	WRITE_ONCE(kmp_pages_hashed, false);
+	WRITE_ONCE(kmp_tab.pages_hashed, false);
 }

@@ -220,10 +220,43 @@ u64 kmp_stat_read(enum kmp_stat st);
 const char *kmp_stat_name(enum kmp_stat st);
 void kmp_stats_reset(void);
 
+/*
+ * The words every event reads, side by side, so that the fast paths reach
+ * them all from one address (options.c). Each is set where its table is
+ * made, while no probe is attached, and only read while one is; but
+ * pages_hashed (account.c), which page blocks set until the next reset.
+ */
+struct kmp_site;
+struct kmp_slot;
+
+struct kmp_tables {
+	/* the site table (tags.c) */
+	struct kmp_site *sites;
+	unsigned long sites_mask;
+	unsigned int sites_shift;	/* 32 - log2(entries) */
+	/* the live table's slots (live.c) */
+	unsigned int group_shift;	/* 32 - kmp_group_bits */
+	struct kmp_slot *slots;
+	atomic_t *group_spill;
+	/* the tags' counters (tags.c) */
+	struct kmp_counters __percpu **ctr_blocks;
+	/* the PFN map (pfnmap.c) */
+	unsigned long pfn_base;
+	unsigned long pfn_span;
+	u32 **pfn_chunks;
+	/*
+	 * Page blocks live in the live table rather than the PFN map while
+	 * lifetimes or histograms are on, since the map keeps no time; set
+	 * from then until the next reset, so a free looks in both.
+	 */
+	bool pages_hashed;
+};
+
+extern struct kmp_tables kmp_tab;
+
 /* tags.c */
 extern unsigned int kmp_max_tags;
 extern struct kmp_tag *kmp_tag_pool;
-extern struct kmp_counters __percpu **kmp_ctr_blocks;
 
 /* Counters are allocated per block of tags: alloc_percpu() caps a size. */
 #define KMP_CTR_BLOCK		256
@@ -240,7 +273,7 @@ static inline u32 kmp_tag_index(const struct kmp_tag *tag)
 
 static inline struct kmp_counters __percpu *kmp_tag_counters(u32 idx)
 {
-	return kmp_ctr_blocks[idx / KMP_CTR_BLOCK] + idx % KMP_CTR_BLOCK;
+	return kmp_tab.ctr_blocks[idx / KMP_CTR_BLOCK] + idx % KMP_CTR_BLOCK;
 }
 
 int kmp_tags_init(void);
@@ -414,16 +447,22 @@ extern unsigned int kmp_hist_on;
 extern unsigned int kmp_life_on;
 extern unsigned int kmp_timing_on;
 
-/*
- * Page blocks live in the live table rather than the PFN map while
- * lifetimes or histograms are on, since the map keeps no time; set from
- * then until the next reset, so a free looks in both.
- */
-extern bool kmp_pages_hashed;
-
 static __always_inline bool kmp_slow(void)
 {
 	return static_branch_unlikely(&kmp_slow_key);
+}
+
+/*
+ * The hash of the site table and the live table, on every event: a key's
+ * two halves folded into 32 bits, times the 32-bit golden ratio; a table
+ * of 2^bits entries takes the top bits. Cheaper than hash_long() (a
+ * 32-bit multiply by a constant two instructions long, not four), and no
+ * table reaches 2^32 entries. Keys are compared whole, so keys that fold
+ * alike only share a bucket.
+ */
+static __always_inline u32 kmp_hash(unsigned long key)
+{
+	return (u32)(key ^ (key >> 32)) * GOLDEN_RATIO_32;
 }
 
 /* --- The site table (tags.c) --- */
@@ -447,31 +486,34 @@ struct kmp_site {
 #define KMP_SITE_SLOW	BIT(1)	/* the general path: unwind, relay */
 #define KMP_SITE_PROBES	8	/* entries looked at before giving up */
 
-extern struct kmp_site *kmp_sites;
-extern unsigned long kmp_sites_mask;
-
 static __always_inline unsigned long kmp_site_key(unsigned long addr,
 						  enum kmp_kind kind)
 {
 	return addr << 2 | kind;
 }
 
+/* Where the site table starts to look for @key. */
+static __always_inline unsigned long kmp_site_index(unsigned long key)
+{
+	return kmp_hash(key) >> kmp_tab.sites_shift;
+}
+
 /* The entry of @key, or NULL. Lock-free: see tags.c. */
 static __always_inline const struct kmp_site *
 kmp_site_find(unsigned long key)
 {
-	unsigned long i = hash_long(key, 32) & kmp_sites_mask;
+	unsigned long i = kmp_site_index(key);
 	unsigned int n;
 
 	for (n = 0; n < KMP_SITE_PROBES; n++) {
 		/* pairs with the release in kmp_site_add() */
-		unsigned long k = smp_load_acquire(&kmp_sites[i].key);
+		unsigned long k = smp_load_acquire(&kmp_tab.sites[i].key);
 
 		if (k == key)
-			return &kmp_sites[i];
+			return &kmp_tab.sites[i];
 		if (!k)
 			return NULL;
-		i = (i + 1) & kmp_sites_mask;
+		i = (i + 1) & kmp_tab.sites_mask;
 	}
 	return NULL;
 }
@@ -485,25 +527,6 @@ u64 kmp_tags_naming_ns(void);
 static __always_inline struct kmp_counters *kmp_ctr(u32 idx)
 {
 	return this_cpu_ptr(kmp_tag_counters(idx));
-}
-
-static __always_inline void kmp_count_alloc_fast(const struct kmp_site *e,
-						 u32 bytes, u32 req)
-{
-	struct kmp_counters *c = this_cpu_ptr(e->ctr);
-
-	kmp_add(&c->allocs, 1);
-	kmp_add(&c->bytes, bytes);
-	kmp_add(&c->req, req);
-}
-
-static __always_inline void kmp_count_free_fast(u32 idx, u32 bytes, u32 req)
-{
-	struct kmp_counters *c = kmp_ctr(idx);
-
-	kmp_add(&c->frees, 1);
-	kmp_add(&c->freed, bytes);
-	kmp_add(&c->reqfreed, req);
 }
 
 /* --- The live table (live.c) --- */
@@ -522,8 +545,6 @@ struct kmp_slot {
 
 static_assert(sizeof(struct kmp_slot) == 32);
 
-extern struct kmp_slot *kmp_slots;
-extern atomic_t *kmp_group_spill;
 extern unsigned int kmp_group_bits;
 
 /*
@@ -546,7 +567,7 @@ static __always_inline void kmp_time_cpu_split(u64 tc, struct kmp_obj *obj)
 
 static __always_inline u32 kmp_live_group(unsigned long key)
 {
-	return hash_long(key, kmp_group_bits);
+	return kmp_hash(key) >> kmp_tab.group_shift;
 }
 
 static __always_inline void kmp_slot_get(const struct kmp_slot *s,
@@ -570,23 +591,82 @@ static __always_inline void kmp_slot_publish(struct kmp_slot *s,
 	smp_store_release(&s->key, key);	/* pairs with the acquires */
 }
 
-/* Take @key out of its group's slots, into @obj; false if not there. */
-static __always_inline bool kmp_live_take(unsigned long key,
-					  struct kmp_obj *obj)
+/* The slot of live @key in its group's slots, or NULL. */
+static __always_inline struct kmp_slot *kmp_live_find(unsigned long key)
 {
-	struct kmp_slot *s = &kmp_slots[kmp_live_group(key) * KMP_GROUP];
+	struct kmp_slot *s = &kmp_tab.slots[kmp_live_group(key) * KMP_GROUP];
 	unsigned int i;
 
 	for (i = 0; i < KMP_GROUP; i++) {
 		/* pairs with kmp_slot_publish()'s release */
-		if (smp_load_acquire(&s[i].key) == key) {
-			kmp_slot_get(&s[i], obj);
-			/* the reads above before the slot is free again */
-			smp_store_release(&s[i].key, 0);
-			return true;
-		}
+		if (smp_load_acquire(&s[i].key) == key)
+			return &s[i];
 	}
-	return false;
+	return NULL;
+}
+
+/* Take @key out of its group's slots, into @obj; false if not there. */
+static __always_inline bool kmp_live_take(unsigned long key,
+					  struct kmp_obj *obj)
+{
+	struct kmp_slot *s = kmp_live_find(key);
+
+	if (!s)
+		return false;
+	kmp_slot_get(s, obj);
+	/* the reads above before the slot is free again */
+	smp_store_release(&s->key, 0);
+	return true;
+}
+
+/*
+ * Claim a slot of @key's group for it, as KMP_BUSY: NULL, with nothing
+ * changed, if the group has spilled, holds the key already, or has no
+ * room. The four keys are read at once rather than in a loop, so the test
+ * for the key and the pick of the first empty slot are compares with no
+ * branch back.
+ */
+static __always_inline struct kmp_slot *kmp_live_claim(unsigned long key)
+{
+	u32 g = kmp_live_group(key);
+	struct kmp_slot *s = &kmp_tab.slots[g * KMP_GROUP], *empty;
+	unsigned long k0, k1, k2, k3;
+
+	BUILD_BUG_ON(KMP_GROUP != 4);
+	if (atomic_read(&kmp_tab.group_spill[g]))
+		return NULL;
+	k0 = READ_ONCE(s[0].key);
+	k1 = READ_ONCE(s[1].key);
+	k2 = READ_ONCE(s[2].key);
+	k3 = READ_ONCE(s[3].key);
+	if (k0 == key || k1 == key || k2 == key || k3 == key)
+		return NULL;
+	if (!k0)
+		empty = &s[0];
+	else if (!k1)
+		empty = &s[1];
+	else if (!k2)
+		empty = &s[2];
+	else if (!k3)
+		empty = &s[3];
+	else
+		return NULL;
+	if (cmpxchg_relaxed(&empty->key, 0, KMP_BUSY) != 0)
+		return NULL;
+	return empty;
+}
+
+/* Fill a claimed slot with an object with no time, and publish it. */
+static __always_inline void kmp_live_fill(struct kmp_slot *s,
+					  unsigned long key, u32 tag,
+					  u32 size, u32 req)
+{
+	WRITE_ONCE(s->tag, tag);
+	WRITE_ONCE(s->size, size);
+	WRITE_ONCE(s->req, req);
+	WRITE_ONCE(s->time_cpu, 0);
+	/* the object before the key: pairs with the walkers' acquire */
+	smp_store_release(&s->key, key);
 }
 
 /*
@@ -596,29 +676,11 @@ static __always_inline bool kmp_live_take(unsigned long key,
 static __always_inline bool kmp_live_add_fast(unsigned long key, u32 tag,
 					      u32 size, u32 req)
 {
-	u32 g = kmp_live_group(key);
-	struct kmp_slot *s = &kmp_slots[g * KMP_GROUP];
-	struct kmp_slot *empty = NULL;
-	unsigned int i;
+	struct kmp_slot *s = kmp_live_claim(key);
 
-	if (atomic_read(&kmp_group_spill[g]))
+	if (!s)
 		return false;
-	for (i = 0; i < KMP_GROUP; i++) {
-		unsigned long k = READ_ONCE(s[i].key);
-
-		if (k == key)
-			return false;
-		if (!k && !empty)
-			empty = &s[i];
-	}
-	if (!empty || cmpxchg_relaxed(&empty->key, 0, KMP_BUSY) != 0)
-		return false;
-	WRITE_ONCE(empty->tag, tag);
-	WRITE_ONCE(empty->size, size);
-	WRITE_ONCE(empty->req, req);
-	WRITE_ONCE(empty->time_cpu, 0);
-	/* the object before the key: pairs with the walkers' acquire */
-	smp_store_release(&empty->key, key);
+	kmp_live_fill(s, key, tag, size, req);
 	return true;
 }
 
@@ -634,10 +696,6 @@ bool kmp_live_remove(unsigned long key, struct kmp_obj *obj);
 #define KMP_PFN_VALID		BIT(31)
 #define KMP_PFN_ORDER_SHIFT	24
 #define KMP_PFN_TAG_MASK	(BIT(KMP_PFN_ORDER_SHIFT) - 1)
-
-extern unsigned long kmp_pfn_base;
-extern unsigned long kmp_pfn_span;
-extern u32 **kmp_pfn_chunks;
 
 static __always_inline u32 kmp_pfn_entry(u32 tag, unsigned int order)
 {
@@ -657,12 +715,12 @@ static __always_inline unsigned int kmp_pfn_order(u32 e)
 /* The map's entry of @pfn, or NULL if the map does not cover it. */
 static __always_inline u32 *kmp_pfn_slot(unsigned long pfn)
 {
-	unsigned long i = pfn - kmp_pfn_base;
+	unsigned long i = pfn - kmp_tab.pfn_base;
 	u32 *chunk;
 
-	if (unlikely(i >= kmp_pfn_span))
+	if (unlikely(i >= kmp_tab.pfn_span))
 		return NULL;
-	chunk = kmp_pfn_chunks[i >> KMP_PFN_CHUNK_SHIFT];
+	chunk = kmp_tab.pfn_chunks[i >> KMP_PFN_CHUNK_SHIFT];
 	if (unlikely(!chunk))
 		return NULL;
 	return &chunk[i & (KMP_PFN_CHUNK - 1)];
@@ -686,13 +744,26 @@ size_t kmp_pfnmap_memory(void);
  * table yet or a record looks wrong. Each record must lie above the last
  * and within a stack's size of the first, so nothing outside the stack
  * the walk started on is ever read.
+ *
+ * @skip passes the first record without looking its return address up: a
+ * probe's own record returns into the tracepoint's iterator, or (with
+ * static calls) into the allocator at its tracepoint, and never to a call
+ * site. The general path still looks at it (callsite.c).
  */
-static __always_inline const struct kmp_site *kmp_page_site_fast(unsigned long fp)
+static __always_inline const struct kmp_site *
+kmp_page_site_fast(unsigned long fp, bool skip)
 {
 #if KMP_HAVE_FP_WALK
 	unsigned long top = fp + THREAD_SIZE;
 	unsigned int i;
 
+	if (skip) {
+		const unsigned long *rec = (const unsigned long *)fp;
+
+		fp = READ_ONCE(rec[0]);
+		if (fp <= (unsigned long)rec || fp >= top || (fp & 7))
+			return NULL;
+	}
 	for (i = 0; i < KMP_FP_FRAMES; i++) {
 		const unsigned long *rec = (const unsigned long *)fp;
 		const struct kmp_site *e;
@@ -744,7 +815,6 @@ void kmp_relays_init(void);
 void kmp_names_flush(void);
 
 /* account.c: the general path, with interrupts off. */
-void kmp_account_insert(unsigned long key, u32 tag, u32 size, u32 req);
 void kmp_account_page_alloc(unsigned long fp, unsigned long pfn,
 			    unsigned int order);
 unsigned long kmp_page_site(unsigned long fp, struct kmp_frames *f,

@@ -66,8 +66,6 @@
 
 unsigned int kmp_max_live = 1U << 19;
 
-struct kmp_slot *kmp_slots;
-atomic_t *kmp_group_spill;
 unsigned int kmp_group_bits;
 
 /*
@@ -216,7 +214,7 @@ enum kmp_insert kmp_live_insert(unsigned long key, const struct kmp_obj *obj,
 				struct kmp_obj *old)
 {
 	u32 g = kmp_live_group(key);
-	struct kmp_slot *s = &kmp_slots[g * KMP_GROUP];
+	struct kmp_slot *s = &kmp_tab.slots[g * KMP_GROUP];
 	unsigned int i;
 	int empty;
 
@@ -236,7 +234,7 @@ retry:
 		if (!k && empty < 0)
 			empty = i;
 	}
-	if (atomic_read(&kmp_group_spill[g]) &&
+	if (atomic_read(&kmp_tab.group_spill[g]) &&
 	    kmp_spill_replace(key, obj, old))
 		return KMP_INS_STALE;
 	if (empty >= 0) {
@@ -245,10 +243,10 @@ retry:
 		kmp_slot_publish(&s[empty], key, obj);
 		return KMP_INS_NEW;
 	}
-	atomic_inc(&kmp_group_spill[g]);
+	atomic_inc(&kmp_tab.group_spill[g]);
 	if (kmp_spill_add(key, obj))
 		return KMP_INS_NEW;
-	atomic_dec(&kmp_group_spill[g]);
+	atomic_dec(&kmp_tab.group_spill[g]);
 	return KMP_INS_FULL;
 }
 
@@ -259,9 +257,9 @@ bool kmp_live_remove(unsigned long key, struct kmp_obj *obj)
 
 	if (kmp_live_take(key, obj))
 		return true;
-	if (!atomic_read(&kmp_group_spill[g]) || !kmp_spill_remove(key, obj))
+	if (!atomic_read(&kmp_tab.group_spill[g]) || !kmp_spill_remove(key, obj))
 		return false;
-	atomic_dec(&kmp_group_spill[g]);
+	atomic_dec(&kmp_tab.group_spill[g]);
 	return true;
 }
 
@@ -281,11 +279,11 @@ void kmp_live_walk(void (*fn)(unsigned long key, const struct kmp_obj *obj,
 
 	for (i = 0; i < nslots; i++) {
 		/* pairs with kmp_slot_publish()'s release */
-		key = smp_load_acquire(&kmp_slots[i].key);
+		key = smp_load_acquire(&kmp_tab.slots[i].key);
 		if (key && key != KMP_BUSY) {
-			kmp_slot_get(&kmp_slots[i], &obj);
+			kmp_slot_get(&kmp_tab.slots[i], &obj);
 			smp_rmb();	/* the object before the key again */
-			if (READ_ONCE(kmp_slots[i].key) == key)
+			if (READ_ONCE(kmp_tab.slots[i].key) == key)
 				fn(key, &obj, priv);
 		}
 		if (!(i & 4095))
@@ -311,10 +309,10 @@ void kmp_live_clear(void)
 	unsigned long ngroups = 1UL << kmp_group_bits;
 	u32 i;
 
-	memset(kmp_slots, 0, array_size(ngroups * KMP_GROUP,
-					sizeof(*kmp_slots)));
-	memset(kmp_group_spill, 0, array_size(ngroups,
-					      sizeof(*kmp_group_spill)));
+	memset(kmp_tab.slots, 0, array_size(ngroups * KMP_GROUP,
+					sizeof(*kmp_tab.slots)));
+	memset(kmp_tab.group_spill, 0, array_size(ngroups,
+					      sizeof(*kmp_tab.group_spill)));
 	for (i = 0; i < (1U << kmp_spill_bits); i++)
 		kmp_spill_heads[i] = KMP_NIL;
 	for (i = 0; i < kmp_spill_n; i++)
@@ -331,7 +329,7 @@ u32 kmp_live_used(void)
 	u32 used = kmp_spill_n - READ_ONCE(kmp_spill_free.count);
 
 	for (i = 0; i < nslots; i++) {
-		unsigned long key = READ_ONCE(kmp_slots[i].key);
+		unsigned long key = READ_ONCE(kmp_tab.slots[i].key);
 
 		if (key && key != KMP_BUSY)
 			used++;
@@ -359,15 +357,16 @@ int kmp_live_init(void)
 	groups = rounddown_pow_of_two(max(kmp_max_live / 8 * 7 / KMP_GROUP,
 					  1U));
 	kmp_group_bits = ilog2(groups);
+	kmp_tab.group_shift = 32 - kmp_group_bits;
 	kmp_spill_n = kmp_max_live - groups * KMP_GROUP;
 	kmp_spill_bits = ilog2(roundup_pow_of_two(max(kmp_spill_n, 2U)));
-	kmp_slots = vmalloc(array_size(groups * KMP_GROUP, sizeof(*kmp_slots)));
-	kmp_group_spill = vmalloc(array_size(groups, sizeof(*kmp_group_spill)));
+	kmp_tab.slots = vmalloc(array_size(groups * KMP_GROUP, sizeof(*kmp_tab.slots)));
+	kmp_tab.group_spill = vmalloc(array_size(groups, sizeof(*kmp_tab.group_spill)));
 	kmp_spill_pool = vmalloc(array_size(max(kmp_spill_n, 1U),
 					    sizeof(*kmp_spill_pool)));
 	kmp_spill_heads = vmalloc(array_size(1U << kmp_spill_bits,
 					     sizeof(*kmp_spill_heads)));
-	if (!kmp_slots || !kmp_group_spill || !kmp_spill_pool ||
+	if (!kmp_tab.slots || !kmp_tab.group_spill || !kmp_spill_pool ||
 	    !kmp_spill_heads) {
 		kmp_live_exit();
 		return -ENOMEM;
@@ -383,10 +382,10 @@ void kmp_live_exit(void)
 {
 	vfree(kmp_spill_heads);
 	vfree(kmp_spill_pool);
-	vfree(kmp_group_spill);
-	vfree(kmp_slots);
+	vfree(kmp_tab.group_spill);
+	vfree(kmp_tab.slots);
 	kmp_spill_heads = NULL;
 	kmp_spill_pool = NULL;
-	kmp_group_spill = NULL;
-	kmp_slots = NULL;
+	kmp_tab.group_spill = NULL;
+	kmp_tab.slots = NULL;
 }

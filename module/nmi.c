@@ -147,12 +147,12 @@ void kmp_nmi_page_alloc(enum kmp_event ev, unsigned long fp,
 	const struct kmp_site *e;
 	struct kmp_nmi_rec *rec;
 
-	if (READ_ONCE(kmp_mode) || READ_ONCE(kmp_pages_hashed) || !slot ||
+	if (READ_ONCE(kmp_mode) || READ_ONCE(kmp_tab.pages_hashed) || !slot ||
 	    READ_ONCE(*slot)) {
 		kmp_stat_nmi();
 		return;
 	}
-	e = kmp_page_site_fast(fp);
+	e = kmp_page_site_fast(fp, false);
 	if (!e) {
 		kmp_stat_nmi();
 		return;
@@ -182,7 +182,7 @@ void kmp_nmi_free(enum kmp_event ev, unsigned long key, size_t bytes)
 	if (kmp_key_kind(key) == KMP_KIND_PAGE) {
 		slot = kmp_pfn_slot(key >> 2);
 		v = slot ? READ_ONCE(*slot) : 0;
-		if ((v & KMP_PFN_VALID) && !READ_ONCE(kmp_pages_hashed)) {
+		if ((v & KMP_PFN_VALID) && !READ_ONCE(kmp_tab.pages_hashed)) {
 			WRITE_ONCE(*slot, 0);
 			rec->obj = (struct kmp_obj) {
 				.tag = kmp_pfn_tag(v),

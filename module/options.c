@@ -31,6 +31,8 @@ unsigned int kmp_timing_on;
 unsigned int kmp_mode;
 DEFINE_STATIC_KEY_FALSE(kmp_slow_key);
 
+struct kmp_tables kmp_tab __read_mostly;
+
 static const char * const kmp_kind_names[] = KMP_KIND_NAMES;
 
 const char *kmp_kind_name(enum kmp_kind kind)

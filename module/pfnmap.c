@@ -30,17 +30,14 @@
 
 #include "internal.h"
 
-unsigned long kmp_pfn_base;
-unsigned long kmp_pfn_span;
-u32 **kmp_pfn_chunks;
 static unsigned long kmp_pfn_nchunks;
 static unsigned long kmp_pfn_present;
 
 /* Whether any frame of chunk @c has a struct page. */
 static bool kmp_chunk_present(unsigned long c)
 {
-	unsigned long pfn = kmp_pfn_base + (c << KMP_PFN_CHUNK_SHIFT);
-	unsigned long end = min(pfn + KMP_PFN_CHUNK, kmp_pfn_base + kmp_pfn_span);
+	unsigned long pfn = kmp_tab.pfn_base + (c << KMP_PFN_CHUNK_SHIFT);
+	unsigned long end = min(pfn + KMP_PFN_CHUNK, kmp_tab.pfn_base + kmp_tab.pfn_span);
 
 	for (; pfn < end; pfn += KMP_PFN_STEP)
 		if (pfn_valid(pfn))
@@ -60,18 +57,18 @@ int kmp_pfnmap_init(void)
 	}
 	if (first >= end)
 		return -ENODEV;
-	kmp_pfn_base = first & ~(KMP_PFN_CHUNK - 1);
-	kmp_pfn_span = end - kmp_pfn_base;
-	kmp_pfn_nchunks = DIV_ROUND_UP(kmp_pfn_span, KMP_PFN_CHUNK);
-	kmp_pfn_chunks = kvcalloc(kmp_pfn_nchunks, sizeof(*kmp_pfn_chunks),
+	kmp_tab.pfn_base = first & ~(KMP_PFN_CHUNK - 1);
+	kmp_tab.pfn_span = end - kmp_tab.pfn_base;
+	kmp_pfn_nchunks = DIV_ROUND_UP(kmp_tab.pfn_span, KMP_PFN_CHUNK);
+	kmp_tab.pfn_chunks = kvcalloc(kmp_pfn_nchunks, sizeof(*kmp_tab.pfn_chunks),
 				  GFP_KERNEL);
-	if (!kmp_pfn_chunks)
+	if (!kmp_tab.pfn_chunks)
 		return -ENOMEM;
 	for (c = 0; c < kmp_pfn_nchunks; c++) {
 		if (!kmp_chunk_present(c))
 			continue;
-		kmp_pfn_chunks[c] = vzalloc(KMP_PFN_CHUNK * sizeof(u32));
-		if (!kmp_pfn_chunks[c]) {
+		kmp_tab.pfn_chunks[c] = vzalloc(KMP_PFN_CHUNK * sizeof(u32));
+		if (!kmp_tab.pfn_chunks[c]) {
 			kmp_pfnmap_exit();
 			return -ENOMEM;
 		}
@@ -84,12 +81,12 @@ void kmp_pfnmap_exit(void)
 {
 	unsigned long c;
 
-	if (kmp_pfn_chunks)
+	if (kmp_tab.pfn_chunks)
 		for (c = 0; c < kmp_pfn_nchunks; c++)
-			vfree(kmp_pfn_chunks[c]);
-	kvfree(kmp_pfn_chunks);
-	kmp_pfn_chunks = NULL;
-	kmp_pfn_span = 0;
+			vfree(kmp_tab.pfn_chunks[c]);
+	kvfree(kmp_tab.pfn_chunks);
+	kmp_tab.pfn_chunks = NULL;
+	kmp_tab.pfn_span = 0;
 	kmp_pfn_present = 0;
 }
 
@@ -99,8 +96,8 @@ void kmp_pfnmap_clear(void)
 	unsigned long c;
 
 	for (c = 0; c < kmp_pfn_nchunks; c++) {
-		if (kmp_pfn_chunks[c])
-			memset(kmp_pfn_chunks[c], 0, KMP_PFN_CHUNK * sizeof(u32));
+		if (kmp_tab.pfn_chunks[c])
+			memset(kmp_tab.pfn_chunks[c], 0, KMP_PFN_CHUNK * sizeof(u32));
 		cond_resched();
 	}
 }
@@ -112,7 +109,7 @@ void kmp_pfnmap_walk(void (*fn)(unsigned long pfn, u32 entry, void *priv),
 	unsigned long c, i;
 
 	for (c = 0; c < kmp_pfn_nchunks; c++) {
-		const u32 *chunk = kmp_pfn_chunks[c];
+		const u32 *chunk = kmp_tab.pfn_chunks[c];
 
 		if (!chunk)
 			continue;
@@ -120,7 +117,7 @@ void kmp_pfnmap_walk(void (*fn)(unsigned long pfn, u32 entry, void *priv),
 			u32 e = READ_ONCE(chunk[i]);
 
 			if (e & KMP_PFN_VALID)
-				fn(kmp_pfn_base + (c << KMP_PFN_CHUNK_SHIFT) + i,
+				fn(kmp_tab.pfn_base + (c << KMP_PFN_CHUNK_SHIFT) + i,
 				   e, priv);
 		}
 		cond_resched();
@@ -130,5 +127,5 @@ void kmp_pfnmap_walk(void (*fn)(unsigned long pfn, u32 entry, void *priv),
 size_t kmp_pfnmap_memory(void)
 {
 	return kmp_pfn_present * KMP_PFN_CHUNK * sizeof(u32) +
-	       kmp_pfn_nchunks * sizeof(*kmp_pfn_chunks);
+	       kmp_pfn_nchunks * sizeof(*kmp_tab.pfn_chunks);
 }

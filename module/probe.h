@@ -62,73 +62,191 @@ static __always_inline void kmp_leave(unsigned long flags, u64 t0)
 	local_irq_restore(flags);
 }
 
+/* This CPU's count of event @ev, with interrupts off. */
+static __always_inline void kmp_count_event(enum kmp_event ev)
+{
+	if (ev < KMP_EV_NR)
+		kmp_add(this_cpu_ptr(&kmp_events.count[ev]), 1);
+}
+
 /*
- * The fast paths: each returns false, with nothing changed, where the
- * general path in account.c must take the event (see internal.h).
+ * An event and its tag's counters, with interrupts off. Both pointers are
+ * taken before the first store, so that the compiler reads this CPU's
+ * offset once.
  */
-static __always_inline bool kmp_slab_alloc_fast(unsigned long site,
-						unsigned long key,
-						size_t bytes, size_t req)
+static __always_inline void kmp_count_alloc_ev(enum kmp_event ev,
+					       const struct kmp_site *e,
+					       u32 bytes, u32 req)
+{
+	struct kmp_cpu_events *ce = this_cpu_ptr(&kmp_events);
+	struct kmp_counters *c = this_cpu_ptr(e->ctr);
+
+	if (ev < KMP_EV_NR)
+		kmp_add(&ce->count[ev], 1);
+	kmp_add(&c->allocs, 1);
+	kmp_add(&c->bytes, bytes);
+	kmp_add(&c->req, req);
+}
+
+static __always_inline void kmp_count_free_ev(enum kmp_event ev, u32 idx,
+					      u32 bytes, u32 req)
+{
+	struct kmp_cpu_events *ce = this_cpu_ptr(&kmp_events);
+	struct kmp_counters *c = kmp_ctr(idx);
+
+	if (ev < KMP_EV_NR)
+		kmp_add(&ce->count[ev], 1);
+	kmp_add(&c->frees, 1);
+	kmp_add(&c->freed, bytes);
+	kmp_add(&c->reqfreed, req);
+}
+
+/*
+ * The fast paths serve an event: at the defaults, and not in NMI (which
+ * only kernels with KMP_NMI_EVENTS can be in; the general path tests for
+ * it on all).
+ */
+static __always_inline bool kmp_fast_ok(void)
+{
+	return !kmp_slow() && likely(!(KMP_NMI_EVENTS && in_nmi()));
+}
+
+/*
+ * The fast paths: each does its whole event, interrupts off, and makes no
+ * call; or it returns false with nothing changed, and the probe calls the
+ * general path (kmp_*_slow(), below). So a probe at the defaults is a
+ * leaf that saves no registers, and the general path is a tail call.
+ */
+static_assert(KMALLOC_MAX_SIZE <= U32_MAX);
+
+static __always_inline bool kmp_slab_alloc_fast(enum kmp_event ev,
+						unsigned long site,
+						const void *ptr, size_t bytes,
+						size_t req)
 {
 	const struct kmp_site *e;
-	u32 size, r;
+	struct kmp_slot *slot;
+	unsigned long flags, key;
+	bool done = false;
 
+	if (!kmp_fast_ok())
+		return false;
+	local_irq_save(flags);
+	if (unlikely(ZERO_OR_NULL_PTR(ptr))) {
+		/* a failed allocation: an event, nothing to account */
+		kmp_count_event(ev);
+		done = true;
+		goto out;
+	}
 	e = kmp_site_find(kmp_site_key(site, KMP_KIND_SLAB));
 	if (unlikely(!e || e->flags))
-		return false;
-	/* No slab object reaches 4 GiB (the static_assert below). */
-	size = bytes;
-	r = req;
-	kmp_count_alloc_fast(e, size, r);
-	if (unlikely(!kmp_live_add_fast(key, e->idx, size, r)))
-		kmp_account_insert(key, e->idx, size, r);
-	return true;
+		goto out;
+	key = kmp_key_addr(KMP_KIND_SLAB, (unsigned long)ptr);
+	slot = kmp_live_claim(key);
+	if (unlikely(!slot))
+		goto out;
+	/* No slab object reaches 4 GiB (the static_assert above). */
+	kmp_count_alloc_ev(ev, e, bytes, req);
+	/* counted before it is published: see account.c */
+	kmp_live_fill(slot, key, e->idx, bytes, req);
+	done = true;
+out:
+	local_irq_restore(flags);
+	return done;
 }
 
-static __always_inline bool kmp_free_fast(unsigned long key)
+static __always_inline bool kmp_slab_free_fast(enum kmp_event ev,
+					       const void *ptr)
 {
-	struct kmp_obj obj;
+	unsigned long flags;
+	struct kmp_slot *s;
+	u32 tag, size, req;
+	bool done = true;
 
-	if (unlikely(!kmp_live_take(key, &obj)))
+	if (!kmp_fast_ok())
 		return false;
-	kmp_count_free_fast(obj.tag, obj.size, obj.req);
-	return true;
+	local_irq_save(flags);
+	if (likely(!ZERO_OR_NULL_PTR(ptr))) {
+		s = kmp_live_find(kmp_key_addr(KMP_KIND_SLAB,
+					       (unsigned long)ptr));
+		if (unlikely(!s)) {
+			done = false;
+			goto out;
+		}
+		tag = READ_ONCE(s->tag);
+		size = READ_ONCE(s->size);
+		req = READ_ONCE(s->req);
+		/* the reads above before the slot is free again */
+		smp_store_release(&s->key, 0);
+		kmp_count_free_ev(ev, tag, size, req);
+	} else {
+		kmp_count_event(ev);
+	}
+out:
+	local_irq_restore(flags);
+	return done;
 }
 
-static __always_inline bool kmp_page_alloc_fast(unsigned long fp,
+static __always_inline bool kmp_page_alloc_fast(enum kmp_event ev,
+						unsigned long fp, bool probe,
 						unsigned long pfn,
 						unsigned int order)
 {
-	const struct kmp_site *e = kmp_page_site_fast(fp);
-	u32 bytes = PAGE_SIZE << order;
-	u32 *slot;
+	u32 bytes = PAGE_SIZE << order, *slot;
+	const struct kmp_site *e;
+	unsigned long flags;
+	bool done = false;
 
+	if (!kmp_fast_ok())
+		return false;
+	local_irq_save(flags);
+	e = kmp_page_site_fast(fp, probe);
 	if (unlikely(!e))
-		return false;
+		goto out;
 	slot = kmp_pfn_slot(pfn);
-	if (unlikely(!slot || READ_ONCE(*slot) || READ_ONCE(kmp_pages_hashed)))
-		return false;
-	kmp_count_alloc_fast(e, bytes, bytes);
+	if (unlikely(!slot || READ_ONCE(*slot) || READ_ONCE(kmp_tab.pages_hashed)))
+		goto out;
+	kmp_count_alloc_ev(ev, e, bytes, bytes);
 	WRITE_ONCE(*slot, kmp_pfn_entry(e->idx, order));
-	return true;
+	done = true;
+out:
+	local_irq_restore(flags);
+	return done;
 }
 
-static __always_inline bool kmp_page_free_fast(unsigned long pfn,
+static __always_inline bool kmp_page_free_fast(enum kmp_event ev,
+					       unsigned long pfn,
 					       unsigned int order)
 {
-	u32 *slot = kmp_pfn_slot(pfn), v, bytes = PAGE_SIZE << order;
+	u32 *slot, v, bytes = PAGE_SIZE << order;
+	unsigned long flags;
+	bool done = false;
 
-	if (unlikely(!slot))
+	if (!kmp_fast_ok())
 		return false;
+	local_irq_save(flags);
+	slot = kmp_pfn_slot(pfn);
+	if (unlikely(!slot))
+		goto out;
 	v = READ_ONCE(*slot);
 	if (unlikely(!(v & KMP_PFN_VALID) || kmp_pfn_order(v) != order))
-		return false;
+		goto out;
 	WRITE_ONCE(*slot, 0);
-	kmp_count_free_fast(kmp_pfn_tag(v), bytes, bytes);
-	return true;
+	kmp_count_free_ev(ev, kmp_pfn_tag(v), bytes, bytes);
+	done = true;
+out:
+	local_irq_restore(flags);
+	return done;
 }
 
-static_assert(KMALLOC_MAX_SIZE <= U32_MAX);
+/* probes.c: the general path, with NMI, options and the tables' misses. */
+void kmp_slab_alloc_slow(enum kmp_event ev, unsigned long call_site,
+			 const void *ptr, size_t bytes_alloc, size_t bytes_req);
+void kmp_slab_free_slow(enum kmp_event ev, const void *ptr);
+void kmp_page_alloc_slow(enum kmp_event ev, unsigned long fp,
+			 unsigned long pfn, unsigned int order);
+void kmp_page_free_slow(enum kmp_event ev, unsigned long pfn,
+			unsigned int order);
 
 /* A slab allocation of @ptr at @call_site. */
 static __always_inline void kmp_slab_alloc(enum kmp_event ev,
@@ -136,80 +254,34 @@ static __always_inline void kmp_slab_alloc(enum kmp_event ev,
 					   const void *ptr, size_t bytes_alloc,
 					   size_t bytes_req)
 {
-	unsigned long flags, key;
-	u64 t0;
-
-	if (unlikely(in_nmi())) {
-		kmp_nmi_slab_alloc(ev, call_site, ptr, bytes_req, bytes_alloc);
-		return;
-	}
-	kmp_enter(ev, &flags, &t0);
-	if (likely(!ZERO_OR_NULL_PTR(ptr))) {
-		key = kmp_key_addr(KMP_KIND_SLAB, (unsigned long)ptr);
-		if (kmp_slow() ||
-		    !kmp_slab_alloc_fast(call_site, key, bytes_alloc, bytes_req))
-			kmp_account_alloc(KMP_KIND_SLAB, call_site, key,
-					  bytes_alloc, bytes_req, 0);
-	}
-	kmp_leave(flags, t0);
+	if (!kmp_slab_alloc_fast(ev, call_site, ptr, bytes_alloc, bytes_req))
+		kmp_slab_alloc_slow(ev, call_site, ptr, bytes_alloc,
+				    bytes_req);
 }
 
 static __always_inline void kmp_slab_free(enum kmp_event ev, const void *ptr)
 {
-	unsigned long flags, key;
-	u64 t0;
-
-	if (unlikely(in_nmi())) {
-		kmp_nmi_free(ev, ZERO_OR_NULL_PTR(ptr) ? 0 :
-			     kmp_key_addr(KMP_KIND_SLAB, (unsigned long)ptr), 0);
-		return;
-	}
-	kmp_enter(ev, &flags, &t0);
-	if (likely(!ZERO_OR_NULL_PTR(ptr))) {
-		key = kmp_key_addr(KMP_KIND_SLAB, (unsigned long)ptr);
-		if (kmp_slow() || !kmp_free_fast(key))
-			kmp_account_free(key, 0);
-	}
-	kmp_leave(flags, t0);
+	if (!kmp_slab_free_fast(ev, ptr))
+		kmp_slab_free_slow(ev, ptr);
 }
 
 /*
  * A page block of @order at @pfn. @fp: the frame record the walk to the
- * call site starts from (the probe's own, or a hook wrapper's).
+ * call site starts from: the probe's own (@probe), or a hook wrapper's.
  */
 static __always_inline void kmp_page_alloc(enum kmp_event ev,
-					   unsigned long fp, unsigned long pfn,
-					   unsigned int order)
+					   unsigned long fp, bool probe,
+					   unsigned long pfn, unsigned int order)
 {
-	size_t bytes = PAGE_SIZE << order;
-	unsigned long flags;
-	u64 t0;
-
-	if (unlikely(in_nmi())) {
-		kmp_nmi_page_alloc(ev, fp, pfn, order);
-		return;
-	}
-	kmp_enter(ev, &flags, &t0);
-	if (kmp_slow() || !kmp_page_alloc_fast(fp, pfn, order))
-		kmp_account_alloc(KMP_KIND_PAGE, 0, kmp_key_pfn(pfn), bytes,
-				  bytes, fp);
-	kmp_leave(flags, t0);
+	if (!kmp_page_alloc_fast(ev, fp, probe, pfn, order))
+		kmp_page_alloc_slow(ev, fp, pfn, order);
 }
 
 static __always_inline void kmp_page_free(enum kmp_event ev, unsigned long pfn,
 					  unsigned int order)
 {
-	unsigned long flags;
-	u64 t0;
-
-	if (unlikely(in_nmi())) {
-		kmp_nmi_free(ev, kmp_key_pfn(pfn), PAGE_SIZE << order);
-		return;
-	}
-	kmp_enter(ev, &flags, &t0);
-	if (kmp_slow() || !kmp_page_free_fast(pfn, order))
-		kmp_account_free(kmp_key_pfn(pfn), PAGE_SIZE << order);
-	kmp_leave(flags, t0);
+	if (!kmp_page_free_fast(ev, pfn, order))
+		kmp_page_free_slow(ev, pfn, order);
 }
 
 #endif /* _KMEMPROF_PROBE_H */

@@ -13,12 +13,15 @@
  * - kmp_probes_set() is called with kmp_control_lock held (control.c); the
  *   registered state of each tracepoint only changes there.
  * - The probes run in any context the allocators run in (task, softirq,
- *   hardirq, interrupts off and, from 7.x, NMI and preemptible task
- *   context). They turn NMI away, then turn interrupts off for the event:
+ *   hardirq, interrupts off; NMI from 6.15, see KMP_NMI_EVENTS; and
+ *   preemptible task context from 7.x). They turn NMI away to nmi.c,
+ *   then turn interrupts off for the event:
  *   that makes plain per-CPU adds safe, keeps a 7.x probe on its CPU, and
  *   lets the tables' raw spinlocks be taken without saving flags. They
  *   never allocate and never sleep. At the defaults an event takes the
- *   inline fast path of internal.h and makes no call.
+ *   inline fast path of probe.h and makes no call. The probes are notrace:
+ *   the function tracer's patch site at their entry would be two more
+ *   instructions on every event, and tracing them is tracing the tracer.
  *
  * Detaching is followed by tracepoint_synchronize_unregister(), so once
  * kmp_probes_set() returns no detached probe is still running.
@@ -40,12 +43,94 @@
 
 DEFINE_PER_CPU(struct kmp_cpu_events, kmp_events);
 
-static void kmp_probe_kmalloc(KMP_KMALLOC_PROTO)
+/*
+ * The general path of probe.h's events: in NMI, with an option on, or
+ * where a fast path's table missed. Called with interrupts on.
+ */
+void kmp_slab_alloc_slow(enum kmp_event ev, unsigned long call_site,
+			 const void *ptr, size_t bytes_alloc, size_t bytes_req)
+{
+	unsigned long flags;
+	u64 t0;
+
+	if (unlikely(in_nmi())) {
+		kmp_nmi_slab_alloc(ev, call_site, ptr, bytes_req, bytes_alloc);
+		return;
+	}
+	kmp_enter(ev, &flags, &t0);
+	if (likely(!ZERO_OR_NULL_PTR(ptr)))
+		kmp_account_alloc(KMP_KIND_SLAB, call_site,
+				  kmp_key_addr(KMP_KIND_SLAB, (unsigned long)ptr),
+				  bytes_alloc, bytes_req, 0);
+	kmp_leave(flags, t0);
+}
+
+void kmp_slab_free_slow(enum kmp_event ev, const void *ptr)
+{
+	unsigned long key = ZERO_OR_NULL_PTR(ptr) ? 0 :
+		kmp_key_addr(KMP_KIND_SLAB, (unsigned long)ptr);
+	unsigned long flags;
+	u64 t0;
+
+	if (unlikely(in_nmi())) {
+		kmp_nmi_free(ev, key, 0);
+		return;
+	}
+	kmp_enter(ev, &flags, &t0);
+	if (likely(key))
+		kmp_account_free(key, 0);
+	kmp_leave(flags, t0);
+}
+
+void kmp_page_alloc_slow(enum kmp_event ev, unsigned long fp,
+			 unsigned long pfn, unsigned int order)
+{
+	size_t bytes = PAGE_SIZE << order;
+	unsigned long flags;
+	u64 t0;
+
+	if (unlikely(in_nmi())) {
+		kmp_nmi_page_alloc(ev, fp, pfn, order);
+		return;
+	}
+	kmp_enter(ev, &flags, &t0);
+	kmp_account_alloc(KMP_KIND_PAGE, 0, kmp_key_pfn(pfn), bytes, bytes, fp);
+	kmp_leave(flags, t0);
+}
+
+void kmp_page_free_slow(enum kmp_event ev, unsigned long pfn,
+			unsigned int order)
+{
+	unsigned long flags;
+	u64 t0;
+
+	if (unlikely(in_nmi())) {
+		kmp_nmi_free(ev, kmp_key_pfn(pfn), PAGE_SIZE << order);
+		return;
+	}
+	kmp_enter(ev, &flags, &t0);
+	kmp_account_free(kmp_key_pfn(pfn), PAGE_SIZE << order);
+	kmp_leave(flags, t0);
+}
+
+/* A page event with no page: a failed allocation, counted and no more. */
+static noinline void kmp_page_alloc_failed(void)
+{
+	unsigned long flags;
+	u64 t0;
+
+	if (in_nmi())
+		return;
+	kmp_enter(KMP_EV_PAGE_ALLOC, &flags, &t0);
+	kmp_leave(flags, t0);
+}
+
+static void notrace kmp_probe_kmalloc(KMP_KMALLOC_PROTO)
 {
 	kmp_slab_alloc(KMP_EV_KMALLOC, call_site, ptr, bytes_alloc, bytes_req);
 }
 
-static void kmp_probe_kmem_cache_alloc(KMP_CACHE_ALLOC_PROTO)
+static void notrace kmp_probe_kmem_cache_alloc(KMP_CACHE_ALLOC_PROTO)
 {
 	size_t size = KMP_CACHE_ALLOC_SIZE(s, bytes_alloc);
 
@@ -54,12 +139,12 @@ static void kmp_probe_kmem_cache_alloc(KMP_CACHE_ALLOC_PROTO)
 
 #if KMP_HAVE_NODE_EVENTS
 /* Counted as the events they became in 6.1. */
-static void kmp_probe_kmalloc_node(KMP_KMALLOC_NODE_PROTO)
+static void notrace kmp_probe_kmalloc_node(KMP_KMALLOC_NODE_PROTO)
 {
 	kmp_slab_alloc(KMP_EV_KMALLOC, call_site, ptr, bytes_alloc, bytes_req);
 }
 
-static void kmp_probe_kmem_cache_alloc_node(KMP_CACHE_ALLOC_NODE_PROTO)
+static void notrace kmp_probe_kmem_cache_alloc_node(KMP_CACHE_ALLOC_NODE_PROTO)
 {
 	kmp_slab_alloc(KMP_EV_KMEM_CACHE_ALLOC, call_site, ptr, bytes_alloc,
 		       bytes_alloc);
@@ -70,39 +155,34 @@ static void kmp_probe_kmem_cache_alloc_node(KMP_CACHE_ALLOC_NODE_PROTO)
 #define KMP_TP_NR	KMP_EV_NR
 #endif
 
-static void kmp_probe_kfree(KMP_KFREE_PROTO)
+static void notrace kmp_probe_kfree(KMP_KFREE_PROTO)
 {
 	kmp_slab_free(KMP_EV_KFREE, ptr);
 }
 
-static void kmp_probe_kmem_cache_free(KMP_CACHE_FREE_PROTO)
+static void notrace kmp_probe_kmem_cache_free(KMP_CACHE_FREE_PROTO)
 {
 	kmp_slab_free(KMP_EV_KMEM_CACHE_FREE, ptr);
 }
 
-static void kmp_probe_page_alloc(KMP_PAGE_ALLOC_PROTO)
+static void notrace kmp_probe_page_alloc(KMP_PAGE_ALLOC_PROTO)
 {
-	unsigned long flags;
-	u64 t0;
-
-	/* This probe's frame record: the walk to the call site. */
-	if (likely(page)) {
-		kmp_page_alloc(KMP_EV_PAGE_ALLOC,
-			       (unsigned long)__builtin_frame_address(0),
-			       page_to_pfn(page), order);
-	} else if (!in_nmi()) {
-		/* A failed allocation: an event, nothing to account. */
-		kmp_enter(KMP_EV_PAGE_ALLOC, &flags, &t0);
-		kmp_leave(flags, t0);
+	if (unlikely(!page)) {
+		kmp_page_alloc_failed();
+		return;
 	}
+	/* This probe's frame record: the walk to the call site. */
+	kmp_page_alloc(KMP_EV_PAGE_ALLOC,
+		       (unsigned long)__builtin_frame_address(0), true,
+		       page_to_pfn(page), order);
 }
 
-static void kmp_probe_page_free(KMP_PAGE_FREE_PROTO)
+static void notrace kmp_probe_page_free(KMP_PAGE_FREE_PROTO)
 {
 	kmp_page_free(KMP_EV_PAGE_FREE, page_to_pfn(page), order);
 }
 
-static void kmp_probe_percpu_alloc(KMP_PERCPU_ALLOC_PROTO)
+static void notrace kmp_probe_percpu_alloc(KMP_PERCPU_ALLOC_PROTO)
 {
 	unsigned long flags;
 	u64 t0;
@@ -123,7 +203,7 @@ static void kmp_probe_percpu_alloc(KMP_PERCPU_ALLOC_PROTO)
 	kmp_leave(flags, t0);
 }
 
-static void kmp_probe_percpu_free(KMP_PERCPU_FREE_PROTO)
+static void notrace kmp_probe_percpu_free(KMP_PERCPU_FREE_PROTO)
 {
 	unsigned long flags;
 	u64 t0;

@@ -18,7 +18,7 @@
  *   away (KMP_TAG_GONE, from main.c's module notifier, which serialises
  *   these calls); it stays in the pool with its counters, and its later
  *   frees still pair.
- * - The site table (kmp_sites) indexes the tags keyed by site alone, and
+ * - The site table (kmp_tab.sites) indexes the tags keyed by site alone, and
  *   the frames a page event's walk passes over, for the inline fast path:
  *   open addressing, looked up without a lock (kmp_site_find()). Entries
  *   are added under kmp_sites_lock (raw spinlock, interrupts off): index
@@ -64,7 +64,6 @@
 unsigned int kmp_max_tags = 16384;
 
 struct kmp_tag *kmp_tag_pool;
-struct kmp_counters __percpu **kmp_ctr_blocks;
 static unsigned int kmp_ctr_nblocks;
 static struct hlist_head *kmp_tag_hash;
 static unsigned int kmp_tag_bits;
@@ -123,20 +122,18 @@ static raw_spinlock_t *kmp_tag_lock(u32 bucket)
 	return &kmp_tag_locks[bucket % KMP_TAG_LOCKS];
 }
 
-struct kmp_site *kmp_sites;
-unsigned long kmp_sites_mask;
 static DEFINE_RAW_SPINLOCK(kmp_sites_lock);
 static unsigned int kmp_sites_used;
 
 /* Add @key to the site table, unless it is there; full is not an error. */
 void kmp_site_add(unsigned long key, u32 idx, u32 flags)
 {
-	unsigned long i = hash_long(key, 32) & kmp_sites_mask, irq;
+	unsigned long i = kmp_site_index(key), irq;
 	unsigned int n;
 
 	raw_spin_lock_irqsave(&kmp_sites_lock, irq);
 	for (n = 0; n < KMP_SITE_PROBES; n++) {
-		struct kmp_site *e = &kmp_sites[i];
+		struct kmp_site *e = &kmp_tab.sites[i];
 
 		if (e->key == key)
 			break;
@@ -149,23 +146,23 @@ void kmp_site_add(unsigned long key, u32 idx, u32 flags)
 			WRITE_ONCE(kmp_sites_used, kmp_sites_used + 1);
 			break;
 		}
-		i = (i + 1) & kmp_sites_mask;
+		i = (i + 1) & kmp_tab.sites_mask;
 	}
 	raw_spin_unlock_irqrestore(&kmp_sites_lock, irq);
 }
 
 static void kmp_site_drop(unsigned long key)
 {
-	unsigned long i = hash_long(key, 32) & kmp_sites_mask, irq;
+	unsigned long i = kmp_site_index(key), irq;
 	unsigned int n;
 
 	raw_spin_lock_irqsave(&kmp_sites_lock, irq);
-	for (n = 0; n < KMP_SITE_PROBES && kmp_sites[i].key; n++) {
-		if (kmp_sites[i].key == key) {
-			WRITE_ONCE(kmp_sites[i].key, KMP_SITE_TOMB);
+	for (n = 0; n < KMP_SITE_PROBES && kmp_tab.sites[i].key; n++) {
+		if (kmp_tab.sites[i].key == key) {
+			WRITE_ONCE(kmp_tab.sites[i].key, KMP_SITE_TOMB);
 			break;
 		}
-		i = (i + 1) & kmp_sites_mask;
+		i = (i + 1) & kmp_tab.sites_mask;
 	}
 	raw_spin_unlock_irqrestore(&kmp_sites_lock, irq);
 }
@@ -388,7 +385,7 @@ void kmp_tags_reset(void)
 
 	for (b = 0; b < kmp_ctr_nblocks; b++)
 		for_each_possible_cpu(cpu)
-			memset(per_cpu_ptr(kmp_ctr_blocks[b], cpu), 0,
+			memset(per_cpu_ptr(kmp_tab.ctr_blocks[b], cpu), 0,
 			       sizeof(struct kmp_counters) * KMP_CTR_BLOCK);
 	for (idx = 0; idx < kmp_tags_used(); idx++) {
 		clear_bit(KMP_TAG_INACCURATE, &kmp_tag_pool[idx].flags);
@@ -466,21 +463,22 @@ int kmp_tags_init(void)
 	kmp_tag_hash = vzalloc(array_size(1U << kmp_tag_bits,
 					  sizeof(*kmp_tag_hash)));
 	kmp_ctr_nblocks = DIV_ROUND_UP(kmp_max_tags, KMP_CTR_BLOCK);
-	kmp_ctr_blocks = kcalloc(kmp_ctr_nblocks, sizeof(*kmp_ctr_blocks),
+	kmp_tab.ctr_blocks = kcalloc(kmp_ctr_nblocks, sizeof(*kmp_tab.ctr_blocks),
 				 GFP_KERNEL);
-	if (!kmp_tag_pool || !kmp_tag_hash || !kmp_ctr_blocks)
+	if (!kmp_tag_pool || !kmp_tag_hash || !kmp_tab.ctr_blocks)
 		goto fail;
 	for (i = 0; i < kmp_ctr_nblocks; i++) {
-		kmp_ctr_blocks[i] = __alloc_percpu(sizeof(struct kmp_counters) *
+		kmp_tab.ctr_blocks[i] = __alloc_percpu(sizeof(struct kmp_counters) *
 						   KMP_CTR_BLOCK,
 						   __alignof__(u64));
-		if (!kmp_ctr_blocks[i])
+		if (!kmp_tab.ctr_blocks[i])
 			goto fail;
 	}
 	/* Twice the tags, and room for the frames that page walks pass. */
-	kmp_sites_mask = roundup_pow_of_two(2 * kmp_max_tags + 1024) - 1;
-	kmp_sites = vzalloc(array_size(kmp_sites_mask + 1, sizeof(*kmp_sites)));
-	if (!kmp_sites)
+	kmp_tab.sites_mask = roundup_pow_of_two(2 * kmp_max_tags + 1024) - 1;
+	kmp_tab.sites_shift = 32 - ilog2(kmp_tab.sites_mask + 1);
+	kmp_tab.sites = vzalloc(array_size(kmp_tab.sites_mask + 1, sizeof(*kmp_tab.sites)));
+	if (!kmp_tab.sites)
 		goto fail;
 	for (i = 0; i < KMP_TAG_LOCKS; i++)
 		raw_spin_lock_init(&kmp_tag_locks[i]);
@@ -505,16 +503,16 @@ void kmp_tags_exit(void)
 			kfree(kmp_tag_pool[idx].text);
 			kfree(kmp_tag_pool[idx].ctext);
 		}
-	if (kmp_ctr_blocks)
+	if (kmp_tab.ctr_blocks)
 		for (i = 0; i < kmp_ctr_nblocks; i++)
-			free_percpu(kmp_ctr_blocks[i]);
-	kfree(kmp_ctr_blocks);
-	vfree(kmp_sites);
+			free_percpu(kmp_tab.ctr_blocks[i]);
+	kfree(kmp_tab.ctr_blocks);
+	vfree(kmp_tab.sites);
 	vfree(kmp_tag_hash);
 	vfree(kmp_tag_pool);
-	kmp_sites = NULL;
+	kmp_tab.sites = NULL;
 	kmp_sites_used = 0;
-	kmp_ctr_blocks = NULL;
+	kmp_tab.ctr_blocks = NULL;
 	kmp_tag_hash = NULL;
 	kmp_tag_pool = NULL;
 	atomic_set(&kmp_ntags, 0);

@@ -365,6 +365,15 @@ static inline u32 kmp_cycles_rate(void)
 	(LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0))
 
 /*
+ * Allocator events in NMI: from 6.15, whose try_alloc_pages() and
+ * free_pages_nolock() run there (and 6.18's kmalloc_nolock() and
+ * kfree_nolock(), below). Before, the allocators take their locks with
+ * interrupts saved, so no event can come from NMI, and the probes' fast
+ * paths leave the test out.
+ */
+#define KMP_NMI_EVENTS	(LINUX_VERSION_CODE >= KERNEL_VERSION(6, 15, 0))
+
+/*
  * 6.18's kmalloc_nolock() and kfree_nolock() have no events, and run in
  * any context, NMI included. 7.1's partitioned kmalloc caches give the
  * first a token and a leading underscore (DECL_TOKEN_PARAMS).
