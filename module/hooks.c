@@ -270,7 +270,7 @@ kmp_wrap_pages_bulk(KMP_PAGES_BULK_PARAMS)
 		pos = ((struct list_head *)KMP_PAGES_BULK_LIST)->next;
 		for (; pos != first; pos = pos->next, n++) {
 			pfn = page_to_pfn(list_entry(pos, struct page, lru));
-			kmp_page_alloc(KMP_EV_NR, fp, false, pfn, 0);
+			kmp_page_alloc(KMP_EV_NR, fp, 0, pfn, 0);
 		}
 	} else if (array) {
 		for (i = 0; i < ret && i < nr_pages; i++) {
@@ -279,7 +279,7 @@ kmp_wrap_pages_bulk(KMP_PAGES_BULK_PARAMS)
 			pfn = page_to_pfn(array[i]);
 			if (i >= KMP_BULK_SEEN && kmp_hook_page_known(pfn))
 				continue;
-			kmp_page_alloc(KMP_EV_NR, fp, false, pfn, 0);
+			kmp_page_alloc(KMP_EV_NR, fp, 0, pfn, 0);
 			n++;
 		}
 	}

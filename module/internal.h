@@ -498,9 +498,13 @@ static __always_inline unsigned long kmp_site_index(unsigned long key)
 	return kmp_hash(key) >> kmp_tab.sites_shift;
 }
 
-/* The entry of @key, or NULL. Lock-free: see tags.c. */
-static __always_inline const struct kmp_site *
-kmp_site_find(unsigned long key)
+/*
+ * Whether @key has an entry, into *@ep. Lock-free: see tags.c. (A bool
+ * rather than the entry or NULL: the compiler then knows that an entry
+ * found is not NULL, and tests nothing more.)
+ */
+static __always_inline bool kmp_site_get(unsigned long key,
+					 const struct kmp_site **ep)
 {
 	unsigned long i = kmp_site_index(key);
 	unsigned int n;
@@ -509,13 +513,24 @@ kmp_site_find(unsigned long key)
 		/* pairs with the release in kmp_site_add() */
 		unsigned long k = smp_load_acquire(&kmp_tab.sites[i].key);
 
-		if (k == key)
-			return &kmp_tab.sites[i];
+		if (k == key) {
+			*ep = &kmp_tab.sites[i];
+			return true;
+		}
 		if (!k)
-			return NULL;
+			return false;
 		i = (i + 1) & kmp_tab.sites_mask;
 	}
-	return NULL;
+	return false;
+}
+
+/* The entry of @key, or NULL. */
+static __always_inline const struct kmp_site *
+kmp_site_find(unsigned long key)
+{
+	const struct kmp_site *e;
+
+	return kmp_site_get(key, &e) ? e : NULL;
 }
 
 void kmp_site_add(unsigned long key, u32 idx, u32 flags);
@@ -591,27 +606,30 @@ static __always_inline void kmp_slot_publish(struct kmp_slot *s,
 	smp_store_release(&s->key, key);	/* pairs with the acquires */
 }
 
-/* The slot of live @key in its group's slots, or NULL. */
-static __always_inline struct kmp_slot *kmp_live_find(unsigned long key)
+/* Whether live @key is in its group's slots, with its slot in *@sp. */
+static __always_inline bool kmp_live_find(unsigned long key,
+					  struct kmp_slot **sp)
 {
 	struct kmp_slot *s = &kmp_tab.slots[kmp_live_group(key) * KMP_GROUP];
 	unsigned int i;
 
 	for (i = 0; i < KMP_GROUP; i++) {
 		/* pairs with kmp_slot_publish()'s release */
-		if (smp_load_acquire(&s[i].key) == key)
-			return &s[i];
+		if (smp_load_acquire(&s[i].key) == key) {
+			*sp = &s[i];
+			return true;
+		}
 	}
-	return NULL;
+	return false;
 }
 
 /* Take @key out of its group's slots, into @obj; false if not there. */
 static __always_inline bool kmp_live_take(unsigned long key,
 					  struct kmp_obj *obj)
 {
-	struct kmp_slot *s = kmp_live_find(key);
+	struct kmp_slot *s;
 
-	if (!s)
+	if (!kmp_live_find(key, &s))
 		return false;
 	kmp_slot_get(s, obj);
 	/* the reads above before the slot is free again */
@@ -712,18 +730,27 @@ static __always_inline unsigned int kmp_pfn_order(u32 e)
 	return (e >> KMP_PFN_ORDER_SHIFT) & 0x7f;
 }
 
-/* The map's entry of @pfn, or NULL if the map does not cover it. */
-static __always_inline u32 *kmp_pfn_slot(unsigned long pfn)
+/* Whether the map covers @pfn, with its entry in *@slotp. */
+static __always_inline bool kmp_pfn_get(unsigned long pfn, u32 **slotp)
 {
 	unsigned long i = pfn - kmp_tab.pfn_base;
 	u32 *chunk;
 
 	if (unlikely(i >= kmp_tab.pfn_span))
-		return NULL;
+		return false;
 	chunk = kmp_tab.pfn_chunks[i >> KMP_PFN_CHUNK_SHIFT];
 	if (unlikely(!chunk))
-		return NULL;
-	return &chunk[i & (KMP_PFN_CHUNK - 1)];
+		return false;
+	*slotp = &chunk[i & (KMP_PFN_CHUNK - 1)];
+	return true;
+}
+
+/* The map's entry of @pfn, or NULL if the map does not cover it. */
+static __always_inline u32 *kmp_pfn_slot(unsigned long pfn)
+{
+	u32 *slot;
+
+	return kmp_pfn_get(pfn, &slot) ? slot : NULL;
 }
 
 int kmp_pfnmap_init(void);
@@ -738,48 +765,58 @@ size_t kmp_pfnmap_memory(void);
 #define KMP_FP_FRAMES	6
 
 /*
+ * The records a page probe's walk passes without a lookup. The probe's
+ * own returns into the tracepoint's iterator, whose own returns into the
+ * function that holds trace_mm_page_alloc() (__alloc_pages() and, from
+ * 6.15, alloc_pages_nolock()): neither is ever a call site. With static
+ * calls a tracepoint with one probe calls it directly, without the
+ * iterator, so there only the first is passed.
+ */
+#define KMP_PROBE_SKIP	(IS_ENABLED(CONFIG_HAVE_STATIC_CALL) ? 1 : 2)
+
+/*
  * From the probe's own frame record @fp, up the callers' records to the
  * first return address that is not an allocator's or the tracepoint's:
- * its site entry, or NULL where a return address is not in the site
- * table yet or a record looks wrong. Each record must lie above the last
+ * true with its site entry in *@ep, or false where a return address is
+ * not in the site table yet or a record looks wrong. Each record must lie above the last
  * and within a stack's size of the first, so nothing outside the stack
  * the walk started on is ever read.
  *
- * @skip passes the first record without looking its return address up: a
- * probe's own record returns into the tracepoint's iterator, or (with
- * static calls) into the allocator at its tracepoint, and never to a call
- * site. The general path still looks at it (callsite.c).
+ * @skip records are passed without a lookup of their return addresses
+ * (KMP_PROBE_SKIP). The general path still looks at them (callsite.c).
  */
-static __always_inline const struct kmp_site *
-kmp_page_site_fast(unsigned long fp, bool skip)
+static __always_inline bool
+kmp_page_site_fast(unsigned long fp, unsigned int skip,
+		   const struct kmp_site **ep)
 {
 #if KMP_HAVE_FP_WALK
 	unsigned long top = fp + THREAD_SIZE;
 	unsigned int i;
 
-	if (skip) {
+	for (i = 0; i < skip; i++) {
 		const unsigned long *rec = (const unsigned long *)fp;
 
 		fp = READ_ONCE(rec[0]);
 		if (fp <= (unsigned long)rec || fp >= top || (fp & 7))
-			return NULL;
+			return false;
 	}
 	for (i = 0; i < KMP_FP_FRAMES; i++) {
 		const unsigned long *rec = (const unsigned long *)fp;
 		const struct kmp_site *e;
 
-		e = kmp_site_find(kmp_site_key(kmp_strip_pac(READ_ONCE(rec[1])),
-					       KMP_KIND_PAGE));
-		if (!e)
-			return NULL;
-		if (!(e->flags & KMP_SITE_FRAME))
-			return e->flags ? NULL : e;
+		if (!kmp_site_get(kmp_site_key(kmp_strip_pac(READ_ONCE(rec[1])),
+					       KMP_KIND_PAGE), &e))
+			return false;
+		if (!(e->flags & KMP_SITE_FRAME)) {
+			*ep = e;
+			return !e->flags;
+		}
 		fp = READ_ONCE(rec[0]);
 		if (fp <= (unsigned long)rec || fp >= top || (fp & 7))
-			return NULL;
+			return false;
 	}
 #endif
-	return NULL;
+	return false;
 }
 
 /* nmi.c: slab and page events in NMI (cold: the probes' rare path). */

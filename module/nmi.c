@@ -152,8 +152,7 @@ void kmp_nmi_page_alloc(enum kmp_event ev, unsigned long fp,
 		kmp_stat_nmi();
 		return;
 	}
-	e = kmp_page_site_fast(fp, false);
-	if (!e) {
+	if (!kmp_page_site_fast(fp, 0, &e)) {
 		kmp_stat_nmi();
 		return;
 	}

@@ -138,8 +138,8 @@ static __always_inline bool kmp_slab_alloc_fast(enum kmp_event ev,
 		done = true;
 		goto out;
 	}
-	e = kmp_site_find(kmp_site_key(site, KMP_KIND_SLAB));
-	if (unlikely(!e || e->flags))
+	if (unlikely(!kmp_site_get(kmp_site_key(site, KMP_KIND_SLAB), &e) ||
+		     e->flags))
 		goto out;
 	key = kmp_key_addr(KMP_KIND_SLAB, (unsigned long)ptr);
 	slot = kmp_live_claim(key);
@@ -167,9 +167,9 @@ static __always_inline bool kmp_slab_free_fast(enum kmp_event ev,
 		return false;
 	local_irq_save(flags);
 	if (likely(!ZERO_OR_NULL_PTR(ptr))) {
-		s = kmp_live_find(kmp_key_addr(KMP_KIND_SLAB,
-					       (unsigned long)ptr));
-		if (unlikely(!s)) {
+		if (unlikely(!kmp_live_find(kmp_key_addr(KMP_KIND_SLAB,
+							 (unsigned long)ptr),
+					    &s))) {
 			done = false;
 			goto out;
 		}
@@ -188,7 +188,7 @@ out:
 }
 
 static __always_inline bool kmp_page_alloc_fast(enum kmp_event ev,
-						unsigned long fp, bool probe,
+						unsigned long fp, unsigned int skip,
 						unsigned long pfn,
 						unsigned int order)
 {
@@ -200,11 +200,9 @@ static __always_inline bool kmp_page_alloc_fast(enum kmp_event ev,
 	if (!kmp_fast_ok())
 		return false;
 	local_irq_save(flags);
-	e = kmp_page_site_fast(fp, probe);
-	if (unlikely(!e))
-		goto out;
-	slot = kmp_pfn_slot(pfn);
-	if (unlikely(!slot || READ_ONCE(*slot) || READ_ONCE(kmp_tab.pages_hashed)))
+	if (unlikely(!kmp_page_site_fast(fp, skip, &e) ||
+		     !kmp_pfn_get(pfn, &slot) || READ_ONCE(*slot) ||
+		     READ_ONCE(kmp_tab.pages_hashed)))
 		goto out;
 	kmp_count_alloc_ev(ev, e, bytes, bytes);
 	WRITE_ONCE(*slot, kmp_pfn_entry(e->idx, order));
@@ -225,8 +223,7 @@ static __always_inline bool kmp_page_free_fast(enum kmp_event ev,
 	if (!kmp_fast_ok())
 		return false;
 	local_irq_save(flags);
-	slot = kmp_pfn_slot(pfn);
-	if (unlikely(!slot))
+	if (unlikely(!kmp_pfn_get(pfn, &slot)))
 		goto out;
 	v = READ_ONCE(*slot);
 	if (unlikely(!(v & KMP_PFN_VALID) || kmp_pfn_order(v) != order))
@@ -267,13 +264,14 @@ static __always_inline void kmp_slab_free(enum kmp_event ev, const void *ptr)
 
 /*
  * A page block of @order at @pfn. @fp: the frame record the walk to the
- * call site starts from: the probe's own (@probe), or a hook wrapper's.
+ * call site starts from, the probe's own or a hook wrapper's; the fast
+ * path passes the first @skip records (KMP_PROBE_SKIP for a probe).
  */
 static __always_inline void kmp_page_alloc(enum kmp_event ev,
-					   unsigned long fp, bool probe,
+					   unsigned long fp, unsigned int skip,
 					   unsigned long pfn, unsigned int order)
 {
-	if (!kmp_page_alloc_fast(ev, fp, probe, pfn, order))
+	if (!kmp_page_alloc_fast(ev, fp, skip, pfn, order))
 		kmp_page_alloc_slow(ev, fp, pfn, order);
 }
 

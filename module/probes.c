@@ -173,7 +173,7 @@ static void notrace kmp_probe_page_alloc(KMP_PAGE_ALLOC_PROTO)
 	}
 	/* This probe's frame record: the walk to the call site. */
 	kmp_page_alloc(KMP_EV_PAGE_ALLOC,
-		       (unsigned long)__builtin_frame_address(0), true,
+		       (unsigned long)__builtin_frame_address(0), KMP_PROBE_SKIP,
 		       page_to_pfn(page), order);
 }
 
