@@ -22,7 +22,6 @@
 
 #include "internal.h"
 
-static DEFINE_PER_CPU(u32, kmp_track_ctr);
 static DEFINE_PER_CPU(u32, kmp_stack_ctr);
 
 /*
@@ -32,17 +31,6 @@ static DEFINE_PER_CPU(u32, kmp_stack_ctr);
  */
 static DEFINE_PER_CPU(struct kmp_frames, kmp_frames_buf);
 
-
-/* True once in @n calls on this CPU (always, for n <= 1). */
-static bool kmp_one_in(u32 __percpu *ctr, unsigned int n)
-{
-	u32 *c = this_cpu_ptr(ctr);
-
-	if (n <= 1)
-		return true;
-	*c += 1;
-	return !(*c % n);
-}
 
 static bool kmp_size_ok(size_t bytes)
 {

@@ -50,10 +50,14 @@ void kmp_mode_update(void)
 	if (READ_ONCE(kmp_min_size) || READ_ONCE(kmp_max_size))
 		m |= KMP_M_FILTER;
 	WRITE_ONCE(kmp_mode, m);
-	if (m)
+	if (m & ~KMP_M_SAMPLE)
 		static_branch_enable(&kmp_slow_key);
 	else
 		static_branch_disable(&kmp_slow_key);
+	if (m & KMP_M_SAMPLE)
+		static_branch_enable(&kmp_sample_key);
+	else
+		static_branch_disable(&kmp_sample_key);
 }
 
 /* Set an option's knob: @set stores it; the mode follows. */

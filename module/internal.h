@@ -214,7 +214,19 @@ void kmp_account_freed(const struct kmp_obj *obj, size_t bytes);
 void kmp_account_added(u32 tag, u32 size, u32 req);
 void kmp_account_mark_live(unsigned int kinds);
 void kmp_account_clear(void);
-void kmp_stat_inc(enum kmp_stat st);
+struct kmp_stats {
+	u64 count[KMP_ST_NR];
+	u64 nmi;	/* KMP_ST_SKIP_NMI, counted apart: see kmp_stat_nmi() */
+};
+
+DECLARE_PER_CPU(struct kmp_stats, kmp_stats);
+
+/* With interrupts off, from the allocation path (inline: the fast paths). */
+static __always_inline void kmp_stat_inc(enum kmp_stat st)
+{
+	lockdep_assert_irqs_disabled();
+	kmp_add(this_cpu_ptr(&kmp_stats.count[st]), 1);
+}
 void kmp_stat_nmi(void);
 u64 kmp_stat_read(enum kmp_stat st);
 const char *kmp_stat_name(enum kmp_stat st);
@@ -440,6 +452,8 @@ void kmp_format_kinds(char *buf, size_t len, unsigned int kinds);
 
 extern unsigned int kmp_mode;
 DECLARE_STATIC_KEY_FALSE(kmp_slow_key);
+DECLARE_STATIC_KEY_FALSE(kmp_sample_key);
+DECLARE_PER_CPU(u32, kmp_track_ctr);
 void kmp_mode_update(void);	/* with kmp_control_lock held */
 
 /* Knobs of the options (sysctl.c). */
@@ -447,9 +461,29 @@ extern unsigned int kmp_hist_on;
 extern unsigned int kmp_life_on;
 extern unsigned int kmp_timing_on;
 
+/*
+ * The general path takes every event while an option is on, but for
+ * sample_rate alone, which the fast paths take on (kmp_sampling()).
+ */
 static __always_inline bool kmp_slow(void)
 {
 	return static_branch_unlikely(&kmp_slow_key);
+}
+
+static __always_inline bool kmp_sampling(void)
+{
+	return static_branch_unlikely(&kmp_sample_key);
+}
+
+/* True once in @n calls on this CPU (always, for n <= 1); irqs off. */
+static __always_inline bool kmp_one_in(u32 __percpu *ctr, unsigned int n)
+{
+	u32 *c = this_cpu_ptr(ctr);
+
+	if (n <= 1)
+		return true;
+	*c += 1;
+	return !(*c % n);
 }
 
 /*

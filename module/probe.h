@@ -102,6 +102,52 @@ static __always_inline void kmp_count_free_ev(enum kmp_event ev, u32 idx,
 }
 
 /*
+ * sample_rate N > 1 on the fast paths, as account.c does it: every
+ * allocation is counted and its tag marked sampled, one in N per CPU is
+ * tracked, and a tracked object's free stands for N. A free that finds
+ * nothing was not tracked: unpaired, as on the general path.
+ */
+static __always_inline bool kmp_sample_track(u32 idx)
+{
+	struct kmp_tag *tag = kmp_tag_at(idx);
+
+	if (unlikely(!test_bit(KMP_TAG_SAMPLED, &tag->flags)))
+		set_bit(KMP_TAG_SAMPLED, &tag->flags);
+	return kmp_one_in(&kmp_track_ctr, READ_ONCE(kmp_sample_rate));
+}
+
+/*
+ * A free that the fast path's table has no object for, with sample_rate
+ * on: mostly one of the objects not tracked. Counted as the general path
+ * would count it, an unpaired free of its kind; but where @key's group
+ * has spilled, the general path looks there. @key 0: a page block whose
+ * PFN map entry is empty.
+ */
+static __always_inline bool kmp_sampled_out(enum kmp_event ev,
+					    unsigned long key)
+{
+	if (key && atomic_read(&kmp_tab.group_spill[kmp_live_group(key)]))
+		return false;
+	kmp_count_event(ev);
+	kmp_stat_inc(key ? KMP_ST_UNPAIRED_SLAB : KMP_ST_UNPAIRED_PAGE);
+	return true;
+}
+
+static __always_inline void kmp_count_free_sampled(enum kmp_event ev,
+						   u32 idx, u32 bytes, u32 req)
+{
+	struct kmp_cpu_events *ce = this_cpu_ptr(&kmp_events);
+	struct kmp_counters *c = kmp_ctr(idx);
+	u64 n = max(READ_ONCE(kmp_sample_rate), 1U);
+
+	if (ev < KMP_EV_NR)
+		kmp_add(&ce->count[ev], 1);
+	kmp_add(&c->frees, n);
+	kmp_add(&c->freed, bytes * n);
+	kmp_add(&c->reqfreed, req * n);
+}
+
+/*
  * The fast paths serve an event: at the defaults, and not in NMI (which
  * only kernels with KMP_NMI_EVENTS can be in; the general path tests for
  * it on all).
@@ -141,6 +187,11 @@ static __always_inline bool kmp_slab_alloc_fast(enum kmp_event ev,
 	if (unlikely(!kmp_site_get(kmp_site_key(site, KMP_KIND_SLAB), &e) ||
 		     e->flags))
 		goto out;
+	if (kmp_sampling() && !kmp_sample_track(e->idx)) {
+		kmp_count_alloc_ev(ev, e, bytes, req);
+		done = true;
+		goto out;
+	}
 	key = kmp_key_addr(KMP_KIND_SLAB, (unsigned long)ptr);
 	slot = kmp_live_claim(key);
 	if (unlikely(!slot))
@@ -167,10 +218,11 @@ static __always_inline bool kmp_slab_free_fast(enum kmp_event ev,
 		return false;
 	local_irq_save(flags);
 	if (likely(!ZERO_OR_NULL_PTR(ptr))) {
-		if (unlikely(!kmp_live_find(kmp_key_addr(KMP_KIND_SLAB,
-							 (unsigned long)ptr),
-					    &s))) {
-			done = false;
+		unsigned long key = kmp_key_addr(KMP_KIND_SLAB,
+						 (unsigned long)ptr);
+
+		if (unlikely(!kmp_live_find(key, &s))) {
+			done = kmp_sampling() && kmp_sampled_out(ev, key);
 			goto out;
 		}
 		tag = READ_ONCE(s->tag);
@@ -178,7 +230,10 @@ static __always_inline bool kmp_slab_free_fast(enum kmp_event ev,
 		req = READ_ONCE(s->req);
 		/* the reads above before the slot is free again */
 		smp_store_release(&s->key, 0);
-		kmp_count_free_ev(ev, tag, size, req);
+		if (kmp_sampling())
+			kmp_count_free_sampled(ev, tag, size, req);
+		else
+			kmp_count_free_ev(ev, tag, size, req);
 	} else {
 		kmp_count_event(ev);
 	}
@@ -204,6 +259,11 @@ static __always_inline bool kmp_page_alloc_fast(enum kmp_event ev,
 		     !kmp_pfn_get(pfn, &slot) || READ_ONCE(*slot) ||
 		     READ_ONCE(kmp_tab.pages_hashed)))
 		goto out;
+	if (kmp_sampling() && !kmp_sample_track(e->idx)) {
+		kmp_count_alloc_ev(ev, e, bytes, bytes);
+		done = true;
+		goto out;
+	}
 	kmp_count_alloc_ev(ev, e, bytes, bytes);
 	WRITE_ONCE(*slot, kmp_pfn_entry(e->idx, order));
 	done = true;
@@ -226,10 +286,19 @@ static __always_inline bool kmp_page_free_fast(enum kmp_event ev,
 	if (unlikely(!kmp_pfn_get(pfn, &slot)))
 		goto out;
 	v = READ_ONCE(*slot);
-	if (unlikely(!(v & KMP_PFN_VALID) || kmp_pfn_order(v) != order))
+	if (unlikely(!(v & KMP_PFN_VALID))) {
+		/* the general path looks in the live table too, then */
+		done = kmp_sampling() && !READ_ONCE(kmp_tab.pages_hashed) &&
+		       kmp_sampled_out(ev, 0);
+		goto out;
+	}
+	if (unlikely(kmp_pfn_order(v) != order))
 		goto out;
 	WRITE_ONCE(*slot, 0);
-	kmp_count_free_ev(ev, kmp_pfn_tag(v), bytes, bytes);
+	if (kmp_sampling())
+		kmp_count_free_sampled(ev, kmp_pfn_tag(v), bytes, bytes);
+	else
+		kmp_count_free_ev(ev, kmp_pfn_tag(v), bytes, bytes);
 	done = true;
 out:
 	local_irq_restore(flags);

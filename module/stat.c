@@ -15,12 +15,7 @@
 
 #include "internal.h"
 
-struct kmp_stats {
-	u64 count[KMP_ST_NR];
-	u64 nmi;	/* KMP_ST_SKIP_NMI, counted apart: see kmp_stat_nmi() */
-};
-
-static DEFINE_PER_CPU(struct kmp_stats, kmp_stats);
+DEFINE_PER_CPU(struct kmp_stats, kmp_stats);
 
 static const char * const kmp_stat_names[KMP_ST_NR] = {
 	[KMP_ST_DROP_TAGS]	= "drop.tags",
@@ -40,13 +35,6 @@ static const char * const kmp_stat_names[KMP_ST_NR] = {
 static_assert(KMP_ST_UNPAIRED_PAGE - KMP_ST_UNPAIRED_SLAB == KMP_KIND_PAGE);
 static_assert(KMP_ST_UNPAIRED_PERCPU - KMP_ST_UNPAIRED_SLAB ==
 	      KMP_KIND_PERCPU);
-
-/* With interrupts off, from the allocation path. */
-void kmp_stat_inc(enum kmp_stat st)
-{
-	lockdep_assert_irqs_disabled();
-	kmp_add(this_cpu_ptr(&kmp_stats.count[st]), 1);
-}
 
 /* From NMI, which may interrupt a plain update: an atomic of its own. */
 void kmp_stat_nmi(void)

@@ -196,12 +196,14 @@ static void bulk_single_alloc_kfree_bulk(struct kunit *test)
 
 /*
  * kfree_rcu() of NOBJ objects: once RCU and the kfree_rcu() batches are
- * flushed, every object is freed on its site, and none is stale.
+ * flushed, every object is freed on its site, and none is stale: a stale
+ * entry marks the tag it was allocated on inaccurate. (Not the global
+ * stale count: the wait for the batches is long enough for any other
+ * subsystem's pairing loss to show there.)
  */
 static void bulk_kfree_rcu(struct kunit *test)
 {
 	struct bulk_ctx *c = test->priv;
-	u64 stale = kmemprof_stat(KMP_ST_STALE);
 	unsigned long deadline;
 	struct kmp_totals t, base;
 	bool inacc;
@@ -230,7 +232,6 @@ static void bulk_kfree_rcu(struct kunit *test)
 	} while (time_before(jiffies, deadline));
 	expect_counts(test, "kfree_rcu", t, inacc, NOBJ, NOBJ,
 		      OBJ_SIZE);
-	KMP_EXPECT_EQ(test, kmemprof_stat(KMP_ST_STALE) - stale, 0);
 }
 
 #ifdef kmp_pages_bulk_array
