@@ -31,7 +31,6 @@ static DEFINE_PER_CPU(u32, kmp_stack_ctr);
  */
 static DEFINE_PER_CPU(struct kmp_frames, kmp_frames_buf);
 
-
 static bool kmp_size_ok(size_t bytes)
 {
 	unsigned int max = READ_ONCE(kmp_max_size);

@@ -309,10 +309,10 @@ void kmp_live_clear(void)
 	unsigned long ngroups = 1UL << kmp_group_bits;
 	u32 i;
 
-	memset(kmp_tab.slots, 0, array_size(ngroups * KMP_GROUP,
-					sizeof(*kmp_tab.slots)));
-	memset(kmp_tab.group_spill, 0, array_size(ngroups,
-					      sizeof(*kmp_tab.group_spill)));
+	memset(kmp_tab.slots, 0,
+	       array_size(ngroups * KMP_GROUP, sizeof(*kmp_tab.slots)));
+	memset(kmp_tab.group_spill, 0,
+	       array_size(ngroups, sizeof(*kmp_tab.group_spill)));
 	for (i = 0; i < (1U << kmp_spill_bits); i++)
 		kmp_spill_heads[i] = KMP_NIL;
 	for (i = 0; i < kmp_spill_n; i++)

@@ -60,8 +60,8 @@ int kmp_pfnmap_init(void)
 	kmp_tab.pfn_base = first & ~(KMP_PFN_CHUNK - 1);
 	kmp_tab.pfn_span = end - kmp_tab.pfn_base;
 	kmp_pfn_nchunks = DIV_ROUND_UP(kmp_tab.pfn_span, KMP_PFN_CHUNK);
-	kmp_tab.pfn_chunks = kvcalloc(kmp_pfn_nchunks, sizeof(*kmp_tab.pfn_chunks),
-				  GFP_KERNEL);
+	kmp_tab.pfn_chunks = kvcalloc(kmp_pfn_nchunks,
+				      sizeof(*kmp_tab.pfn_chunks), GFP_KERNEL);
 	if (!kmp_tab.pfn_chunks)
 		return -ENOMEM;
 	for (c = 0; c < kmp_pfn_nchunks; c++) {

@@ -463,8 +463,8 @@ int kmp_tags_init(void)
 	kmp_tag_hash = vzalloc(array_size(1U << kmp_tag_bits,
 					  sizeof(*kmp_tag_hash)));
 	kmp_ctr_nblocks = DIV_ROUND_UP(kmp_max_tags, KMP_CTR_BLOCK);
-	kmp_tab.ctr_blocks = kcalloc(kmp_ctr_nblocks, sizeof(*kmp_tab.ctr_blocks),
-				 GFP_KERNEL);
+	kmp_tab.ctr_blocks = kcalloc(kmp_ctr_nblocks,
+				     sizeof(*kmp_tab.ctr_blocks), GFP_KERNEL);
 	if (!kmp_tag_pool || !kmp_tag_hash || !kmp_tab.ctr_blocks)
 		goto fail;
 	for (i = 0; i < kmp_ctr_nblocks; i++) {

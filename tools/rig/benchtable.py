@@ -68,6 +68,16 @@ def icount_table(kernel, res, stats):
         out += ['', 'Building blocks, instructions each: ' +
                 ', '.join('%s %s' % (c.replace('calib_', ''), fmt(v))
                           for c, v in calib) + '.']
+    floors = []
+    for c, w, what in (('calib_tp_kmalloc32', 'kmalloc32', 'kmalloc(32)+kfree'),
+                       ('calib_tp_pages0', 'pages0', 'a page of order 0')):
+        tp, bare = res.get(('bare', c, 1)), res.get(('bare', w, 1))
+        if tp is not None and bare is not None:
+            floors.append('%s +%.1f' % (what, tp - bare))
+    if floors:
+        out += ['', 'The floor of any tracepoint profiler, the kmem events '
+                'with an empty probe attached, added over bare: ' +
+                ', '.join(floors) + '.']
     proc = res.get(('default', 'procread10k', 1))
     first = res.get(('default', 'procread10k-first', 1))
     naming = res.get(('default', 'procread10k-naming', 1))
