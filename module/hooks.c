@@ -150,8 +150,9 @@ static void notrace kmp_hook_func(unsigned long ip, unsigned long parent_ip,
 /* --- Frees, at the function's entry --- */
 
 /* kmem_cache_free_bulk(s, size, p), and so kfree_bulk(). */
-static void kmp_hook_free_bulk(struct kmp_hook *h, unsigned long caller,
-			       kmp_hook_regs_t *regs)
+static void __flatten kmp_hook_free_bulk(struct kmp_hook *h,
+					 unsigned long caller,
+					 kmp_hook_regs_t *regs)
 {
 	size_t n = kmp_hook_arg(regs, 1), i;
 	void **p = (void **)kmp_hook_arg(regs, 2);
@@ -163,16 +164,18 @@ static void kmp_hook_free_bulk(struct kmp_hook *h, unsigned long caller,
 
 #if KMP_HAVE_NOLOCK
 /* kfree_nolock(obj) */
-static void kmp_hook_kfree_nolock(struct kmp_hook *h, unsigned long caller,
-				  kmp_hook_regs_t *regs)
+static void __flatten kmp_hook_kfree_nolock(struct kmp_hook *h,
+					    unsigned long caller,
+					    kmp_hook_regs_t *regs)
 {
 	kmp_slab_free(KMP_EV_NR, (const void *)kmp_hook_arg(regs, 0));
 	kmp_hook_count(KMP_HOOK_KFREE_NOLOCK, 1);
 }
 
 /* __kfree_rcu_sheaf(s, obj, ...) */
-static void kmp_hook_kfree_rcu_sheaf(struct kmp_hook *h, unsigned long caller,
-				     kmp_hook_regs_t *regs)
+static void __flatten kmp_hook_kfree_rcu_sheaf(struct kmp_hook *h,
+					       unsigned long caller,
+					       kmp_hook_regs_t *regs)
 {
 	kmp_slab_free(KMP_EV_NR, (const void *)kmp_hook_arg(regs, 1));
 	kmp_hook_count(KMP_HOOK_KFREE_RCU_SHEAF, 1);
@@ -181,8 +184,9 @@ static void kmp_hook_kfree_rcu_sheaf(struct kmp_hook *h, unsigned long caller,
 
 /* --- Allocations, through a wrapper --- */
 
-static void kmp_hook_slab_objects(enum kmp_hook_id id, unsigned long caller,
-				  void **p, size_t n, size_t size)
+static void __flatten kmp_hook_slab_objects(enum kmp_hook_id id,
+					    unsigned long caller, void **p,
+					    size_t n, size_t size)
 {
 	size_t i;
 
@@ -192,7 +196,8 @@ static void kmp_hook_slab_objects(enum kmp_hook_id id, unsigned long caller,
 }
 
 /* Returns what the function does: int to 6.17, bool from 6.18. */
-static noinline notrace typeof(KMP_CACHE_ALLOC_BULK(NULL, 0, 0, NULL))
+static noinline notrace __flatten
+typeof(KMP_CACHE_ALLOC_BULK(NULL, 0, 0, NULL))
 kmp_wrap_cache_alloc_bulk(struct kmem_cache *s, gfp_t flags, size_t size,
 			  void **p)
 {
@@ -210,7 +215,8 @@ kmp_wrap_cache_alloc_bulk(struct kmem_cache *s, gfp_t flags, size_t size,
 }
 
 #if KMP_HAVE_NOLOCK
-static noinline notrace void *kmp_wrap_kmalloc_nolock(KMP_KMALLOC_NOLOCK_PARAMS)
+static noinline notrace __flatten void *
+kmp_wrap_kmalloc_nolock(KMP_KMALLOC_NOLOCK_PARAMS)
 {
 	void *ret;
 
@@ -247,13 +253,13 @@ static bool kmp_hook_page_known(unsigned long pfn)
  * __alloc_pages() make an event, which is not accounted (KMP_SITE_BULK):
  * they are entered here with the others.
  */
-static noinline notrace unsigned long
+static noinline notrace __flatten unsigned long
 kmp_wrap_pages_bulk(KMP_PAGES_BULK_PARAMS)
 {
 	unsigned long fp = (unsigned long)__builtin_frame_address(0);
 	DECLARE_BITMAP(was, KMP_BULK_SEEN);
 	struct list_head *first = NULL, *pos;
-	unsigned long ret, n = 0, pfn;
+	unsigned long ret, n = 0;
 	int i;
 
 	this_cpu_inc(kmp_wrap_inflight);
@@ -268,18 +274,17 @@ kmp_wrap_pages_bulk(KMP_PAGES_BULK_PARAMS)
 	if (KMP_PAGES_BULK_LIST) {
 		/* New pages go to the head of the list. */
 		pos = ((struct list_head *)KMP_PAGES_BULK_LIST)->next;
-		for (; pos != first; pos = pos->next, n++) {
-			pfn = page_to_pfn(list_entry(pos, struct page, lru));
-			kmp_page_alloc(KMP_EV_NR, fp, 0, pfn, 0);
-		}
+		for (; pos != first; pos = pos->next, n++)
+			kmp_page_alloc(KMP_EV_NR, fp, 0,
+				       list_entry(pos, struct page, lru), 0);
 	} else if (array) {
 		for (i = 0; i < ret && i < nr_pages; i++) {
 			if (!array[i] || (i < KMP_BULK_SEEN && test_bit(i, was)))
 				continue;
-			pfn = page_to_pfn(array[i]);
-			if (i >= KMP_BULK_SEEN && kmp_hook_page_known(pfn))
+			if (i >= KMP_BULK_SEEN &&
+			    kmp_hook_page_known(page_to_pfn(array[i])))
 				continue;
-			kmp_page_alloc(KMP_EV_NR, fp, 0, pfn, 0);
+			kmp_page_alloc(KMP_EV_NR, fp, 0, array[i], 0);
 			n++;
 		}
 	}

@@ -256,6 +256,7 @@ struct kmp_tables {
 	unsigned long pfn_base;
 	unsigned long pfn_span;
 	u32 **pfn_chunks;
+	const struct page *pfn_page;	/* pfn_to_page(pfn_base) */
 	/*
 	 * Page blocks live in the live table rather than the PFN map while
 	 * lifetimes or histograms are on, since the map keeps no time; set
@@ -764,10 +765,9 @@ static __always_inline unsigned int kmp_pfn_order(u32 e)
 	return (e >> KMP_PFN_ORDER_SHIFT) & 0x7f;
 }
 
-/* Whether the map covers @pfn, with its entry in *@slotp. */
-static __always_inline bool kmp_pfn_get(unsigned long pfn, u32 **slotp)
+/* Whether the map covers frame @i from its base, with its entry in *@slotp. */
+static __always_inline bool kmp_map_get(unsigned long i, u32 **slotp)
 {
-	unsigned long i = pfn - kmp_tab.pfn_base;
 	u32 *chunk;
 
 	if (unlikely(i >= kmp_tab.pfn_span))
@@ -777,6 +777,28 @@ static __always_inline bool kmp_pfn_get(unsigned long pfn, u32 **slotp)
 		return false;
 	*slotp = &chunk[i & (KMP_PFN_CHUNK - 1)];
 	return true;
+}
+
+/* Whether the map covers @pfn, with its entry in *@slotp. */
+static __always_inline bool kmp_pfn_get(unsigned long pfn, u32 **slotp)
+{
+	return kmp_map_get(pfn - kmp_tab.pfn_base, slotp);
+}
+
+/*
+ * The same from the page: with a virtual memory map (SPARSEMEM_VMEMMAP,
+ * which arm64 and x86-64 always have), struct pages are one array, and a
+ * page's index from the map's first frame is a subtraction rather than
+ * page_to_pfn()'s.
+ */
+static __always_inline bool kmp_page_get(const struct page *page,
+					 u32 **slotp)
+{
+#ifdef CONFIG_SPARSEMEM_VMEMMAP
+	return kmp_map_get(page - kmp_tab.pfn_page, slotp);
+#else
+	return kmp_pfn_get(page_to_pfn(page), slotp);
+#endif
 }
 
 /* The map's entry of @pfn, or NULL if the map does not cover it. */

@@ -59,6 +59,9 @@ int kmp_pfnmap_init(void)
 		return -ENODEV;
 	kmp_tab.pfn_base = first & ~(KMP_PFN_CHUNK - 1);
 	kmp_tab.pfn_span = end - kmp_tab.pfn_base;
+#ifdef CONFIG_SPARSEMEM_VMEMMAP
+	kmp_tab.pfn_page = pfn_to_page(kmp_tab.pfn_base);
+#endif
 	kmp_pfn_nchunks = DIV_ROUND_UP(kmp_tab.pfn_span, KMP_PFN_CHUNK);
 	kmp_tab.pfn_chunks = kvcalloc(kmp_pfn_nchunks,
 				      sizeof(*kmp_tab.pfn_chunks), GFP_KERNEL);

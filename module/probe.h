@@ -244,7 +244,7 @@ out:
 
 static __always_inline bool kmp_page_alloc_fast(enum kmp_event ev,
 						unsigned long fp, unsigned int skip,
-						unsigned long pfn,
+						const struct page *page,
 						unsigned int order)
 {
 	u32 bytes = PAGE_SIZE << order, *slot;
@@ -256,7 +256,7 @@ static __always_inline bool kmp_page_alloc_fast(enum kmp_event ev,
 		return false;
 	local_irq_save(flags);
 	if (unlikely(!kmp_page_site_fast(fp, skip, &e) ||
-		     !kmp_pfn_get(pfn, &slot) || READ_ONCE(*slot) ||
+		     !kmp_page_get(page, &slot) || READ_ONCE(*slot) ||
 		     READ_ONCE(kmp_tab.pages_hashed)))
 		goto out;
 	if (kmp_sampling() && !kmp_sample_track(e->idx)) {
@@ -273,7 +273,7 @@ out:
 }
 
 static __always_inline bool kmp_page_free_fast(enum kmp_event ev,
-					       unsigned long pfn,
+					       const struct page *page,
 					       unsigned int order)
 {
 	u32 *slot, v, bytes = PAGE_SIZE << order;
@@ -283,7 +283,7 @@ static __always_inline bool kmp_page_free_fast(enum kmp_event ev,
 	if (!kmp_fast_ok())
 		return false;
 	local_irq_save(flags);
-	if (unlikely(!kmp_pfn_get(pfn, &slot)))
+	if (unlikely(!kmp_page_get(page, &slot)))
 		goto out;
 	v = READ_ONCE(*slot);
 	if (unlikely(!(v & KMP_PFN_VALID))) {
@@ -310,8 +310,8 @@ void kmp_slab_alloc_slow(enum kmp_event ev, unsigned long call_site,
 			 const void *ptr, size_t bytes_alloc, size_t bytes_req);
 void kmp_slab_free_slow(enum kmp_event ev, const void *ptr);
 void kmp_page_alloc_slow(enum kmp_event ev, unsigned long fp,
-			 unsigned long pfn, unsigned int order);
-void kmp_page_free_slow(enum kmp_event ev, unsigned long pfn,
+			 const struct page *page, unsigned int order);
+void kmp_page_free_slow(enum kmp_event ev, const struct page *page,
 			unsigned int order);
 
 /* A slab allocation of @ptr at @call_site. */
@@ -332,23 +332,25 @@ static __always_inline void kmp_slab_free(enum kmp_event ev, const void *ptr)
 }
 
 /*
- * A page block of @order at @pfn. @fp: the frame record the walk to the
+ * A page block of @order at @page. @fp: the frame record the walk to the
  * call site starts from, the probe's own or a hook wrapper's; the fast
  * path passes the first @skip records (KMP_PROBE_SKIP for a probe).
  */
 static __always_inline void kmp_page_alloc(enum kmp_event ev,
 					   unsigned long fp, unsigned int skip,
-					   unsigned long pfn, unsigned int order)
+					   const struct page *page,
+					   unsigned int order)
 {
-	if (!kmp_page_alloc_fast(ev, fp, skip, pfn, order))
-		kmp_page_alloc_slow(ev, fp, pfn, order);
+	if (!kmp_page_alloc_fast(ev, fp, skip, page, order))
+		kmp_page_alloc_slow(ev, fp, page, order);
 }
 
-static __always_inline void kmp_page_free(enum kmp_event ev, unsigned long pfn,
+static __always_inline void kmp_page_free(enum kmp_event ev,
+					  const struct page *page,
 					  unsigned int order)
 {
-	if (!kmp_page_free_fast(ev, pfn, order))
-		kmp_page_free_slow(ev, pfn, order);
+	if (!kmp_page_free_fast(ev, page, order))
+		kmp_page_free_slow(ev, page, order);
 }
 
 #endif /* _KMEMPROF_PROBE_H */

@@ -19,8 +19,10 @@
  *   that makes plain per-CPU adds safe, keeps a 7.x probe on its CPU, and
  *   lets the tables' raw spinlocks be taken without saving flags. They
  *   never allocate and never sleep. At the defaults an event takes the
- *   inline fast path of probe.h and makes no call. The probes are notrace:
- *   the function tracer's patch site at their entry would be two more
+ *   inline fast path of probe.h and makes no call (the probes are
+ *   __flatten, so that no kernel helper is left out of line: 6.1's arm64
+ *   interrupt masking is plain inline). The probes are notrace: the
+ *   function tracer's patch site at their entry would be two more
  *   instructions on every event, and tracing them is tracing the tracer.
  *
  * Detaching is followed by tracepoint_synchronize_unregister(), so once
@@ -47,7 +49,7 @@ DEFINE_PER_CPU(struct kmp_cpu_events, kmp_events);
  * The general path of probe.h's events: in NMI, with an option on, or
  * where a fast path's table missed. Called with interrupts on.
  */
-void kmp_slab_alloc_slow(enum kmp_event ev, unsigned long call_site,
+noinline void kmp_slab_alloc_slow(enum kmp_event ev, unsigned long call_site,
 			 const void *ptr, size_t bytes_alloc, size_t bytes_req)
 {
 	unsigned long flags;
@@ -65,7 +67,7 @@ void kmp_slab_alloc_slow(enum kmp_event ev, unsigned long call_site,
 	kmp_leave(flags, t0);
 }
 
-void kmp_slab_free_slow(enum kmp_event ev, const void *ptr)
+noinline void kmp_slab_free_slow(enum kmp_event ev, const void *ptr)
 {
 	unsigned long key = ZERO_OR_NULL_PTR(ptr) ? 0 :
 		kmp_key_addr(KMP_KIND_SLAB, (unsigned long)ptr);
@@ -82,9 +84,10 @@ void kmp_slab_free_slow(enum kmp_event ev, const void *ptr)
 	kmp_leave(flags, t0);
 }
 
-void kmp_page_alloc_slow(enum kmp_event ev, unsigned long fp,
-			 unsigned long pfn, unsigned int order)
+noinline void kmp_page_alloc_slow(enum kmp_event ev, unsigned long fp,
+			 const struct page *page, unsigned int order)
 {
+	unsigned long pfn = page_to_pfn(page);
 	size_t bytes = PAGE_SIZE << order;
 	unsigned long flags;
 	u64 t0;
@@ -98,9 +101,10 @@ void kmp_page_alloc_slow(enum kmp_event ev, unsigned long fp,
 	kmp_leave(flags, t0);
 }
 
-void kmp_page_free_slow(enum kmp_event ev, unsigned long pfn,
+noinline void kmp_page_free_slow(enum kmp_event ev, const struct page *page,
 			unsigned int order)
 {
+	unsigned long pfn = page_to_pfn(page);
 	unsigned long flags;
 	u64 t0;
 
@@ -125,12 +129,12 @@ static noinline void kmp_page_alloc_failed(void)
 	kmp_leave(flags, t0);
 }
 
-static void notrace kmp_probe_kmalloc(KMP_KMALLOC_PROTO)
+static void notrace __flatten kmp_probe_kmalloc(KMP_KMALLOC_PROTO)
 {
 	kmp_slab_alloc(KMP_EV_KMALLOC, call_site, ptr, bytes_alloc, bytes_req);
 }
 
-static void notrace kmp_probe_kmem_cache_alloc(KMP_CACHE_ALLOC_PROTO)
+static void notrace __flatten kmp_probe_kmem_cache_alloc(KMP_CACHE_ALLOC_PROTO)
 {
 	size_t size = KMP_CACHE_ALLOC_SIZE(s, bytes_alloc);
 
@@ -139,12 +143,13 @@ static void notrace kmp_probe_kmem_cache_alloc(KMP_CACHE_ALLOC_PROTO)
 
 #if KMP_HAVE_NODE_EVENTS
 /* Counted as the events they became in 6.1. */
-static void notrace kmp_probe_kmalloc_node(KMP_KMALLOC_NODE_PROTO)
+static void notrace __flatten kmp_probe_kmalloc_node(KMP_KMALLOC_NODE_PROTO)
 {
 	kmp_slab_alloc(KMP_EV_KMALLOC, call_site, ptr, bytes_alloc, bytes_req);
 }
 
-static void notrace kmp_probe_kmem_cache_alloc_node(KMP_CACHE_ALLOC_NODE_PROTO)
+static void notrace __flatten
+kmp_probe_kmem_cache_alloc_node(KMP_CACHE_ALLOC_NODE_PROTO)
 {
 	kmp_slab_alloc(KMP_EV_KMEM_CACHE_ALLOC, call_site, ptr, bytes_alloc,
 		       bytes_alloc);
@@ -155,17 +160,17 @@ static void notrace kmp_probe_kmem_cache_alloc_node(KMP_CACHE_ALLOC_NODE_PROTO)
 #define KMP_TP_NR	KMP_EV_NR
 #endif
 
-static void notrace kmp_probe_kfree(KMP_KFREE_PROTO)
+static void notrace __flatten kmp_probe_kfree(KMP_KFREE_PROTO)
 {
 	kmp_slab_free(KMP_EV_KFREE, ptr);
 }
 
-static void notrace kmp_probe_kmem_cache_free(KMP_CACHE_FREE_PROTO)
+static void notrace __flatten kmp_probe_kmem_cache_free(KMP_CACHE_FREE_PROTO)
 {
 	kmp_slab_free(KMP_EV_KMEM_CACHE_FREE, ptr);
 }
 
-static void notrace kmp_probe_page_alloc(KMP_PAGE_ALLOC_PROTO)
+static void notrace __flatten kmp_probe_page_alloc(KMP_PAGE_ALLOC_PROTO)
 {
 	if (unlikely(!page)) {
 		kmp_page_alloc_failed();
@@ -174,12 +179,12 @@ static void notrace kmp_probe_page_alloc(KMP_PAGE_ALLOC_PROTO)
 	/* This probe's frame record: the walk to the call site. */
 	kmp_page_alloc(KMP_EV_PAGE_ALLOC,
 		       (unsigned long)__builtin_frame_address(0), KMP_PROBE_SKIP,
-		       page_to_pfn(page), order);
+		       page, order);
 }
 
-static void notrace kmp_probe_page_free(KMP_PAGE_FREE_PROTO)
+static void notrace __flatten kmp_probe_page_free(KMP_PAGE_FREE_PROTO)
 {
-	kmp_page_free(KMP_EV_PAGE_FREE, page_to_pfn(page), order);
+	kmp_page_free(KMP_EV_PAGE_FREE, page, order);
 }
 
 static void notrace kmp_probe_percpu_alloc(KMP_PERCPU_ALLOC_PROTO)

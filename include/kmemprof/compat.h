@@ -365,6 +365,15 @@ static inline u32 kmp_cycles_rate(void)
 	(LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0))
 
 /*
+ * __flatten arrived in 6.1's compiler_attributes.h. The probes need it
+ * there: 6.1's arm64 arch_local_irq_save() and _restore() are plain
+ * inline, and GCC makes them calls, which cost a probe its leaf path.
+ */
+#ifndef __flatten
+#define __flatten	__attribute__((flatten))
+#endif
+
+/*
  * Allocator events in NMI: from 6.15, whose try_alloc_pages() and
  * free_pages_nolock() run there (and 6.18's kmalloc_nolock() and
  * kfree_nolock(), below). Before, the allocators take their locks with
