@@ -66,8 +66,9 @@ static void kmp_proc_line(struct seq_file *m, u32 idx,
 {
 	struct kmp_tag *tag = kmp_tag_at(idx);
 	const char *kind = kmp_kind_name(tag->kind);
-	const char *site = kmp_tag_site(tag, it->text);
-	const char *callers = kmp_tag_callers(tag, it->callers);
+	size_t site_len, callers_len;
+	const char *site = kmp_tag_site(tag, it->text, &site_len);
+	const char *callers = kmp_tag_callers(tag, it->callers, &callers_len);
 	char *p = it->line;
 	struct kmp_totals t;
 
@@ -76,7 +77,7 @@ static void kmp_proc_line(struct seq_file *m, u32 idx,
 	*p++ = ' ';
 	p = kmp_put_u64(p, t.live_objs, 8);
 	*p++ = ' ';
-	p = kmp_put_str(p, site, strnlen(site, KMP_SITE_TEXT_LEN - 1));
+	p = kmp_put_str(p, site, site_len);
 	p = kmp_put_lit(p, " kind:");
 	p = kmp_put_str(p, kind, strlen(kind));
 	p = kmp_put_lit(p, " allocs:");
@@ -87,7 +88,7 @@ static void kmp_proc_line(struct seq_file *m, u32 idx,
 	p = kmp_put_u64(p, t.bytes, 0);
 	p = kmp_put_lit(p, " req:");
 	p = kmp_put_u64(p, t.req, 0);
-	p = kmp_put_str(p, callers, strnlen(callers, KMP_CALLERS_TEXT_LEN - 1));
+	p = kmp_put_str(p, callers, callers_len);
 	if (test_bit(KMP_TAG_SAMPLED, &tag->flags))
 		p = kmp_put_lit(p, " sampled:yes");
 	if (test_bit(KMP_TAG_INACCURATE, &tag->flags))

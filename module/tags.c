@@ -292,49 +292,65 @@ void kmp_tag_totals(u32 idx, struct kmp_totals *t)
 
 /*
  * A tag's texts are made once, at the first read that needs them (or when
- * its code goes away), and kept: a symbol lookup per line per read would
- * make a read of 10k tags take seconds. Process context only.
+ * its code goes away), and kept with their lengths: a symbol lookup per
+ * line per read would make a read of 10k tags take seconds, and /proc's
+ * lines copy the texts without a strlen(). Process context only. *@len,
+ * unless @len is NULL, gets the text's length.
  */
-static const char *kmp_tag_text(struct kmp_tag *tag, const char **slot,
-				char *buf, bool callers)
+static const char *kmp_tag_text(struct kmp_tag *tag,
+				const struct kmp_text **slot, char *buf,
+				bool callers, size_t *len)
 {
-	const char *t = smp_load_acquire(slot);	/* pairs with cmpxchg below */
-	char *dup;
+	/* pairs with cmpxchg below */
+	const struct kmp_text *t = smp_load_acquire(slot);
+	struct kmp_text *dup;
+	size_t n;
 
 	if (t)
-		return t;
+		goto out;
 	/* kmp_sym() (callsite.c) looks symbols up under RCU itself. */
 	if (callers)
 		kmp_callers_text(tag, buf);
 	else
 		kmp_site_text(buf, tag->site);
-	dup = kstrdup(buf, GFP_KERNEL);
-	if (!dup)
+	n = strlen(buf);
+	dup = kmalloc(struct_size(dup, str, n + 1), GFP_KERNEL);
+	if (!dup) {
+		if (len)
+			*len = n;
 		return buf;
-	t = cmpxchg_release(slot, NULL, dup);
-	if (t) {
-		/* Another reader, or the module notifier, came first. */
-		kfree(dup);
-		return t;
 	}
-	return dup;
+	dup->len = n;
+	memcpy(dup->str, buf, n + 1);
+	t = cmpxchg_release(slot, NULL, dup);
+	if (t)
+		kfree(dup);	/* another reader, or the module notifier */
+	else
+		t = dup;
+out:
+	if (len)
+		*len = t->len;
+	return t->str;
 }
 
 /* "sym+0xoff/0xlen [mod] func:sym"; @buf: KMP_SITE_TEXT_LEN of scratch. */
-const char *kmp_tag_site(struct kmp_tag *tag, char *buf)
+const char *kmp_tag_site(struct kmp_tag *tag, char *buf, size_t *len)
 {
-	return kmp_tag_text(tag, &tag->text, buf, false);
+	return kmp_tag_text(tag, &tag->text, buf, false, len);
 }
 
 /*
  * A stack-keyed tag's callers as " caller:<frame>" tokens, nearest first;
  * "" for tags keyed by site alone. @buf: KMP_CALLERS_TEXT_LEN of scratch.
  */
-const char *kmp_tag_callers(struct kmp_tag *tag, char *buf)
+const char *kmp_tag_callers(struct kmp_tag *tag, char *buf, size_t *len)
 {
-	if (!tag->ncallers)
+	if (!tag->ncallers) {
+		if (len)
+			*len = 0;
 		return "";
-	return kmp_tag_text(tag, &tag->ctext, buf, true);
+	}
+	return kmp_tag_text(tag, &tag->ctext, buf, true, len);
 }
 
 static void kmp_names_fn(struct work_struct *work)
@@ -344,8 +360,8 @@ static void kmp_names_fn(struct work_struct *work)
 	u64 t0 = local_clock();
 
 	for (; idx < used && kmp_tag_ready(idx); idx++) {
-		kmp_tag_site(&kmp_tag_pool[idx], buf);
-		kmp_tag_callers(&kmp_tag_pool[idx], buf);
+		kmp_tag_site(&kmp_tag_pool[idx], buf, NULL);
+		kmp_tag_callers(&kmp_tag_pool[idx], buf, NULL);
 		WRITE_ONCE(kmp_names_next, idx + 1);
 		cond_resched();
 	}
@@ -374,9 +390,9 @@ u32 kmp_tags_unnamed(void)
  */
 void kmp_seq_tag_name(struct seq_file *m, struct kmp_tag *tag, char *buf)
 {
-	seq_printf(m, "%s kind:%s", kmp_tag_site(tag, buf),
+	seq_printf(m, "%s kind:%s", kmp_tag_site(tag, buf, NULL),
 		   kmp_kind_name(tag->kind));
-	seq_puts(m, kmp_tag_callers(tag, buf + KMP_SITE_TEXT_LEN));
+	seq_puts(m, kmp_tag_callers(tag, buf + KMP_SITE_TEXT_LEN, NULL));
 }
 
 /* Zero every counter and accuracy mark. Only with the probes detached. */
@@ -444,8 +460,8 @@ void kmp_tags_code_going(bool (*within)(unsigned long, const struct module *),
 		    !kmp_tag_within(tag, within, mod))
 			continue;
 		/* Name it while the symbols are there. */
-		kmp_tag_site(tag, buf);
-		kmp_tag_callers(tag, buf);
+		kmp_tag_site(tag, buf, NULL);
+		kmp_tag_callers(tag, buf, NULL);
 		if (!tag->ncallers)
 			kmp_site_drop(kmp_site_key(tag->site, tag->kind));
 		bucket = kmp_tag_bucket_of(tag);
