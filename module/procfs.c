@@ -27,6 +27,7 @@ struct kmp_proc_iter {
 	char text[KMP_SITE_TEXT_LEN];
 	char callers[KMP_CALLERS_TEXT_LEN];
 	char line[KMP_PROC_LINE];
+	struct kmp_totals t;
 };
 
 /* @s, without its NUL, at @p; returns the end. */
@@ -69,25 +70,25 @@ static void kmp_proc_line(struct seq_file *m, u32 idx,
 	size_t site_len, callers_len;
 	const char *site = kmp_tag_site(tag, it->text, &site_len);
 	const char *callers = kmp_tag_callers(tag, it->callers, &callers_len);
+	struct kmp_totals *t = &it->t;	/* not on the stack: not zeroed */
 	char *p = it->line;
-	struct kmp_totals t;
 
-	kmp_tag_totals(idx, &t);
-	p = kmp_put_u64(p, t.live_bytes, 12);
+	kmp_tag_totals(idx, t);
+	p = kmp_put_u64(p, t->live_bytes, 12);
 	*p++ = ' ';
-	p = kmp_put_u64(p, t.live_objs, 8);
+	p = kmp_put_u64(p, t->live_objs, 8);
 	*p++ = ' ';
 	p = kmp_put_str(p, site, site_len);
 	p = kmp_put_lit(p, " kind:");
 	p = kmp_put_str(p, kind, strlen(kind));
 	p = kmp_put_lit(p, " allocs:");
-	p = kmp_put_u64(p, t.allocs, 0);
+	p = kmp_put_u64(p, t->allocs, 0);
 	p = kmp_put_lit(p, " frees:");
-	p = kmp_put_u64(p, t.frees, 0);
+	p = kmp_put_u64(p, t->frees, 0);
 	p = kmp_put_lit(p, " bytes:");
-	p = kmp_put_u64(p, t.bytes, 0);
+	p = kmp_put_u64(p, t->bytes, 0);
 	p = kmp_put_lit(p, " req:");
-	p = kmp_put_u64(p, t.req, 0);
+	p = kmp_put_u64(p, t->req, 0);
 	p = kmp_put_str(p, callers, callers_len);
 	if (test_bit(KMP_TAG_SAMPLED, &tag->flags))
 		p = kmp_put_lit(p, " sampled:yes");

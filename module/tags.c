@@ -260,34 +260,40 @@ bool kmp_tag_ready(u32 idx)
 	return true;
 }
 
+/*
+ * Sums in locals, and @t written once at the end: /proc/kmemprof calls this
+ * for every tag of a read.
+ */
 void kmp_tag_totals(u32 idx, struct kmp_totals *t)
 {
 	struct kmp_counters __percpu *ctr = kmp_tag_counters(idx);
-	s64 live_objs, live_bytes, live_req;
+	u64 allocs = 0, frees = 0, bytes = 0, freed = 0, req = 0, reqfreed = 0;
 	int cpu;
 
-	memset(t, 0, sizeof(*t));
 	for_each_possible_cpu(cpu) {
 		const struct kmp_counters *c = per_cpu_ptr(ctr, cpu);
 
-		t->frees += READ_ONCE(c->frees);
-		t->freed += READ_ONCE(c->freed);
-		t->reqfreed += READ_ONCE(c->reqfreed);
+		frees += READ_ONCE(c->frees);
+		freed += READ_ONCE(c->freed);
+		reqfreed += READ_ONCE(c->reqfreed);
 	}
 	smp_rmb();	/* frees before allocs: see the notes on locking */
 	for_each_possible_cpu(cpu) {
 		const struct kmp_counters *c = per_cpu_ptr(ctr, cpu);
 
-		t->allocs += READ_ONCE(c->allocs);
-		t->bytes += READ_ONCE(c->bytes);
-		t->req += READ_ONCE(c->req);
+		allocs += READ_ONCE(c->allocs);
+		bytes += READ_ONCE(c->bytes);
+		req += READ_ONCE(c->req);
 	}
-	live_objs = t->allocs - t->frees;
-	live_bytes = t->bytes - t->freed;
-	live_req = t->req - t->reqfreed;
-	t->live_objs = live_objs > 0 ? live_objs : 0;
-	t->live_bytes = live_bytes > 0 ? live_bytes : 0;
-	t->live_req = live_req > 0 ? live_req : 0;
+	t->allocs = allocs;
+	t->frees = frees;
+	t->bytes = bytes;
+	t->freed = freed;
+	t->req = req;
+	t->reqfreed = reqfreed;
+	t->live_objs = max_t(s64, allocs - frees, 0);
+	t->live_bytes = max_t(s64, bytes - freed, 0);
+	t->live_req = max_t(s64, req - reqfreed, 0);
 }
 
 /*
