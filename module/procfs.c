@@ -13,6 +13,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bitops.h>
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
 #include <linux/string.h>
@@ -39,21 +40,78 @@ static char *kmp_put_str(char *p, const char *s, size_t len)
 
 #define kmp_put_lit(p, lit)	kmp_put_str(p, lit, sizeof(lit) - 1)
 
-/* @v in decimal at @p, right-aligned in @width columns; returns the end. */
-static char *kmp_put_u64(char *p, u64 v, unsigned int width)
+/*
+ * How many digits @v has. Its bit length times log10(2) (1233 / 4096, a
+ * shade more) is that count or one less, and one compare with a power of
+ * ten says which. pow10[0] is 0, not 1: 0 has a digit too.
+ */
+static unsigned int kmp_dec_len(u64 v)
 {
-	char tmp[20];
-	unsigned int n = 0;
+	static const u64 pow10[] = {
+		0, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL,
+		10000000ULL, 100000000ULL, 1000000000ULL, 10000000000ULL,
+		100000000000ULL, 1000000000000ULL, 10000000000000ULL,
+		100000000000000ULL, 1000000000000000ULL,
+		10000000000000000ULL, 100000000000000000ULL,
+		1000000000000000000ULL, 10000000000000000000ULL,
+	};
+	unsigned int n = fls64(v) * 1233 >> 12;
 
-	do {
-		tmp[n++] = '0' + v % 10;
-		v /= 10;
-	} while (v);
-	for (; width > n; width--)
-		*p++ = ' ';
-	while (n)
-		*p++ = tmp[--n];
-	return p;
+	return n + (v >= pow10[n]);
+}
+
+/* "00" to "99", for two digits a step. */
+static const char kmp_dec2[] = {
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
+};
+
+/*
+ * The @n digits of @v at @p, from the last, two a step from kmp_dec2[]: a
+ * 64-bit division (a multiply, for a constant) per two digits, and no
+ * division at all for the last two; returns the end.
+ */
+static char *kmp_put_dec(char *p, u64 v, unsigned int n)
+{
+	char *end = p + n;
+
+	p = end;
+	while (v >= 100) {
+		u64 q = v / 100;
+
+		p -= 2;
+		memcpy(p, &kmp_dec2[2 * (v - q * 100)], 2);
+		v = q;
+	}
+	if (v >= 10)
+		memcpy(p - 2, &kmp_dec2[2 * v], 2);
+	else
+		p[-1] = '0' + v;
+	return end;
+}
+
+/* @v in decimal at @p; returns the end. */
+static char *kmp_put_u64(char *p, u64 v)
+{
+	return kmp_put_dec(p, v, kmp_dec_len(v));
+}
+
+/*
+ * @v right-aligned in @width columns (at most 16), as "%*llu"; returns the
+ * end. The spaces go over the whole width and the digits over their end:
+ * for a constant width, the copy is a load and a store or two where a
+ * memset() would be a call (arm64 builds without the vector registers
+ * that GCC's inline memset() wants).
+ */
+static __always_inline char *kmp_put_u64_w(char *p, u64 v,
+					   unsigned int width)
+{
+	unsigned int n = kmp_dec_len(v);
+
+	if (n >= width)
+		return kmp_put_dec(p, v, n);
+	memcpy(p, "                ", width);
+	kmp_put_dec(p + width - n, v, n);
+	return p + width;
 }
 
 /*
@@ -74,21 +132,21 @@ static void kmp_proc_line(struct seq_file *m, u32 idx,
 	char *p = it->line;
 
 	kmp_tag_totals(idx, t);
-	p = kmp_put_u64(p, t->live_bytes, 12);
+	p = kmp_put_u64_w(p, t->live_bytes, 12);
 	*p++ = ' ';
-	p = kmp_put_u64(p, t->live_objs, 8);
+	p = kmp_put_u64_w(p, t->live_objs, 8);
 	*p++ = ' ';
 	p = kmp_put_str(p, site, site_len);
 	p = kmp_put_lit(p, " kind:");
 	p = kmp_put_str(p, kind, strlen(kind));
 	p = kmp_put_lit(p, " allocs:");
-	p = kmp_put_u64(p, t->allocs, 0);
+	p = kmp_put_u64(p, t->allocs);
 	p = kmp_put_lit(p, " frees:");
-	p = kmp_put_u64(p, t->frees, 0);
+	p = kmp_put_u64(p, t->frees);
 	p = kmp_put_lit(p, " bytes:");
-	p = kmp_put_u64(p, t->bytes, 0);
+	p = kmp_put_u64(p, t->bytes);
 	p = kmp_put_lit(p, " req:");
-	p = kmp_put_u64(p, t->req, 0);
+	p = kmp_put_u64(p, t->req);
 	p = kmp_put_str(p, callers, callers_len);
 	if (test_bit(KMP_TAG_SAMPLED, &tag->flags))
 		p = kmp_put_lit(p, " sampled:yes");
