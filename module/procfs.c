@@ -22,8 +22,13 @@
 #include <kmemprof/format.h>
 #include "internal.h"
 
-/* A line: the fields, the site's text and the callers' text. */
-#define KMP_PROC_LINE	(KMP_TAG_TEXT_LEN + 160)
+/*
+ * The most a line has besides its site, callers and kind texts: six
+ * numbers of up to 20 digits, and the words around them.
+ */
+#define KMP_PROC_FIXED							\
+	(6 * 20 + sizeof("  kind: allocs: frees: bytes: req:"		\
+			 " sampled:yes accurate:no module:unloaded\n") - 1)
 
 /*
  * seq_file's buffer. Its own is a page, and the line that does not fit in
@@ -36,7 +41,6 @@
 struct kmp_proc_iter {
 	char text[KMP_SITE_TEXT_LEN];
 	char callers[KMP_CALLERS_TEXT_LEN];
-	char line[KMP_PROC_LINE];
 	struct kmp_totals t;
 };
 
@@ -124,30 +128,37 @@ static __always_inline char *kmp_put_u64_w(char *p, u64 v,
 }
 
 /*
- * One tag: "%12llu %8llu <site> kind:... allocs:... ...". The line is laid
- * out in a buffer and written with one seq_write(): a read of 10k tags
- * spends most of its time here, and a seq_file call per field cost twice
- * the rest of the read.
+ * One tag: "%12llu %8llu <site> kind:... allocs:... ...". A read of 10k
+ * tags spends most of its time here: the line is laid out in place in
+ * seq_file's buffer, without a seq_file call per field (that cost twice
+ * the rest of the read) or a copy. Without room for the longest the line
+ * could be, it is not laid out: the buffer is marked full, and seq_file
+ * asks for the line again with an empty one.
  */
 static void kmp_proc_line(struct seq_file *m, u32 idx,
 			  struct kmp_proc_iter *it)
 {
 	struct kmp_tag *tag = kmp_tag_at(idx);
 	const char *kind = kmp_kind_name(tag->kind);
-	size_t site_len, callers_len;
+	size_t kind_len = strlen(kind), site_len, callers_len;
 	const char *site = kmp_tag_site(tag, it->text, &site_len);
 	const char *callers = kmp_tag_callers(tag, it->callers, &callers_len);
 	struct kmp_totals *t = &it->t;	/* not on the stack: not zeroed */
-	char *p = it->line;
+	char *line, *p;
 
+	if (seq_get_buf(m, &line) <=
+	    site_len + callers_len + kind_len + KMP_PROC_FIXED) {
+		seq_commit(m, -1);
+		return;
+	}
 	kmp_tag_totals(idx, t);
-	p = kmp_put_u64_w(p, t->live_bytes, 12);
+	p = kmp_put_u64_w(line, t->live_bytes, 12);
 	*p++ = ' ';
 	p = kmp_put_u64_w(p, t->live_objs, 8);
 	*p++ = ' ';
 	p = kmp_put_str(p, site, site_len);
 	p = kmp_put_lit(p, " kind:");
-	p = kmp_put_str(p, kind, strlen(kind));
+	p = kmp_put_str(p, kind, kind_len);
 	p = kmp_put_lit(p, " allocs:");
 	p = kmp_put_u64(p, t->allocs);
 	p = kmp_put_lit(p, " frees:");
@@ -164,7 +175,7 @@ static void kmp_proc_line(struct seq_file *m, u32 idx,
 	if (test_bit(KMP_TAG_GONE, &tag->flags))
 		p = kmp_put_lit(p, " module:unloaded");
 	*p++ = '\n';
-	seq_write(m, it->line, p - it->line);
+	seq_commit(m, p - line);
 }
 
 /* Position 0 is the header, position n the tag of index n - 1. */
