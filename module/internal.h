@@ -133,8 +133,14 @@ struct kmp_tag {
 	u8 kind;
 	u8 ncallers;
 	u32 hist;			/* histogram slot, KMP_NIL, or unset */
-	const char *text;		/* "sym+off/len [mod] func:sym" */
-	const char *ctext;		/* " caller:..." */
+	const struct kmp_text *text;	/* "sym+off/len [mod] func:sym" */
+	const struct kmp_text *ctext;	/* " caller:..." */
+};
+
+/* A tag's text, kept with its length for the views. */
+struct kmp_text {
+	unsigned int len;
+	char str[];
 };
 
 #define KMP_NIL		U32_MAX
@@ -297,8 +303,8 @@ u32 kmp_tags_used(void);
 bool kmp_tag_ready(u32 idx);
 
 void kmp_tag_totals(u32 idx, struct kmp_totals *t);
-const char *kmp_tag_site(struct kmp_tag *tag, char *buf);
-const char *kmp_tag_callers(struct kmp_tag *tag, char *buf);
+const char *kmp_tag_site(struct kmp_tag *tag, char *buf, size_t *len);
+const char *kmp_tag_callers(struct kmp_tag *tag, char *buf, size_t *len);
 struct seq_file;
 void kmp_seq_tag_name(struct seq_file *m, struct kmp_tag *tag, char *buf);
 void kmp_tags_reset(void);

@@ -13,6 +13,8 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bitops.h>
+#include <linux/mm.h>
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
 #include <linux/string.h>
@@ -20,13 +22,26 @@
 #include <kmemprof/format.h>
 #include "internal.h"
 
-/* A line: the fields, the site's text and the callers' text. */
-#define KMP_PROC_LINE	(KMP_TAG_TEXT_LEN + 160)
+/*
+ * The most a line has besides its site, callers and kind texts: six
+ * numbers of up to 20 digits, and the words around them.
+ */
+#define KMP_PROC_FIXED							\
+	(6 * 20 + sizeof("  kind: allocs: frees: bytes: req:"		\
+			 " sampled:yes accurate:no module:unloaded\n") - 1)
+
+/*
+ * seq_file's buffer. Its own is a page, and the line that does not fit in
+ * a page's read is dropped and laid out again for the next read: with a
+ * page's room past a page, the line that crosses a page's end is kept for
+ * the next read instead.
+ */
+#define KMP_PROC_BUF	(2 * PAGE_SIZE)
 
 struct kmp_proc_iter {
 	char text[KMP_SITE_TEXT_LEN];
 	char callers[KMP_CALLERS_TEXT_LEN];
-	char line[KMP_PROC_LINE];
+	struct kmp_totals t;
 };
 
 /* @s, without its NUL, at @p; returns the end. */
@@ -38,56 +53,121 @@ static char *kmp_put_str(char *p, const char *s, size_t len)
 
 #define kmp_put_lit(p, lit)	kmp_put_str(p, lit, sizeof(lit) - 1)
 
-/* @v in decimal at @p, right-aligned in @width columns; returns the end. */
-static char *kmp_put_u64(char *p, u64 v, unsigned int width)
+/*
+ * How many digits @v has. Its bit length times log10(2) (1233 / 4096, a
+ * shade more) is that count or one less, and one compare with a power of
+ * ten says which. pow10[0] is 0, not 1: 0 has a digit too.
+ */
+static unsigned int kmp_dec_len(u64 v)
 {
-	char tmp[20];
-	unsigned int n = 0;
+	static const u64 pow10[] = {
+		0, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL,
+		10000000ULL, 100000000ULL, 1000000000ULL, 10000000000ULL,
+		100000000000ULL, 1000000000000ULL, 10000000000000ULL,
+		100000000000000ULL, 1000000000000000ULL,
+		10000000000000000ULL, 100000000000000000ULL,
+		1000000000000000000ULL, 10000000000000000000ULL,
+	};
+	unsigned int n = fls64(v) * 1233 >> 12;
 
-	do {
-		tmp[n++] = '0' + v % 10;
-		v /= 10;
-	} while (v);
-	for (; width > n; width--)
-		*p++ = ' ';
-	while (n)
-		*p++ = tmp[--n];
-	return p;
+	return n + (v >= pow10[n]);
+}
+
+/* "00" to "99", for two digits a step. */
+static const char kmp_dec2[] = {
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
+};
+
+/*
+ * The @n digits of @v at @p, from the last, two a step from kmp_dec2[]: a
+ * 64-bit division (a multiply, for a constant) per two digits, and no
+ * division at all for the last two; returns the end.
+ */
+static char *kmp_put_dec(char *p, u64 v, unsigned int n)
+{
+	char *end = p + n;
+
+	p = end;
+	while (v >= 100) {
+		u64 q = v / 100;
+
+		p -= 2;
+		memcpy(p, &kmp_dec2[2 * (v - q * 100)], 2);
+		v = q;
+	}
+	if (v >= 10)
+		memcpy(p - 2, &kmp_dec2[2 * v], 2);
+	else
+		p[-1] = '0' + v;
+	return end;
+}
+
+/* @v in decimal at @p; returns the end. */
+static char *kmp_put_u64(char *p, u64 v)
+{
+	return kmp_put_dec(p, v, kmp_dec_len(v));
 }
 
 /*
- * One tag: "%12llu %8llu <site> kind:... allocs:... ...". The line is laid
- * out in a buffer and written with one seq_write(): a read of 10k tags
- * spends most of its time here, and a seq_file call per field cost twice
- * the rest of the read.
+ * @v right-aligned in @width columns (at most 16), as "%*llu"; returns the
+ * end. The spaces go over the whole width and the digits over their end:
+ * for a constant width, the copy is a load and a store or two where a
+ * memset() would be a call (arm64 builds without the vector registers
+ * that GCC's inline memset() wants).
+ */
+static __always_inline char *kmp_put_u64_w(char *p, u64 v,
+					   unsigned int width)
+{
+	unsigned int n = kmp_dec_len(v);
+
+	if (n >= width)
+		return kmp_put_dec(p, v, n);
+	memcpy(p, "                ", width);
+	kmp_put_dec(p + width - n, v, n);
+	return p + width;
+}
+
+/*
+ * One tag: "%12llu %8llu <site> kind:... allocs:... ...". A read of 10k
+ * tags spends most of its time here: the line is laid out in place in
+ * seq_file's buffer, without a seq_file call per field (that cost twice
+ * the rest of the read) or a copy. Without room for the longest the line
+ * could be, it is not laid out: the buffer is marked full, and seq_file
+ * asks for the line again with an empty one.
  */
 static void kmp_proc_line(struct seq_file *m, u32 idx,
 			  struct kmp_proc_iter *it)
 {
 	struct kmp_tag *tag = kmp_tag_at(idx);
 	const char *kind = kmp_kind_name(tag->kind);
-	const char *site = kmp_tag_site(tag, it->text);
-	const char *callers = kmp_tag_callers(tag, it->callers);
-	char *p = it->line;
-	struct kmp_totals t;
+	size_t kind_len = strlen(kind), site_len, callers_len;
+	const char *site = kmp_tag_site(tag, it->text, &site_len);
+	const char *callers = kmp_tag_callers(tag, it->callers, &callers_len);
+	struct kmp_totals *t = &it->t;	/* not on the stack: not zeroed */
+	char *line, *p;
 
-	kmp_tag_totals(idx, &t);
-	p = kmp_put_u64(p, t.live_bytes, 12);
+	if (seq_get_buf(m, &line) <=
+	    site_len + callers_len + kind_len + KMP_PROC_FIXED) {
+		seq_commit(m, -1);
+		return;
+	}
+	kmp_tag_totals(idx, t);
+	p = kmp_put_u64_w(line, t->live_bytes, 12);
 	*p++ = ' ';
-	p = kmp_put_u64(p, t.live_objs, 8);
+	p = kmp_put_u64_w(p, t->live_objs, 8);
 	*p++ = ' ';
-	p = kmp_put_str(p, site, strnlen(site, KMP_SITE_TEXT_LEN - 1));
+	p = kmp_put_str(p, site, site_len);
 	p = kmp_put_lit(p, " kind:");
-	p = kmp_put_str(p, kind, strlen(kind));
+	p = kmp_put_str(p, kind, kind_len);
 	p = kmp_put_lit(p, " allocs:");
-	p = kmp_put_u64(p, t.allocs, 0);
+	p = kmp_put_u64(p, t->allocs);
 	p = kmp_put_lit(p, " frees:");
-	p = kmp_put_u64(p, t.frees, 0);
+	p = kmp_put_u64(p, t->frees);
 	p = kmp_put_lit(p, " bytes:");
-	p = kmp_put_u64(p, t.bytes, 0);
+	p = kmp_put_u64(p, t->bytes);
 	p = kmp_put_lit(p, " req:");
-	p = kmp_put_u64(p, t.req, 0);
-	p = kmp_put_str(p, callers, strnlen(callers, KMP_CALLERS_TEXT_LEN - 1));
+	p = kmp_put_u64(p, t->req);
+	p = kmp_put_str(p, callers, callers_len);
 	if (test_bit(KMP_TAG_SAMPLED, &tag->flags))
 		p = kmp_put_lit(p, " sampled:yes");
 	if (test_bit(KMP_TAG_INACCURATE, &tag->flags))
@@ -95,7 +175,7 @@ static void kmp_proc_line(struct seq_file *m, u32 idx,
 	if (test_bit(KMP_TAG_GONE, &tag->flags))
 		p = kmp_put_lit(p, " module:unloaded");
 	*p++ = '\n';
-	seq_write(m, it->line, p - it->line);
+	seq_commit(m, p - line);
 }
 
 /* Position 0 is the header, position n the tag of index n - 1. */
@@ -144,10 +224,34 @@ static const struct seq_operations kmp_proc_ops = {
 	.show = kmp_proc_show,
 };
 
+static int kmp_proc_open(struct inode *inode, struct file *file)
+{
+	struct seq_file *m;
+
+	if (!__seq_open_private(file, &kmp_proc_ops,
+				sizeof(struct kmp_proc_iter)))
+		return -ENOMEM;
+	/*
+	 * As single_open_size() does; seq_release() frees it. Without it,
+	 * seq_file takes its own page at the first read.
+	 */
+	m = file->private_data;
+	m->buf = kvmalloc(KMP_PROC_BUF, GFP_KERNEL_ACCOUNT);
+	if (m->buf)
+		m->size = KMP_PROC_BUF;
+	return 0;
+}
+
+static const struct proc_ops kmp_proc_fops = {
+	.proc_open = kmp_proc_open,
+	.proc_read_iter = seq_read_iter,
+	.proc_lseek = seq_lseek,
+	.proc_release = seq_release_private,
+};
+
 int kmp_procfs_init(void)
 {
-	if (!proc_create_seq_private(KMP_PROC_NAME, 0400, NULL, &kmp_proc_ops,
-				     sizeof(struct kmp_proc_iter), NULL))
+	if (!proc_create(KMP_PROC_NAME, 0400, NULL, &kmp_proc_fops))
 		return -ENOMEM;
 	return 0;
 }

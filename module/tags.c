@@ -257,81 +257,103 @@ bool kmp_tag_ready(u32 idx)
 	return true;
 }
 
+/*
+ * Sums in locals, and @t written once at the end: /proc/kmemprof calls this
+ * for every tag of a read.
+ */
 void kmp_tag_totals(u32 idx, struct kmp_totals *t)
 {
 	struct kmp_counters __percpu *ctr = kmp_tag_counters(idx);
-	s64 live_objs, live_bytes, live_req;
+	u64 allocs = 0, frees = 0, bytes = 0, freed = 0, req = 0, reqfreed = 0;
 	int cpu;
 
-	memset(t, 0, sizeof(*t));
 	for_each_possible_cpu(cpu) {
 		const struct kmp_counters *c = per_cpu_ptr(ctr, cpu);
 
-		t->frees += READ_ONCE(c->frees);
-		t->freed += READ_ONCE(c->freed);
-		t->reqfreed += READ_ONCE(c->reqfreed);
+		frees += READ_ONCE(c->frees);
+		freed += READ_ONCE(c->freed);
+		reqfreed += READ_ONCE(c->reqfreed);
 	}
 	smp_rmb();	/* frees before allocs: see the notes on locking */
 	for_each_possible_cpu(cpu) {
 		const struct kmp_counters *c = per_cpu_ptr(ctr, cpu);
 
-		t->allocs += READ_ONCE(c->allocs);
-		t->bytes += READ_ONCE(c->bytes);
-		t->req += READ_ONCE(c->req);
+		allocs += READ_ONCE(c->allocs);
+		bytes += READ_ONCE(c->bytes);
+		req += READ_ONCE(c->req);
 	}
-	live_objs = t->allocs - t->frees;
-	live_bytes = t->bytes - t->freed;
-	live_req = t->req - t->reqfreed;
-	t->live_objs = live_objs > 0 ? live_objs : 0;
-	t->live_bytes = live_bytes > 0 ? live_bytes : 0;
-	t->live_req = live_req > 0 ? live_req : 0;
+	t->allocs = allocs;
+	t->frees = frees;
+	t->bytes = bytes;
+	t->freed = freed;
+	t->req = req;
+	t->reqfreed = reqfreed;
+	t->live_objs = max_t(s64, allocs - frees, 0);
+	t->live_bytes = max_t(s64, bytes - freed, 0);
+	t->live_req = max_t(s64, req - reqfreed, 0);
 }
 
 /*
  * A tag's texts are made once, at the first read that needs them (or when
- * its code goes away), and kept: a symbol lookup per line per read would
- * make a read of 10k tags take seconds. Process context only.
+ * its code goes away), and kept with their lengths: a symbol lookup per
+ * line per read would make a read of 10k tags take seconds, and /proc's
+ * lines copy the texts without a strlen(). Process context only. *@len,
+ * unless @len is NULL, gets the text's length.
  */
-static const char *kmp_tag_text(struct kmp_tag *tag, const char **slot,
-				char *buf, bool callers)
+static const char *kmp_tag_text(struct kmp_tag *tag,
+				const struct kmp_text **slot, char *buf,
+				bool callers, size_t *len)
 {
-	const char *t = smp_load_acquire(slot);	/* pairs with cmpxchg below */
-	char *dup;
+	/* pairs with cmpxchg below */
+	const struct kmp_text *t = smp_load_acquire(slot);
+	struct kmp_text *dup;
+	size_t n;
 
 	if (t)
-		return t;
+		goto out;
 	/* kmp_sym() (callsite.c) looks symbols up under RCU itself. */
 	if (callers)
 		kmp_callers_text(tag, buf);
 	else
 		kmp_site_text(buf, tag->site);
-	dup = kstrdup(buf, GFP_KERNEL);
-	if (!dup)
+	n = strlen(buf);
+	dup = kmalloc(struct_size(dup, str, n + 1), GFP_KERNEL);
+	if (!dup) {
+		if (len)
+			*len = n;
 		return buf;
-	t = cmpxchg_release(slot, NULL, dup);
-	if (t) {
-		/* Another reader, or the module notifier, came first. */
-		kfree(dup);
-		return t;
 	}
-	return dup;
+	dup->len = n;
+	memcpy(dup->str, buf, n + 1);
+	t = cmpxchg_release(slot, NULL, dup);
+	if (t)
+		kfree(dup);	/* another reader, or the module notifier */
+	else
+		t = dup;
+out:
+	if (len)
+		*len = t->len;
+	return t->str;
 }
 
 /* "sym+0xoff/0xlen [mod] func:sym"; @buf: KMP_SITE_TEXT_LEN of scratch. */
-const char *kmp_tag_site(struct kmp_tag *tag, char *buf)
+const char *kmp_tag_site(struct kmp_tag *tag, char *buf, size_t *len)
 {
-	return kmp_tag_text(tag, &tag->text, buf, false);
+	return kmp_tag_text(tag, &tag->text, buf, false, len);
 }
 
 /*
  * A stack-keyed tag's callers as " caller:<frame>" tokens, nearest first;
  * "" for tags keyed by site alone. @buf: KMP_CALLERS_TEXT_LEN of scratch.
  */
-const char *kmp_tag_callers(struct kmp_tag *tag, char *buf)
+const char *kmp_tag_callers(struct kmp_tag *tag, char *buf, size_t *len)
 {
-	if (!tag->ncallers)
+	if (!tag->ncallers) {
+		if (len)
+			*len = 0;
 		return "";
-	return kmp_tag_text(tag, &tag->ctext, buf, true);
+	}
+	return kmp_tag_text(tag, &tag->ctext, buf, true, len);
 }
 
 static void kmp_names_fn(struct work_struct *work)
@@ -341,8 +363,8 @@ static void kmp_names_fn(struct work_struct *work)
 	u64 t0 = local_clock();
 
 	for (; idx < used && kmp_tag_ready(idx); idx++) {
-		kmp_tag_site(&kmp_tag_pool[idx], buf);
-		kmp_tag_callers(&kmp_tag_pool[idx], buf);
+		kmp_tag_site(&kmp_tag_pool[idx], buf, NULL);
+		kmp_tag_callers(&kmp_tag_pool[idx], buf, NULL);
 		WRITE_ONCE(kmp_names_next, idx + 1);
 		cond_resched();
 	}
@@ -371,9 +393,9 @@ u32 kmp_tags_unnamed(void)
  */
 void kmp_seq_tag_name(struct seq_file *m, struct kmp_tag *tag, char *buf)
 {
-	seq_printf(m, "%s kind:%s", kmp_tag_site(tag, buf),
+	seq_printf(m, "%s kind:%s", kmp_tag_site(tag, buf, NULL),
 		   kmp_kind_name(tag->kind));
-	seq_puts(m, kmp_tag_callers(tag, buf + KMP_SITE_TEXT_LEN));
+	seq_puts(m, kmp_tag_callers(tag, buf + KMP_SITE_TEXT_LEN, NULL));
 }
 
 /* Zero every counter and accuracy mark. Only with the probes detached. */
@@ -441,8 +463,8 @@ void kmp_tags_code_going(bool (*within)(unsigned long, const struct module *),
 		    !kmp_tag_within(tag, within, mod))
 			continue;
 		/* Name it while the symbols are there. */
-		kmp_tag_site(tag, buf);
-		kmp_tag_callers(tag, buf);
+		kmp_tag_site(tag, buf, NULL);
+		kmp_tag_callers(tag, buf, NULL);
 		if (!tag->ncallers)
 			kmp_site_drop(kmp_site_key(tag->site, tag->kind));
 		bucket = kmp_tag_bucket_of(tag);
