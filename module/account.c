@@ -2,9 +2,9 @@
 /*
  * kmemprof: accounting an allocation or a free to its tag.
  *
- * This is the general path: what the inline fast path in internal.h
- * leaves to it (a site seen for the first time, a full group, a stale
- * entry) and every event while an option is on (kmp_mode). The tables
+ * This is the general path: what the inline fast path in probe.h leaves
+ * to it (a site seen for the first time, a full group, a stale entry) and
+ * every event while an option but sample_rate is on (kmp_mode). The tables
  * return what happened; every count is made here.
  *
  * An allocation is counted on its tag first, then entered in the live

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * kmemprof: one event's way in, shared by the tracepoint probes (probes.c)
- * and the hooks on untraced functions (hooks.c): interrupts off, NMI to
- * nmi.c, then the inline fast path of internal.h or the general path of
- * account.c. See probes.c for the contexts an event runs in.
+ * and the hooks on untraced functions (hooks.c): the inline fast path
+ * below, or else the general path (kmp_*_slow() in probes.c: NMI to
+ * nmi.c, the rest to account.c). See probes.c for the contexts an event
+ * runs in.
  */
 #ifndef _KMEMPROF_PROBE_H
 #define _KMEMPROF_PROBE_H
@@ -27,10 +28,11 @@ struct kmp_cpu_events {
 DECLARE_PER_CPU(struct kmp_cpu_events, kmp_events);
 
 /*
- * Every probe runs between kmp_enter() and kmp_leave(): interrupts off for
- * the whole event, so the accounting can use plain per-CPU adds (see
- * kmp_add()), and a 7.x probe stays on its CPU. Never in NMI: slab and
- * page events in NMI go to nmi.c instead, percpu ones are turned away.
+ * The general path runs between kmp_enter() and kmp_leave(), and a fast
+ * path turns interrupts off itself: off for the whole event, so the
+ * accounting can use plain per-CPU adds (see kmp_add()), and a 7.x probe
+ * stays on its CPU. Never in NMI: slab and page events in NMI go to nmi.c
+ * instead, percpu ones are turned away.
  * *t0 is the start time of a timed probe. @ev KMP_EV_NR counts no event
  * (the hooks count their own).
  */
