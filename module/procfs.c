@@ -14,7 +14,6 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bitops.h>
-#include <linux/mm.h>
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
 #include <linux/string.h>
@@ -29,14 +28,6 @@
 #define KMP_PROC_FIXED							\
 	(6 * 20 + sizeof("  kind: allocs: frees: bytes: req:"		\
 			 " sampled:yes accurate:no module:unloaded\n") - 1)
-
-/*
- * seq_file's buffer. Its own is a page, and the line that does not fit in
- * a page's read is dropped and laid out again for the next read: with a
- * page's room past a page, the line that crosses a page's end is kept for
- * the next read instead.
- */
-#define KMP_PROC_BUF	(2 * PAGE_SIZE)
 
 struct kmp_proc_iter {
 	char text[KMP_SITE_TEXT_LEN];
@@ -224,34 +215,10 @@ static const struct seq_operations kmp_proc_ops = {
 	.show = kmp_proc_show,
 };
 
-static int kmp_proc_open(struct inode *inode, struct file *file)
-{
-	struct seq_file *m;
-
-	if (!__seq_open_private(file, &kmp_proc_ops,
-				sizeof(struct kmp_proc_iter)))
-		return -ENOMEM;
-	/*
-	 * As single_open_size() does; seq_release() frees it. Without it,
-	 * seq_file takes its own page at the first read.
-	 */
-	m = file->private_data;
-	m->buf = kvmalloc(KMP_PROC_BUF, GFP_KERNEL_ACCOUNT);
-	if (m->buf)
-		m->size = KMP_PROC_BUF;
-	return 0;
-}
-
-static const struct proc_ops kmp_proc_fops = {
-	.proc_open = kmp_proc_open,
-	.proc_read_iter = seq_read_iter,
-	.proc_lseek = seq_lseek,
-	.proc_release = seq_release_private,
-};
-
 int kmp_procfs_init(void)
 {
-	if (!proc_create(KMP_PROC_NAME, 0400, NULL, &kmp_proc_fops))
+	if (!proc_create_seq_private(KMP_PROC_NAME, 0400, NULL, &kmp_proc_ops,
+				     sizeof(struct kmp_proc_iter), NULL))
 		return -ENOMEM;
 	return 0;
 }
