@@ -162,8 +162,10 @@ static __always_inline bool kmp_fast_ok(void)
 /*
  * The fast paths: each does its whole event, interrupts off, and makes no
  * call; or it returns false with nothing changed, and the probe calls the
- * general path (kmp_*_slow(), below). So a probe at the defaults is a
- * leaf that saves no registers, and the general path is a tail call.
+ * general path (kmp_*_slow(), below). So a probe at the defaults saves
+ * no register but its frame record, and the general path is one call at
+ * its end (not a tail call: the kernel builds with frame pointers and
+ * -fno-optimize-sibling-calls).
  */
 static_assert(KMALLOC_MAX_SIZE <= U32_MAX);
 
