@@ -15,43 +15,83 @@
  *                              freed after the grace period with no event
  *
  * Each is hooked with the ftrace function API (compat.h says how on each
- * kernel). A free is taken at the function's entry, before the allocator
- * can hand its objects out again: each object is one free, paired with its
- * allocation whichever way that was made. An allocation's hook sends the
- * call to a wrapper here, which calls the function itself and enters each
- * object it returns as one allocation at the caller's site; the hook lets
- * the wrapper's own call through. A free that a hooked allocation function
- * makes itself, on its error path, of objects it never returned, is passed
- * over. An object of __kfree_rcu_sheaf() counts as freed when it enters
- * the sheaf: its memory cannot be reused before the grace period, and it
- * is dead to its owner. If the sheaf turns it away, its later free goes
- * the kfree_rcu() batch's way and finds no entry (unpaired.slab).
+ * kernel). A free is an entry callback, taken before the allocator can hand
+ * its objects out again: each object is one free, paired with its
+ * allocation whichever way that was made. It reads the arguments and
+ * changes nothing, so it shares the function with any other ftrace user.
+ *
+ * An allocation needs what the function returns. Where the kernel has an
+ * exit handler (fprobe, 6.14-), its entry handler keeps the arguments and
+ * the caller's frame, and its exit handler enters each object at the
+ * caller's site. Elsewhere the hook sends the call to a wrapper here,
+ * which calls the function itself and then enters the objects: that hook
+ * moves the instruction pointer, so it claims IPMODIFY, and a livepatch of
+ * the same function cannot load beside it (nor kmemprof's hook beside a
+ * livepatch: the path is then untraced). The function tracer sees such a
+ * call twice, once sent on and once from the wrapper. The hook passes the
+ * caller it saw in a spare argument register (arm64), so that a
+ * function_graph or rethook return trampoline in the caller's place is
+ * never taken for the site.
+ *
+ * The hook lets through any call made from kmemprof's own text, where the
+ * wrapper is, whatever the compiler made of it (a .cold part, a CFI jump
+ * table); the callbacks guard against recursion as livepatch does
+ * (ftrace_test_recursion_trylock()), and the wrappers are never cloned.
+ * A free that a hooked allocation function makes itself, on its error
+ * path, of objects it never returned, is passed over.
+ *
+ * Every hooked function's prototype is checked at build time; a path
+ * whose function has no prototype modules can see (6.18's
+ * __kfree_rcu_sheaf(), in mm/slab.h) is not hooked, and is listed as
+ * untraced. Its objects, which kfree_rcu() puts in a per-CPU RCU sheaf
+ * and frees after the grace period with no event, stay live on their
+ * site.
  *
  * The hooks are attached with the probes of their kind (control.c), so
  * only while enabled=1 and that kind's events are on. A function that the
  * kernel does not have, that ftrace cannot hook (inlined, renamed, or no
  * FUNCTION_TRACER), or that another user holds with IPMODIFY, is listed in
- * stats as untraced and named in dmesg; its objects then stay unpaired, as
- * before, and their sites may be marked inaccurate.
+ * stats as untraced and named in dmesg; its objects then stay unpaired,
+ * and when it is a free, the tags with live objects of its kind are
+ * marked inaccurate.
  *
  * Notes on locking: kmp_hooks_set() runs under kmp_control_lock, and
  * unregister_ftrace_function() waits for every callback that is running.
- * A wrapper that is running when its hook goes finishes on the function it
- * called, and only then can the module go: kmp_hooks_exit() waits until no
- * call is in a wrapper (kmp_wrap_inflight), then for RCU and RCU-tasks
- * grace periods, for the last instructions after the count. The callbacks
- * and wrappers run in the allocator's context and do what a probe does
- * (probe.h): interrupts off, NMI to nmi.c; the counts they keep of
- * themselves are this_cpu ops, safe in any context.
+ * A wrapper or exit handler may run long after its hook is detached: a
+ * wrapper sleeps in the function it called. Each counts itself in its
+ * hook's busy count, and enters objects only while the hook is live:
+ *
+ *   handler:   atomic_long_inc(busy); smp_mb(); ... if (READ_ONCE(live))
+ *              enter; smp_mb__before_atomic(); atomic_long_dec(busy)
+ *   detach:    WRITE_ONCE(live, false); smp_mb(); unregister;
+ *              wait until busy == 0; smp_mb()
+ *
+ * Either the handler sees live false and enters nothing, or the detach
+ * sees its count and waits for it, and the full barriers order its table
+ * writes before whatever follows the detach: reset's clearing of the
+ * tables (kmp_live_clear() relinks the spill without its locks) never
+ * meets a hook's writes. A handler that passes the test only after a hook
+ * is attached again writes to the tables as any probe does. live is set
+ * with release after the tables are ready, and read after the barrier.
+ *
+ * The module may go only when no call is in a wrapper: kmp_hooks_exit()
+ * waits for RCU-tasks first (a task sent to a wrapper and preempted before
+ * it counted itself has then counted itself, as it can only sleep inside),
+ * then for the counts, then for RCU and RCU-tasks again, for the last
+ * instructions after the count. The callbacks and handlers run in the
+ * allocator's context and do what a probe does (probe.h): interrupts off,
+ * NMI to nmi.c; the counts they keep of themselves are this_cpu ops.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bitmap.h>
+#include <linux/build_bug.h>
 #include <linux/delay.h>
 #include <linux/ftrace.h>
 #include <linux/gfp.h>
 #include <linux/kallsyms.h>
 #include <linux/mm.h>
+#include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/seq_file.h>
@@ -70,6 +110,14 @@ enum kmp_hook_id {
 	KMP_HOOK_NR,
 };
 
+/* What an exit handler keeps from the entry: arguments, caller's frame. */
+#define KMP_EXIT_ARGS	5
+struct kmp_exit_data {
+	unsigned long arg[KMP_EXIT_ARGS];
+	unsigned long fp;		/* the caller's frame record */
+	unsigned long was;		/* alloc_pages_bulk(): entries set */
+};
+
 struct kmp_hook;
 
 #if KMP_HAVE_HOOKS
@@ -78,21 +126,32 @@ typedef void (*kmp_hook_fn)(struct kmp_hook *h, unsigned long caller,
 #else
 typedef void (*kmp_hook_fn)(void);
 #endif
+typedef void (*kmp_hook_enter_fn)(struct kmp_exit_data *d);
+typedef void (*kmp_hook_exit_fn)(struct kmp_exit_data *d, unsigned long caller,
+				 unsigned long ret);
 
 struct kmp_hook {
 	const char *name;	/* what stats calls it */
 	const char *fn;		/* the function, as ftrace knows it */
 	enum kmp_kind kind;
-	void *wrapper;		/* an allocation's, or NULL */
+	void *wrapper;		/* an allocation's, where no exit handler */
+	unsigned int caller_arg;	/* the wrapper's parameter for it */
 	kmp_hook_fn entry;	/* a free's */
+	kmp_hook_enter_fn enter;	/* an allocation's exit handler's */
+	kmp_hook_exit_fn exit;	/* entry and exit parts */
+	unsigned int nargs;	/* arguments the exit handler keeps */
 	unsigned long start, end;	/* the hooked function, if exported */
-	unsigned long wstart, wend;	/* its wrapper */
 #if KMP_HAVE_HOOKS
 	struct ftrace_ops ops;
 #endif
+#if KMP_HAVE_EXIT_HOOKS
+	struct fprobe fp;
+#endif
+	atomic_long_t busy;	/* calls in its wrapper or exit handler */
+	bool live;		/* its handlers may enter objects */
 	bool present;		/* the kernel has the function */
 	bool attached;
-	bool failed;		/* ftrace refused it: said once in dmesg */
+	bool warned;		/* ftrace refused it: said once in dmesg */
 };
 
 struct kmp_hook_counts {
@@ -102,14 +161,24 @@ struct kmp_hook_counts {
 
 static DEFINE_PER_CPU(struct kmp_hook_counts, kmp_hook_counts);
 
-/*
- * Calls in a wrapper now, over all CPUs (a call may leave on another CPU
- * than it came in on). The module may go only once this is 0: a wrapper
- * may sleep in the function it calls. See kmp_hooks_exit().
- */
-static DEFINE_PER_CPU(long, kmp_wrap_inflight);
-
 static struct kmp_hook kmp_hooks[KMP_HOOK_NR];
+
+/*
+ * The hooked functions' prototypes, as the handlers read them (arguments
+ * by position): a kernel that changes one fails to build here.
+ */
+static_assert(__same_type(&kmem_cache_free_bulk,
+			  void (*)(struct kmem_cache *, size_t, void **)));
+static_assert(__same_type(&KMP_CACHE_ALLOC_BULK,
+			  typeof(KMP_CACHE_ALLOC_BULK(NULL, 0, 0, NULL))
+			  (*)(struct kmem_cache *, gfp_t, size_t, void **)));
+#if KMP_HAVE_PAGES_BULK
+static_assert(__same_type(&KMP_PAGES_BULK_FN,
+			  unsigned long (*)(KMP_PAGES_BULK_PARAMS)));
+#endif
+#if KMP_HAVE_NOLOCK
+static_assert(__same_type(&kfree_nolock, void (*)(const void *)));
+#endif
 
 #if KMP_HAVE_HOOKS
 
@@ -120,14 +189,37 @@ static void kmp_hook_count(enum kmp_hook_id id, unsigned long objects)
 	this_cpu_add(kmp_hook_counts.objects[id], objects);
 }
 
+/*
+ * A wrapper or exit handler starts: whether it may enter objects. The
+ * full barrier pairs with kmp_hook_quiesce()'s (see the locking note).
+ */
+static inline bool kmp_hook_begin(struct kmp_hook *h)
+{
+	atomic_long_inc(&h->busy);
+	smp_mb__after_atomic();	/* the count before the test: quiesce's pair */
+	return READ_ONCE(h->live);
+}
+
+static inline bool kmp_hook_still_live(struct kmp_hook *h)
+{
+	smp_mb();	/* the count, and the call, before the test */
+	return READ_ONCE(h->live);
+}
+
+static inline void kmp_hook_end(struct kmp_hook *h)
+{
+	smp_mb__before_atomic();	/* the table writes before the count */
+	atomic_long_dec(&h->busy);
+}
+
 /* Whether @ip is in a hooked allocation function (its own error path). */
 static bool kmp_hook_inside(unsigned long ip)
 {
 	int i;
 
 	for (i = 0; i < KMP_HOOK_NR; i++)
-		if (kmp_hooks[i].wrapper && ip >= kmp_hooks[i].start &&
-		    ip < kmp_hooks[i].end)
+		if ((kmp_hooks[i].wrapper || kmp_hooks[i].exit) &&
+		    ip >= kmp_hooks[i].start && ip < kmp_hooks[i].end)
 			return true;
 	return false;
 }
@@ -136,15 +228,28 @@ static void notrace kmp_hook_func(unsigned long ip, unsigned long parent_ip,
 				  struct ftrace_ops *op, kmp_hook_regs_t *regs)
 {
 	struct kmp_hook *h = container_of(op, struct kmp_hook, ops);
+	int bit;
 
-	if (h->wrapper) {
-		/* The wrapper's own call goes through; any other goes to it. */
-		if (parent_ip < h->wstart || parent_ip >= h->wend)
-			kmp_hook_set_ip(regs, (unsigned long)h->wrapper);
+	bit = kmp_hook_trylock(ip, parent_ip);
+	if (bit < 0)
 		return;
-	}
-	if (!kmp_hook_inside(parent_ip))
+	if (h->wrapper) {
+		/*
+		 * kmemprof's own calls, the wrapper's, go through; any other
+		 * goes to the wrapper, told who its caller is.
+		 */
+		if (!within_module(parent_ip, THIS_MODULE)) {
+#ifdef KMP_HAVE_HOOK_SET_ARG
+			if (h->caller_arg)
+				kmp_hook_set_arg(regs, h->caller_arg,
+						 parent_ip);
+#endif
+			kmp_hook_set_ip(regs, (unsigned long)h->wrapper);
+		}
+	} else if (!kmp_hook_inside(parent_ip)) {
 		h->entry(h, parent_ip, regs);
+	}
+	kmp_hook_unlock(bit);
 }
 
 /* --- Frees, at the function's entry --- */
@@ -171,18 +276,9 @@ static void __flatten kmp_hook_kfree_nolock(struct kmp_hook *h,
 	kmp_slab_free(KMP_EV_NR, (const void *)kmp_hook_arg(regs, 0));
 	kmp_hook_count(KMP_HOOK_KFREE_NOLOCK, 1);
 }
-
-/* __kfree_rcu_sheaf(s, obj, ...) */
-static void __flatten kmp_hook_kfree_rcu_sheaf(struct kmp_hook *h,
-					       unsigned long caller,
-					       kmp_hook_regs_t *regs)
-{
-	kmp_slab_free(KMP_EV_NR, (const void *)kmp_hook_arg(regs, 1));
-	kmp_hook_count(KMP_HOOK_KFREE_RCU_SHEAF, 1);
-}
 #endif
 
-/* --- Allocations, through a wrapper --- */
+/* --- Allocations: what each enters once its function has returned --- */
 
 static void __flatten kmp_hook_slab_objects(enum kmp_hook_id id,
 					    unsigned long caller, void **p,
@@ -195,48 +291,35 @@ static void __flatten kmp_hook_slab_objects(enum kmp_hook_id id,
 	kmp_hook_count(id, n);
 }
 
-/* Returns what the function does: int to 6.17, bool from 6.18. */
-static noinline notrace __flatten
-typeof(KMP_CACHE_ALLOC_BULK(NULL, 0, 0, NULL))
-kmp_wrap_cache_alloc_bulk(struct kmem_cache *s, gfp_t flags, size_t size,
-			  void **p)
+/* kmem_cache_alloc_bulk(s, flags, size, p): int to 6.17, bool from 6.18. */
+static void kmp_cache_alloc_bulk_done(struct kmem_cache *s, size_t size,
+				      void **p, unsigned long ret,
+				      unsigned long caller)
 {
-	typeof(KMP_CACHE_ALLOC_BULK(NULL, 0, 0, NULL)) ret;
-	size_t n;
-
-	this_cpu_inc(kmp_wrap_inflight);
-	ret = KMP_CACHE_ALLOC_BULK(s, flags, size, p);
+	typeof(KMP_CACHE_ALLOC_BULK(NULL, 0, 0, NULL)) r = ret;
 	/* bool: all @size or none; int: how many. */
-	n = __same_type(ret, bool) ? (ret ? size : 0) : (size_t)ret;
-	kmp_hook_slab_objects(KMP_HOOK_CACHE_ALLOC_BULK, _RET_IP_, p, n,
+	size_t n = __same_type(r, bool) ? (r ? size : 0) : (size_t)r;
+
+	kmp_hook_slab_objects(KMP_HOOK_CACHE_ALLOC_BULK, caller, p, n,
 			      kmem_cache_size(s));
-	this_cpu_dec(kmp_wrap_inflight);
-	return ret;
 }
-
-#if KMP_HAVE_NOLOCK
-static noinline notrace __flatten void *
-kmp_wrap_kmalloc_nolock(KMP_KMALLOC_NOLOCK_PARAMS)
-{
-	void *ret;
-
-	this_cpu_inc(kmp_wrap_inflight);
-	ret = KMP_KMALLOC_NOLOCK_CALL;
-	if (ret) {
-		kmp_slab_alloc(KMP_EV_NR, _RET_IP_, ret,
-			       kmalloc_size_roundup(size), size);
-		kmp_hook_count(KMP_HOOK_KMALLOC_NOLOCK, 1);
-	}
-	this_cpu_dec(kmp_wrap_inflight);
-	return ret;
-}
-#endif
 
 #if KMP_HAVE_PAGES_BULK
-/* Entries of the caller's array that held a page before the call. */
-#define KMP_BULK_SEEN	256
+/*
+ * Entries of the caller's array that held a page before the call: the
+ * first BITS_PER_LONG in a bitmap, past them the pages the PFN map holds.
+ */
+static unsigned long kmp_bulk_pages_before(struct page **array, int nr)
+{
+	unsigned long was = 0;
+	int i;
 
-/* A page the map holds already: beyond the entries seen before the call. */
+	for (i = 0; array && i < nr && i < BITS_PER_LONG; i++)
+		if (array[i])
+			was |= BIT(i);
+	return was;
+}
+
 static bool kmp_hook_page_known(unsigned long pfn)
 {
 	u32 *slot = kmp_pfn_slot(pfn);
@@ -245,105 +328,297 @@ static bool kmp_hook_page_known(unsigned long pfn)
 }
 
 /*
- * Each page of order 0 the call added, at the caller's site, found from
- * this wrapper's frame record as a page event's is from its probe's. The
- * caller's array may hold pages already, anywhere: those seen before the
- * call are passed over (past the first KMP_BULK_SEEN entries, pages the
- * PFN map holds). Pages the function's own fallback takes from
- * __alloc_pages() make an event, which is not accounted (KMP_SITE_BULK):
- * they are entered here with the others.
+ * Each page of order 0 the call added to @array, at the caller's site,
+ * found from the frame record at @fp as a page event's is from its
+ * probe's. Pages the function's own fallback takes from __alloc_pages()
+ * make an event, which is not accounted (KMP_SITE_BULK): they are entered
+ * here with the others.
  */
-static noinline notrace __flatten unsigned long
-kmp_wrap_pages_bulk(KMP_PAGES_BULK_PARAMS)
+static __flatten unsigned long
+kmp_bulk_pages_after(unsigned long fp, struct page **array, int nr,
+		     unsigned long ret, unsigned long was)
 {
-	unsigned long fp = (unsigned long)__builtin_frame_address(0);
-	DECLARE_BITMAP(was, KMP_BULK_SEEN);
-	struct list_head *first = NULL, *pos;
-	unsigned long ret, n = 0;
+	unsigned long n = 0;
 	int i;
 
-	this_cpu_inc(kmp_wrap_inflight);
-	bitmap_zero(was, KMP_BULK_SEEN);
+	for (i = 0; array && i < ret && i < nr; i++) {
+		if (!array[i] || (i < BITS_PER_LONG && (was & BIT(i))))
+			continue;
+		if (i >= BITS_PER_LONG &&
+		    kmp_hook_page_known(page_to_pfn(array[i])))
+			continue;
+		kmp_page_alloc(KMP_EV_NR, fp, 0, array[i], 0);
+		n++;
+	}
+	kmp_hook_count(KMP_HOOK_PAGES_BULK, n);
+	return n;
+}
+#endif
+
+#if !KMP_HAVE_EXIT_HOOKS
+
+/*
+ * For the rig's reset test alone (KMEMPROF_TEST_BUILD): a bulk call from
+ * insmod sleeps @test_wrap_delay ms after its function returns, as one
+ * that slept inside it would, so that a reset falls in the window.
+ */
+#ifdef KMEMPROF_TEST_BUILD
+static unsigned int test_wrap_delay;
+module_param(test_wrap_delay, uint, 0444);
+MODULE_PARM_DESC(test_wrap_delay, "Test build: ms an insmod's bulk call sleeps in the wrapper");
+
+static void kmp_test_wrap_delay(gfp_t gfp)
+{
+	if (test_wrap_delay && gfpflags_allow_blocking(gfp) &&
+	    !strcmp(current->comm, "insmod"))
+		msleep(test_wrap_delay);
+}
+#else
+static inline void kmp_test_wrap_delay(gfp_t gfp)
+{
+}
+#endif
+
+/* Where the hook could not pass the caller, the return address. */
+#ifdef KMP_HAVE_HOOK_SET_ARG
+#define KMP_WRAP_CALLER(c)	(c)
+#else
+#define KMP_WRAP_CALLER(c)	((void)(c), _RET_IP_)
+#endif
+
+/*
+ * The wrappers: each takes the function's parameters and then its caller,
+ * which the hook puts in the next argument register.
+ */
+static noinline __noclone notrace __flatten
+typeof(KMP_CACHE_ALLOC_BULK(NULL, 0, 0, NULL))
+kmp_wrap_cache_alloc_bulk(struct kmem_cache *s, gfp_t flags, size_t size,
+			  void **p, unsigned long caller)
+{
+	typeof(KMP_CACHE_ALLOC_BULK(NULL, 0, 0, NULL)) ret;
+	struct kmp_hook *h = &kmp_hooks[KMP_HOOK_CACHE_ALLOC_BULK];
+
+	kmp_hook_begin(h);
+	ret = KMP_CACHE_ALLOC_BULK(s, flags, size, p);
+	kmp_test_wrap_delay(flags);
+	if (kmp_hook_still_live(h))
+		kmp_cache_alloc_bulk_done(s, size, p, (unsigned long)ret,
+					  KMP_WRAP_CALLER(caller));
+	kmp_hook_end(h);
+	return ret;
+}
+
+#define KMP_WRAP_CACHE_ALLOC_BULK	kmp_wrap_cache_alloc_bulk
+
+#if KMP_HAVE_NOLOCK
+/* Its parameters vary with the kernel's options: the caller is not passed. */
+static noinline __noclone notrace __flatten void *
+kmp_wrap_kmalloc_nolock(KMP_KMALLOC_NOLOCK_PARAMS)
+{
+	struct kmp_hook *h = &kmp_hooks[KMP_HOOK_KMALLOC_NOLOCK];
+	void *ret;
+
+	kmp_hook_begin(h);
+	ret = KMP_KMALLOC_NOLOCK_CALL;
+	if (ret && kmp_hook_still_live(h)) {
+		kmp_slab_alloc(KMP_EV_NR, _RET_IP_, ret,
+			       kmalloc_size_roundup(size), size);
+		kmp_hook_count(KMP_HOOK_KMALLOC_NOLOCK, 1);
+	}
+	kmp_hook_end(h);
+	return ret;
+}
+
+#define KMP_WRAP_KMALLOC_NOLOCK		kmp_wrap_kmalloc_nolock
+#endif
+
+#if KMP_HAVE_PAGES_BULK
+/*
+ * alloc_pages_bulk(): the caller's array or list may hold pages already,
+ * anywhere: those seen before the call are passed over. The caller is
+ * found from this wrapper's own frame record, whose return address is the
+ * caller's (the hook moved the call, not the return).
+ */
+static noinline __noclone notrace __flatten unsigned long
+kmp_wrap_pages_bulk(KMP_PAGES_BULK_PARAMS, unsigned long caller)
+{
+	struct kmp_hook *h = &kmp_hooks[KMP_HOOK_PAGES_BULK];
+	unsigned long fp = (unsigned long)__builtin_frame_address(0);
+	struct list_head *first = NULL, *pos;
+	unsigned long ret, was = 0, n = 0;
+
+	kmp_hook_begin(h);
 	if (KMP_PAGES_BULK_LIST)
 		first = ((struct list_head *)KMP_PAGES_BULK_LIST)->next;
-	else if (array)
-		for (i = 0; i < nr_pages && i < KMP_BULK_SEEN; i++)
-			if (array[i])
-				__set_bit(i, was);
+	else
+		was = kmp_bulk_pages_before(array, nr_pages);
 	ret = KMP_PAGES_BULK_CALL(list);
+	if (!kmp_hook_still_live(h))
+		goto out;
 	if (KMP_PAGES_BULK_LIST) {
 		/* New pages go to the head of the list. */
 		pos = ((struct list_head *)KMP_PAGES_BULK_LIST)->next;
 		for (; pos != first; pos = pos->next, n++)
 			kmp_page_alloc(KMP_EV_NR, fp, 0,
 				       list_entry(pos, struct page, lru), 0);
-	} else if (array) {
-		for (i = 0; i < ret && i < nr_pages; i++) {
-			if (!array[i] || (i < KMP_BULK_SEEN && test_bit(i, was)))
-				continue;
-			if (i >= KMP_BULK_SEEN &&
-			    kmp_hook_page_known(page_to_pfn(array[i])))
-				continue;
-			kmp_page_alloc(KMP_EV_NR, fp, 0, array[i], 0);
-			n++;
-		}
+		kmp_hook_count(KMP_HOOK_PAGES_BULK, n);
+	} else {
+		kmp_bulk_pages_after(fp, array, nr_pages, ret, was);
 	}
-	kmp_hook_count(KMP_HOOK_PAGES_BULK, n);
-	this_cpu_dec(kmp_wrap_inflight);
+out:
+	kmp_hook_end(h);
 	return ret;
 }
+
+#define KMP_WRAP_PAGES_BULK		kmp_wrap_pages_bulk
 #endif
+
+#else /* KMP_HAVE_EXIT_HOOKS */
+
+/* --- Exit handlers (fprobe) --- */
+
+static void kmp_exit_cache_alloc_bulk(struct kmp_exit_data *d,
+				      unsigned long caller, unsigned long ret)
+{
+	kmp_cache_alloc_bulk_done((struct kmem_cache *)d->arg[0], d->arg[2],
+				  (void **)d->arg[3], ret, caller);
+}
+
+#if KMP_HAVE_NOLOCK
+/* kmalloc_nolock(size, ...): the size is its first parameter. */
+static void kmp_exit_kmalloc_nolock(struct kmp_exit_data *d,
+				    unsigned long caller, unsigned long ret)
+{
+	if (!ret)
+		return;
+	kmp_slab_alloc(KMP_EV_NR, caller, (void *)ret,
+		       kmalloc_size_roundup(d->arg[0]), d->arg[0]);
+	kmp_hook_count(KMP_HOOK_KMALLOC_NOLOCK, 1);
+}
+#endif
+
+/* alloc_pages_bulk(gfp, nid, nodemask, nr_pages, array), 6.14-. */
+static void kmp_enter_pages_bulk(struct kmp_exit_data *d)
+{
+	d->was = kmp_bulk_pages_before((struct page **)d->arg[4],
+				       (int)d->arg[3]);
+}
+
+static void kmp_exit_pages_bulk(struct kmp_exit_data *d, unsigned long caller,
+				unsigned long ret)
+{
+	/* The record the function itself would have made: the walk's start. */
+	struct { unsigned long fp, lr; } rec = { d->fp, caller };
+
+	kmp_bulk_pages_after((unsigned long)&rec, (struct page **)d->arg[4],
+			     (int)d->arg[3], ret, d->was);
+}
+
+/*
+ * fprobe's handlers. The entry keeps the arguments and the caller's frame
+ * record (x29 at the function's entry, before its prologue); the exit
+ * enters the objects, as a wrapper does after its call.
+ */
+static int notrace kmp_fprobe_entry(struct fprobe *fp, unsigned long ip,
+				    unsigned long ret_ip,
+				    struct ftrace_regs *regs, void *data)
+{
+	struct kmp_hook *h = container_of(fp, struct kmp_hook, fp);
+	struct kmp_exit_data *d = data;
+	unsigned int i;
+
+	for (i = 0; i < h->nargs; i++)
+		d->arg[i] = ftrace_regs_get_argument(regs, i);
+	d->fp = kmp_fregs_fp(regs);
+	if (h->enter)
+		h->enter(d);
+	return 0;
+}
+
+static void notrace kmp_fprobe_exit(struct fprobe *fp, unsigned long ip,
+				    unsigned long ret_ip,
+				    struct ftrace_regs *regs, void *data)
+{
+	struct kmp_hook *h = container_of(fp, struct kmp_hook, fp);
+
+	if (kmp_hook_begin(h))
+		h->exit(data, ret_ip, ftrace_regs_get_return_value(regs));
+	kmp_hook_end(h);
+}
+
+#endif /* KMP_HAVE_EXIT_HOOKS */
 
 #endif /* KMP_HAVE_HOOKS */
 
 /*
  * The paths this kernel has, each with its function and, where ftrace can
- * hook it, its wrapper or entry handler (KMP_HOOK_FNS(), compat.h, leaves
- * those out where it cannot: the path is then listed as untraced).
+ * hook it, its handlers (KMP_HOOK_*(), below, leave those out where it
+ * cannot: the path is then listed as untraced).
  */
+#if !KMP_HAVE_HOOKS
+#define KMP_HOOK_FREE(f, e)		.fn = f
+#define KMP_HOOK_ALLOC(f, w, a, en, ex, n)	.fn = f
+#elif KMP_HAVE_EXIT_HOOKS
+#define KMP_HOOK_FREE(f, e)		.fn = f, .entry = e
+#define KMP_HOOK_ALLOC(f, w, a, en, ex, n)				\
+	.fn = f, .enter = en, .exit = ex, .nargs = n
+#else
+#define KMP_HOOK_FREE(f, e)		.fn = f, .entry = e
+#define KMP_HOOK_ALLOC(f, w, a, en, ex, n)	.fn = f, .wrapper = w, .caller_arg = a
+#endif
 
 static struct kmp_hook kmp_hooks[KMP_HOOK_NR] = {
 	[KMP_HOOK_CACHE_ALLOC_BULK] = {
 		.name = "kmem_cache_alloc_bulk", .kind = KMP_KIND_SLAB,
-		KMP_HOOK_FNS(KMP_CACHE_ALLOC_BULK_NAME,
-			     kmp_wrap_cache_alloc_bulk, NULL),
+		KMP_HOOK_ALLOC(KMP_CACHE_ALLOC_BULK_NAME,
+			       KMP_WRAP_CACHE_ALLOC_BULK, 4, NULL,
+			       kmp_exit_cache_alloc_bulk, 4),
 		.start = (unsigned long)KMP_CACHE_ALLOC_BULK,
 	},
 	[KMP_HOOK_CACHE_FREE_BULK] = {
 		.name = "kmem_cache_free_bulk", .kind = KMP_KIND_SLAB,
-		KMP_HOOK_FNS("kmem_cache_free_bulk", NULL, kmp_hook_free_bulk),
+		KMP_HOOK_FREE("kmem_cache_free_bulk", kmp_hook_free_bulk),
 	},
 	[KMP_HOOK_PAGES_BULK] = {
 		.name = "alloc_pages_bulk", .kind = KMP_KIND_PAGE,
 #if KMP_HAVE_PAGES_BULK
-		KMP_HOOK_FNS(KMP_PAGES_BULK_NAME, kmp_wrap_pages_bulk, NULL),
+		KMP_HOOK_ALLOC(KMP_PAGES_BULK_NAME, KMP_WRAP_PAGES_BULK,
+			       KMP_PAGES_BULK_NARGS, kmp_enter_pages_bulk,
+			       kmp_exit_pages_bulk, 5),
 		.start = (unsigned long)KMP_PAGES_BULK_FN,
 #endif
 	},
 	[KMP_HOOK_KMALLOC_NOLOCK] = {
 		.name = "kmalloc_nolock", .kind = KMP_KIND_SLAB,
 #if KMP_HAVE_NOLOCK
-		KMP_HOOK_FNS(KMP_KMALLOC_NOLOCK_NAME, kmp_wrap_kmalloc_nolock,
-			     NULL),
+		KMP_HOOK_ALLOC(KMP_KMALLOC_NOLOCK_NAME, KMP_WRAP_KMALLOC_NOLOCK,
+			       0, NULL,
+			       kmp_exit_kmalloc_nolock, 1),
 #endif
 	},
 	[KMP_HOOK_KFREE_NOLOCK] = {
 		.name = "kfree_nolock", .kind = KMP_KIND_SLAB,
 #if KMP_HAVE_NOLOCK
-		KMP_HOOK_FNS("kfree_nolock", NULL, kmp_hook_kfree_nolock),
+		KMP_HOOK_FREE("kfree_nolock", kmp_hook_kfree_nolock),
 #endif
 	},
 	[KMP_HOOK_KFREE_RCU_SHEAF] = {
+		/* No prototype modules can see: named, never hooked. */
 		.name = "kfree_rcu_sheaf", .kind = KMP_KIND_SLAB,
 #if KMP_HAVE_NOLOCK
-		KMP_HOOK_FNS("__kfree_rcu_sheaf", NULL, kmp_hook_kfree_rcu_sheaf),
+		.fn = "__kfree_rcu_sheaf",
 #endif
 	},
 };
 
+static bool kmp_hook_usable(const struct kmp_hook *h)
+{
+	return h->wrapper || h->entry || h->exit;
+}
+
 #if KMP_HAVE_HOOKS
 
-/* Extents of the hooked functions and of the wrappers, from kallsyms. */
+/* Extents of the hooked allocation functions, from kallsyms. */
 static void kmp_hooks_extents(void)
 {
 	unsigned long size;
@@ -354,18 +629,13 @@ static void kmp_hooks_extents(void)
 
 		if (h->start && !kmp_fn_size(h->start, &size))
 			h->end = h->start + size;
-		if (h->wrapper && !kmp_fn_size((unsigned long)h->wrapper,
-					       &size)) {
-			h->wstart = (unsigned long)h->wrapper;
-			h->wend = h->wstart + size;
-		}
 	}
 }
 
 /*
  * Find each function with ftrace, once: a hook whose function ftrace does
- * not know is not present. A wrapper whose own extent is unknown could not
- * let its call through, so its hook is not used.
+ * not know is not present. An exit handler's fprobe is set up here too,
+ * and registered only when attached.
  */
 void kmp_hooks_init(void)
 {
@@ -378,18 +648,27 @@ void kmp_hooks_init(void)
 
 		if (!h->fn)
 			continue;
+		if (!kmp_hook_usable(h)) {
+			pr_info("%s is not hooked (no prototype for modules): its %s objects are not paired\n",
+				h->fn, kmp_kind_name(h->kind));
+			continue;
+		}
 		if (kmp_test_missing(h->name)) {
 			pr_warn("%s not hooked (test_missing): its %s objects are not paired\n",
 				h->fn, kmp_kind_name(h->kind));
 			continue;
 		}
-		if (h->wrapper && !h->wend) {
-			pr_warn("%s: no extent for its wrapper: not hooked\n",
-				h->fn);
-			continue;
+#if KMP_HAVE_EXIT_HOOKS
+		if (h->exit) {
+			h->fp.entry_handler = kmp_fprobe_entry;
+			h->fp.exit_handler = kmp_fprobe_exit;
+			h->fp.entry_data_size = sizeof(struct kmp_exit_data);
 		}
+#endif
 		h->ops.func = kmp_hook_func;
-		h->ops.flags = KMP_HOOK_FLAGS;
+		h->ops.flags = h->wrapper ? KMP_HOOK_WRAP_FLAGS :
+					    KMP_HOOK_ENTRY_FLAGS;
+		/* The filter finds the function for both kinds of hook. */
 		strscpy(buf, h->fn, sizeof(buf));
 		ret = ftrace_set_filter(&h->ops, buf, strlen(buf), 1);
 		if (ret) {
@@ -414,17 +693,69 @@ static void kmp_hooks_free_filters(void)
 			ftrace_set_filter(&kmp_hooks[i].ops, NULL, 0, 1);
 }
 
+static int kmp_hook_register(struct kmp_hook *h)
+{
+#if KMP_HAVE_EXIT_HOOKS
+	if (h->exit)
+		return register_fprobe(&h->fp, h->fn, NULL);
+#endif
+	return register_ftrace_function(&h->ops);
+}
+
+static void kmp_hook_unregister(struct kmp_hook *h)
+{
+#if KMP_HAVE_EXIT_HOOKS
+	if (h->exit) {
+		WARN_ON_ONCE(unregister_fprobe(&h->fp));
+		return;
+	}
+#endif
+	WARN_ON_ONCE(unregister_ftrace_function(&h->ops));
+}
+
+/* Wait until no call is in @h's wrapper or exit handler. */
+static void kmp_hook_wait(struct kmp_hook *h)
+{
+	while (atomic_long_read(&h->busy))
+		msleep(20);
+	smp_mb();	/* their table writes before what follows */
+}
+
+/*
+ * Detach @h: after this, none of its handlers writes to the tables until
+ * it is attached again (see the locking note).
+ */
 static void kmp_hook_detach(struct kmp_hook *h)
 {
-	WARN_ON_ONCE(unregister_ftrace_function(&h->ops));
+	WRITE_ONCE(h->live, false);
+	smp_mb();	/* live before the counts: the handlers' pair */
+	kmp_hook_unregister(h);
 	h->attached = false;
+	kmp_hook_wait(h);
+}
+
+static int kmp_hook_attach(struct kmp_hook *h)
+{
+	int ret;
+
+	/* The tables are ready: a handler that sees live sees them. */
+	smp_store_release(&h->live, true);
+	ret = kmp_hook_register(h);
+	if (ret) {
+		WRITE_ONCE(h->live, false);
+		return ret;
+	}
+	h->attached = true;
+	return 0;
 }
 
 /*
  * Attach the hooks of @kinds when @enabled, detach all others. A hook
- * that cannot be attached is said in dmesg once and left: the paths it
- * would pair stay untraced, which stats shows. With kmp_control_lock;
- * unregister_ftrace_function() waits for the callbacks.
+ * that cannot be attached (another user holds the function with IPMODIFY)
+ * is said in dmesg once, and tried again at the next attach: the paths it
+ * would pair stay untraced meanwhile, which stats shows, and if it is a
+ * free, the tags with live objects of its kind are marked. With
+ * kmp_control_lock.
  */
 void kmp_hooks_set(bool enabled, unsigned int kinds)
 {
@@ -434,15 +765,15 @@ void kmp_hooks_set(bool enabled, unsigned int kinds)
 		struct kmp_hook *h = &kmp_hooks[i];
 		bool want = enabled && h->present && (kinds & BIT(h->kind));
 
-		if (want && !h->attached && !h->failed) {
-			ret = register_ftrace_function(&h->ops);
-			if (ret) {
+		if (want && !h->attached) {
+			ret = kmp_hook_attach(h);
+			if (ret && !h->warned) {
 				pr_warn("cannot hook %s (%d): its %s objects are not paired\n",
 					h->fn, ret, kmp_kind_name(h->kind));
-				h->failed = true;
-				continue;
+				h->warned = true;
 			}
-			h->attached = true;
+			if (ret && h->entry)
+				kmp_account_mark_live(BIT(h->kind));
 		} else if (!want && h->attached) {
 			kmp_hook_detach(h);
 		}
@@ -485,6 +816,9 @@ void kmp_hooks_show(struct seq_file *m)
 		if (kmp_hooks[i].fn && !kmp_hooks[i].attached)
 			seq_printf(m, "%s%s", n++ ? "," : "", kmp_hooks[i].name);
 	seq_puts(m, n ? "\n" : "none\n");
+	/* How allocations are hooked on this kernel (compat.h). */
+	seq_printf(m, "hooks.alloc %s\n", !KMP_HAVE_HOOKS ? "none" :
+		   KMP_HAVE_EXIT_HOOKS ? "exit" : "wrapper");
 	for (i = 0; i < KMP_HOOK_NR; i++) {
 		u64 calls = 0, objects = 0;
 		int cpu;
@@ -505,25 +839,20 @@ void kmp_hooks_show(struct seq_file *m)
 }
 
 /*
- * At unload, with every hook detached (kmp_control_exit()): ftrace has
- * waited for its callbacks and trampolines, so any call sent to a wrapper
- * is in it and counted. Wait until none is, then for the last ones to
- * finish their few instructions after the count: a task preempted there
- * (RCU-tasks), or an NMI (RCU).
+ * At unload, with every hook detached (kmp_control_exit()): a task that a
+ * hook sent to a wrapper has counted itself once RCU-tasks has passed (it
+ * cannot sleep before it does). Wait for the counts, then for the last
+ * instructions after them: a task preempted there (RCU-tasks), or an
+ * NMI (RCU).
  */
 void kmp_hooks_exit(void)
 {
-	long n;
-	int cpu;
+	int i;
 
-	for (;;) {
-		n = 0;
-		for_each_possible_cpu(cpu)
-			n += READ_ONCE(per_cpu(kmp_wrap_inflight, cpu));
-		if (!n)
-			break;
-		msleep(20);
-	}
+	synchronize_rcu_tasks();
+	for (i = 0; i < KMP_HOOK_NR; i++)
+		while (atomic_long_read(&kmp_hooks[i].busy))
+			msleep(20);
 	synchronize_rcu();
 	synchronize_rcu_tasks();
 	kmp_hooks_free_filters();

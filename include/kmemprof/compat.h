@@ -267,13 +267,27 @@ static inline u32 kmp_cycles_rate(void)
 
 /*
  * Hooks on the allocator's untraced functions (hooks.c), through the
- * ftrace function API: no kprobes, which Rockchip's kernels lack. A free
- * is hooked at its function's entry. An allocation's results exist only
- * once its function returns, so its hook sends the call on to a wrapper
- * of kmemprof's, which calls the function and sees what it returns; the
- * hook does that by setting the instruction pointer, as livepatch does.
- * That needs an ftrace that saves the registers and restores a changed
- * instruction pointer:
+ * ftrace function API: no kprobes, which Rockchip's kernels lack.
+ *
+ * A free is an entry callback: it reads the function's arguments and
+ * changes nothing, so it never claims IPMODIFY and shares the function
+ * with livepatch, BPF trampolines and any other ftrace user.
+ *
+ * An allocation's results exist only once its function returns. Where the
+ * kernel has an exit handler that sees the return value, the hook is one:
+ *
+ *   fprobe (6.14-, FPROBE)     on function_graph with ftrace_regs: an entry
+ *                              handler keeps the arguments in its entry
+ *                              data, the exit handler enters the objects.
+ *                              Before 6.14 arm64 has no fprobe (it needed
+ *                              DYNAMIC_FTRACE_WITH_REGS and rethook), and
+ *                              function_graph is not exported to modules.
+ *
+ * Elsewhere (5.10 to 6.13 on arm64, or no FPROBE) the hook sends the call
+ * to a wrapper of kmemprof's, which calls the function and sees what it
+ * returns: the hook sets the instruction pointer, as livepatch does, and
+ * so needs IPMODIFY. That needs an ftrace that saves the registers and
+ * restores a changed instruction pointer:
  *
  *   DYNAMIC_FTRACE_WITH_REGS   (arm64 to 6.1, x86): full pt_regs, asked
  *                              for with FTRACE_OPS_FL_SAVE_REGS;
@@ -281,10 +295,15 @@ static inline u32 kmp_cycles_rate(void)
  *
  * Elsewhere there are no hooks and stats lists the paths as untraced.
  * Before 5.11 a callback gets pt_regs, later struct ftrace_regs.
+ *
+ * Recursion: from 5.11 an ops without FTRACE_OPS_FL_RECURSION guards
+ * itself, as livepatch does, with ftrace_test_recursion_trylock(); 5.10
+ * has no such helper, and its ftrace guards an ops that does not say
+ * FTRACE_OPS_FL_RECURSION_SAFE.
  */
 #if IS_ENABLED(CONFIG_DYNAMIC_FTRACE_WITH_REGS)
 #define KMP_HAVE_HOOKS		1
-#define KMP_HOOK_FLAGS		(FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY)
+#define KMP_HOOK_ENTRY_FLAGS	FTRACE_OPS_FL_SAVE_REGS
 #if LINUX_VERSION_CODE < KERNEL_VERSION(5, 11, 0)
 #define kmp_hook_regs_t		struct pt_regs
 #define kmp_hook_pt_regs(r)	(r)
@@ -294,21 +313,56 @@ static inline u32 kmp_cycles_rate(void)
 #endif
 #define kmp_hook_arg(r, n)	regs_get_kernel_argument(kmp_hook_pt_regs(r), n)
 #define kmp_hook_set_ip(r, ip)	instruction_pointer_set(kmp_hook_pt_regs(r), ip)
+#if IS_ENABLED(CONFIG_ARM64)
+#define KMP_HAVE_HOOK_SET_ARG	1
+#define kmp_hook_set_arg(r, n, v)	(kmp_hook_pt_regs(r)->regs[n] = (v))
+#endif
 #elif IS_ENABLED(CONFIG_DYNAMIC_FTRACE_WITH_ARGS) && IS_ENABLED(CONFIG_ARM64)
 #define KMP_HAVE_HOOKS		1
-#define KMP_HOOK_FLAGS		FTRACE_OPS_FL_IPMODIFY
+#define KMP_HOOK_ENTRY_FLAGS	0
 #define kmp_hook_regs_t		struct ftrace_regs
 #define kmp_hook_arg(r, n)	ftrace_regs_get_argument(r, n)
 #define kmp_hook_set_ip(r, ip)	ftrace_regs_set_instruction_pointer(r, ip)
+#define KMP_HAVE_HOOK_SET_ARG	1
+#ifdef arch_ftrace_regs
+#define kmp_hook_set_arg(r, n, v)	(arch_ftrace_regs(r)->regs[n] = (v))
+#else
+#define kmp_hook_set_arg(r, n, v)	((r)->regs[n] = (v))
+#endif
 #else
 #define KMP_HAVE_HOOKS		0
 #endif
 
-/* A hook table entry's function, and its wrapper or entry handler if any. */
 #if KMP_HAVE_HOOKS
-#define KMP_HOOK_FNS(f, w, e)	.fn = f, .wrapper = w, .entry = e
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 11, 0)
+#include <linux/trace_recursion.h>
+#define kmp_hook_trylock(ip, pip)	ftrace_test_recursion_trylock(ip, pip)
+#define kmp_hook_unlock(bit)		ftrace_test_recursion_unlock(bit)
 #else
-#define KMP_HOOK_FNS(f, w, e)	.fn = f
+#define kmp_hook_trylock(ip, pip)	0
+#define kmp_hook_unlock(bit)		do { } while (0)
+#endif
+/* A wrapper's hook: the entry's flags, and the right to move the IP. */
+#define KMP_HOOK_WRAP_FLAGS	(KMP_HOOK_ENTRY_FLAGS | FTRACE_OPS_FL_IPMODIFY)
+#endif
+
+/*
+ * The exit handlers: fprobe on function_graph, 6.14-. Its handlers get
+ * ftrace_regs, the caller's return address, and entry data of their own.
+ */
+#if KMP_HAVE_HOOKS && IS_ENABLED(CONFIG_FPROBE) && \
+	LINUX_VERSION_CODE >= KERNEL_VERSION(6, 14, 0)
+#include <linux/fprobe.h>
+#define KMP_HAVE_EXIT_HOOKS	1
+#else
+#define KMP_HAVE_EXIT_HOOKS	0
+#endif
+
+/* The caller's frame record at a hooked function's entry (fprobe). */
+#if KMP_HAVE_EXIT_HOOKS && IS_ENABLED(CONFIG_ARM64)
+#define kmp_fregs_fp(r)		(arch_ftrace_regs(r)->fp)
+#else
+#define kmp_fregs_fp(r)		((void)(r), 0UL)
 #endif
 
 /* kmem_cache_alloc_bulk(): _noprof from 6.10; it returns bool from 6.18. */
@@ -334,6 +388,7 @@ static inline u32 kmp_cycles_rate(void)
 #define KMP_PAGES_BULK_CALL(list)					\
 	alloc_pages_bulk_noprof(gfp, nid, nodemask, nr_pages, array)
 #define KMP_PAGES_BULK_LIST		NULL
+#define KMP_PAGES_BULK_NARGS		5
 #elif LINUX_VERSION_CODE >= KERNEL_VERSION(5, 13, 0)
 #define KMP_HAVE_PAGES_BULK		1
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
@@ -349,6 +404,7 @@ static inline u32 kmp_cycles_rate(void)
 #define KMP_PAGES_BULK_CALL(list)					\
 	KMP_PAGES_BULK_FN(gfp, nid, nodemask, nr_pages, list, array)
 #define KMP_PAGES_BULK_LIST		list
+#define KMP_PAGES_BULK_NARGS		6
 #else
 #define KMP_HAVE_PAGES_BULK		0
 #endif
@@ -387,8 +443,8 @@ static inline u32 kmp_cycles_rate(void)
  * any context, NMI included. 7.1's partitioned kmalloc caches give the
  * first a token and a leading underscore (DECL_TOKEN_PARAMS).
  * From 6.18 kfree_rcu() puts objects in a per-CPU RCU sheaf, which frees
- * them after the grace period with no event: __kfree_rcu_sheaf() is
- * hooked at its entry, and the object counts as freed there.
+ * them after the grace period with no event. __kfree_rcu_sheaf(), which
+ * puts them there, has no prototype modules can see, and is not hooked.
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 18, 0)
 #define KMP_HAVE_NOLOCK			1

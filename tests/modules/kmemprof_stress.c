@@ -5,7 +5,9 @@
  *
  * - a kthread allocates slab objects of random sizes, objects of a private
  *   cache and page blocks, holds a few, frees some itself and hands others
- *   to whichever CPU picks them up next (cross-CPU frees);
+ *   to whichever CPU picks them up next (cross-CPU frees); it also
+ *   allocates and frees in bulk, with GFP_KERNEL, so that calls sleep in
+ *   kmemprof's hooks while the knobs are toggled and the tables reset;
  * - a timer (softirq) allocates and frees with GFP_ATOMIC, and queues an
  *   irq_work (hardirq) that does the same.
  *
@@ -34,6 +36,7 @@ module_param(seconds, uint, 0444);
 MODULE_PARM_DESC(seconds, "How long the storm lasts");
 
 #define HELD	64
+#define BULK	16
 
 /* An object handed to another CPU to free. */
 struct handoff {
@@ -112,7 +115,7 @@ static void free_handoffs(void)
 static int storm_thread(void *data)
 {
 	struct storm_cpu *s = data;
-	void *held[HELD] = { };
+	void *held[HELD] = { }, *bulk[BULK];
 	unsigned int i, r, order;
 	struct page *page;
 
@@ -127,6 +130,9 @@ static int storm_thread(void *data)
 		}
 		kmem_cache_free(storm_cache,
 				kmem_cache_alloc(storm_cache, GFP_KERNEL));
+		if (!(r & 3) && kmem_cache_alloc_bulk(storm_cache, GFP_KERNEL,
+						      BULK, bulk))
+			kmem_cache_free_bulk(storm_cache, BULK, bulk);
 		order = r % 3;
 		page = alloc_pages(GFP_KERNEL | __GFP_NOWARN, order);
 		if (page && (r & 16))
