@@ -6,6 +6,10 @@
  * and the knobs. Exported with EXPORT_SYMBOL_IF_KUNIT where the kernel
  * has it (kmp_export_test_hook(), compat.h). Nothing in the module calls
  * these.
+ *
+ * Built only into the rig's test build on a kernel with KUnit
+ * (module/Kbuild, KMP_TEST_HOOKS): the module that is installed has none
+ * of it, and tools/rig/package-test.sh checks that.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
