@@ -33,6 +33,23 @@
 #define KMP_MAX_TAGS	BIT(24)
 #define KMP_MAX_LIVE	BIT(28)
 
+#if KMP_TEST_HOOKS
+/* For the KUnit suites (testhooks.c): between a bound's check and its store. */
+void (*kmp_knob_test_point)(const char *name, unsigned int val);
+
+static void kmp_knob_checked(const char *name, unsigned int val)
+{
+	typeof(kmp_knob_test_point) fn = READ_ONCE(kmp_knob_test_point);
+
+	if (fn)
+		fn(name, val);
+}
+#else
+static inline void kmp_knob_checked(const char *name, unsigned int val)
+{
+}
+#endif
+
 /* min_size never above a set max_size, nor max_size below min_size. */
 static int kmp_set_min_size(unsigned int val)
 {
@@ -40,6 +57,7 @@ static int kmp_set_min_size(unsigned int val)
 
 	if (max && val > max)
 		return -EINVAL;
+	kmp_knob_checked("min_size", val);
 	return kmemprof_set_option(&kmp_min_size, val);
 }
 
@@ -47,6 +65,7 @@ static int kmp_set_max_size(unsigned int val)
 {
 	if (val && val < READ_ONCE(kmp_min_size))
 		return -EINVAL;
+	kmp_knob_checked("max_size", val);
 	return kmemprof_set_option(&kmp_max_size, val);
 }
 

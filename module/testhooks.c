@@ -152,6 +152,30 @@ int kmemprof_set_knob(const char *name, unsigned int val)
 
 kmp_export_test_hook(kmemprof_set_knob);
 
+/* For the KUnit suites: an unsigned knob's value. */
+int kmemprof_get_knob(const char *name, unsigned int *val)
+{
+	const struct kmp_knob *k = kmp_knob_find(name, KMP_KNOB_SYSCTL);
+
+	if (!k)
+		return -ENOENT;
+	*val = READ_ONCE(*k->var);
+	return 0;
+}
+
+kmp_export_test_hook(kmemprof_get_knob);
+
+/*
+ * Call @fn in a write of min_size or max_size, between the check of the
+ * value against the other bound and its store; NULL for no more calls.
+ */
+void kmemprof_test_knob_point(void (*fn)(const char *name, unsigned int val))
+{
+	WRITE_ONCE(kmp_knob_test_point, fn);
+}
+
+kmp_export_test_hook(kmemprof_test_knob_point);
+
 struct kmp_test_walk {
 	void (*mid)(void *arg);
 	void *arg;

@@ -112,6 +112,8 @@ const char *kmemprof_event_name(enum kmp_event ev);
 u64 kmemprof_stat(enum kmp_stat st);
 int kmemprof_parse_events(const char *s, unsigned int *kinds);
 int kmemprof_set_knob(const char *name, unsigned int val);
+int kmemprof_get_knob(const char *name, unsigned int *val);
+void kmemprof_test_knob_point(void (*fn)(const char *name, unsigned int val));
 int kmemprof_sum_callers(enum kmp_kind kind, unsigned long start,
 			 unsigned long end, unsigned long cstart,
 			 unsigned long cend, struct kmp_totals *t);
