@@ -322,6 +322,7 @@ void kmp_live_walk(void (*fn)(unsigned long key, const struct kmp_obj *obj,
 			      void *priv), void *priv);
 void kmp_live_clear(void);
 u32 kmp_live_used(void);
+extern void (*kmp_live_test_point)(unsigned long key);	/* KMP_TEST_HOOKS */
 size_t kmp_live_memory(void);
 
 extern unsigned int kmp_max_hist;

@@ -263,6 +263,37 @@ bool kmp_live_remove(unsigned long key, struct kmp_obj *obj)
 	return true;
 }
 
+#if KMP_TEST_HOOKS
+/*
+ * For the KUnit suites (testhooks.c): called by a walk at each slot with
+ * a live key, between its reads of the object's fields.
+ */
+void (*kmp_live_test_point)(unsigned long key);
+
+static void kmp_walk_test_point(unsigned long key)
+{
+	typeof(kmp_live_test_point) fn = READ_ONCE(kmp_live_test_point);
+
+	if (fn)
+		fn(key);
+}
+#else
+static inline void kmp_walk_test_point(unsigned long key)
+{
+}
+#endif
+
+/* A walk's read of a slot's object (kmp_slot_get()'s reads). */
+static void kmp_walk_read(const struct kmp_slot *s, unsigned long key,
+			  struct kmp_obj *obj)
+{
+	obj->tag = READ_ONCE(s->tag);
+	obj->size = READ_ONCE(s->size);
+	obj->req = READ_ONCE(s->req);
+	kmp_walk_test_point(key);
+	kmp_time_cpu_split(READ_ONCE(s->time_cpu), obj);
+}
+
 /*
  * Call @fn on every live object. Slots are read without a lock (see the
  * notes); spill chains one at a time under their lock, with interrupts
@@ -281,7 +312,7 @@ void kmp_live_walk(void (*fn)(unsigned long key, const struct kmp_obj *obj,
 		/* pairs with kmp_slot_publish()'s release */
 		key = smp_load_acquire(&kmp_tab.slots[i].key);
 		if (key && key != KMP_BUSY) {
-			kmp_slot_get(&kmp_tab.slots[i], &obj);
+			kmp_walk_read(&kmp_tab.slots[i], key, &obj);
 			smp_rmb();	/* the object before the key again */
 			if (READ_ONCE(kmp_tab.slots[i].key) == key)
 				fn(key, &obj, priv);

@@ -125,6 +125,19 @@ int kmemprof_hist_range(enum kmp_kind kind, unsigned long start,
 void kmemprof_set_clock(kmp_clock_t *clock);
 int kmemprof_cpu_cluster(int cpu);
 s64 kmemprof_test_walk(void (*mid)(void *arg), void *arg);
+
+/* An object of the live table, as kmemprof_test_walk_reuse() reports it. */
+struct kmp_test_obj {
+	u64 time;
+	u32 tag;
+	u32 size;
+	u32 req;
+	u32 cpu;
+};
+
+int kmemprof_test_walk_reuse(const void *a, const void *b,
+			     struct kmp_test_obj *was, struct kmp_test_obj *now,
+			     struct kmp_test_obj *seen, int n);
 bool kmemprof_hooked(const char *name);
 void kmemprof_test_nmi_alloc(unsigned long site, const void *ptr,
 			     size_t size);
