@@ -437,6 +437,14 @@ int kmp_walk_views(void (*fn)(unsigned long key, const struct kmp_obj *obj,
 extern unsigned int kmp_leak_age_ms;
 
 /* procfs.c, sysctl.c, debugfs.c */
+struct kmp_proc_line {		/* a line of /proc/kmemprof, in parts */
+	const char *site, *callers, *kind;
+	size_t site_len, callers_len, kind_len;
+	unsigned long flags;	/* the tag's: KMP_TAG_* */
+	const struct kmp_totals *t;
+};
+
+void kmp_proc_put(struct seq_file *m, const struct kmp_proc_line *l);
 int kmp_procfs_init(void);
 void kmp_procfs_exit(void);
 int kmp_sysctl_init(void);

@@ -119,37 +119,30 @@ static __always_inline char *kmp_put_u64_w(char *p, u64 v,
 }
 
 /*
- * One tag: "%12llu %8llu <site> kind:... allocs:... ...". A read of 10k
+ * One line: "%12llu %8llu <site> kind:... allocs:... ...". A read of 10k
  * tags spends most of its time here: the line is laid out in place in
  * seq_file's buffer, without a seq_file call per field (that cost twice
  * the rest of the read) or a copy. Without room for the longest the line
  * could be, it is not laid out: the buffer is marked full, and seq_file
  * asks for the line again with an empty one.
  */
-static void kmp_proc_line(struct seq_file *m, u32 idx,
-			  struct kmp_proc_iter *it)
+void kmp_proc_put(struct seq_file *m, const struct kmp_proc_line *l)
 {
-	struct kmp_tag *tag = kmp_tag_at(idx);
-	const char *kind = kmp_kind_name(tag->kind);
-	size_t kind_len = strlen(kind), site_len, callers_len;
-	const char *site = kmp_tag_site(tag, it->text, &site_len);
-	const char *callers = kmp_tag_callers(tag, it->callers, &callers_len);
-	struct kmp_totals *t = &it->t;	/* not on the stack: not zeroed */
+	const struct kmp_totals *t = l->t;
 	char *line, *p;
 
 	if (seq_get_buf(m, &line) <=
-	    site_len + callers_len + kind_len + KMP_PROC_FIXED) {
+	    l->site_len + l->callers_len + l->kind_len + KMP_PROC_FIXED) {
 		seq_commit(m, -1);
 		return;
 	}
-	kmp_tag_totals(idx, t);
 	p = kmp_put_u64_w(line, t->live_bytes, 12);
 	*p++ = ' ';
 	p = kmp_put_u64_w(p, t->live_objs, 8);
 	*p++ = ' ';
-	p = kmp_put_str(p, site, site_len);
+	p = kmp_put_str(p, l->site, l->site_len);
 	p = kmp_put_lit(p, " kind:");
-	p = kmp_put_str(p, kind, kind_len);
+	p = kmp_put_str(p, l->kind, l->kind_len);
 	p = kmp_put_lit(p, " allocs:");
 	p = kmp_put_u64(p, t->allocs);
 	p = kmp_put_lit(p, " frees:");
@@ -158,15 +151,33 @@ static void kmp_proc_line(struct seq_file *m, u32 idx,
 	p = kmp_put_u64(p, t->bytes);
 	p = kmp_put_lit(p, " req:");
 	p = kmp_put_u64(p, t->req);
-	p = kmp_put_str(p, callers, callers_len);
-	if (test_bit(KMP_TAG_SAMPLED, &tag->flags))
+	p = kmp_put_str(p, l->callers, l->callers_len);
+	if (test_bit(KMP_TAG_SAMPLED, &l->flags))
 		p = kmp_put_lit(p, " sampled:yes");
-	if (test_bit(KMP_TAG_INACCURATE, &tag->flags))
+	if (test_bit(KMP_TAG_INACCURATE, &l->flags))
 		p = kmp_put_lit(p, " accurate:no");
-	if (test_bit(KMP_TAG_GONE, &tag->flags))
+	if (test_bit(KMP_TAG_GONE, &l->flags))
 		p = kmp_put_lit(p, " module:unloaded");
 	*p++ = '\n';
 	seq_commit(m, p - line);
+}
+
+/* The line of tag @idx. */
+static void kmp_proc_line(struct seq_file *m, u32 idx,
+			  struct kmp_proc_iter *it)
+{
+	struct kmp_tag *tag = kmp_tag_at(idx);
+	struct kmp_proc_line l = {
+		.kind = kmp_kind_name(tag->kind),
+		.flags = READ_ONCE(tag->flags),
+		.t = &it->t,	/* not on the stack: not zeroed */
+	};
+
+	l.kind_len = strlen(l.kind);
+	l.site = kmp_tag_site(tag, it->text, &l.site_len);
+	l.callers = kmp_tag_callers(tag, it->callers, &l.callers_len);
+	kmp_tag_totals(idx, &it->t);
+	kmp_proc_put(m, &l);
 }
 
 /* Position 0 is the header, position n the tag of index n - 1. */

@@ -312,6 +312,40 @@ int kmemprof_test_walk_reuse(const void *a, const void *b,
 
 kmp_export_test_hook(kmemprof_test_walk_reuse);
 
+/*
+ * Lay out a line of /proc/kmemprof into @m as a read does, from its parts:
+ * the @site and @callers texts, @kind, the three marks (sampled:yes,
+ * accurate:no, module:unloaded) if @marks, and the totals @t. -E2BIG for
+ * a text longer than a tag's can be, -EINVAL for no such kind.
+ */
+int kmemprof_test_proc_line(struct seq_file *m, const char *site,
+			    const char *callers, enum kmp_kind kind,
+			    bool marks, const struct kmp_totals *t)
+{
+	struct kmp_proc_line l = {
+		.site = site,
+		.site_len = strlen(site),
+		.callers = callers,
+		.callers_len = strlen(callers),
+		.t = t,
+	};
+
+	if (l.site_len >= KMP_SITE_TEXT_LEN ||
+	    l.callers_len >= KMP_CALLERS_TEXT_LEN)
+		return -E2BIG;
+	if (kind >= KMP_KIND_NR)
+		return -EINVAL;
+	l.kind = kmp_kind_name(kind);
+	l.kind_len = strlen(l.kind);
+	if (marks)
+		l.flags = BIT(KMP_TAG_SAMPLED) | BIT(KMP_TAG_INACCURATE) |
+			  BIT(KMP_TAG_GONE);
+	kmp_proc_put(m, &l);
+	return 0;
+}
+
+kmp_export_test_hook(kmemprof_test_proc_line);
+
 /* Whether the hook that stats lists as @name is attached (hooks.c). */
 bool kmemprof_hooked(const char *name)
 {

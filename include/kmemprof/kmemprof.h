@@ -143,5 +143,9 @@ void kmemprof_test_nmi_alloc(unsigned long site, const void *ptr,
 			     size_t size);
 void kmemprof_test_nmi_free(const void *ptr);
 void kmemprof_test_nmi_flush(void);
+struct seq_file;
+int kmemprof_test_proc_line(struct seq_file *m, const char *site,
+			    const char *callers, enum kmp_kind kind,
+			    bool marks, const struct kmp_totals *t);
 
 #endif /* _KMEMPROF_KMEMPROF_H */
