@@ -432,6 +432,8 @@ u64 kmp_probe_ns(void);
 
 void kmp_control_exit(void);
 int kmemprof_set_option(unsigned int *var, unsigned int val);
+int kmp_set_option_if(unsigned int *var, unsigned int val,
+		      bool (*ok)(unsigned int val));
 int kmp_walk_views(void (*fn)(unsigned long key, const struct kmp_obj *obj,
 			      void *priv), void *priv);
 extern unsigned int kmp_leak_age_ms;
