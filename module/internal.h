@@ -615,7 +615,7 @@ struct kmp_slot {
 	u32 tag;
 	u32 size;
 	u32 req;
-	u32 pad;
+	u32 seq;	/* publishes of the slot, for the walkers: see live.c */
 };
 
 static_assert(sizeof(struct kmp_slot) == 32);
@@ -654,7 +654,10 @@ static __always_inline void kmp_slot_get(const struct kmp_slot *s,
 	kmp_time_cpu_split(READ_ONCE(s->time_cpu), obj);
 }
 
-/* Fill a slot this CPU holds as KMP_BUSY, and publish it as @key. */
+/*
+ * Fill a slot this CPU holds as KMP_BUSY (claimed with a fully ordered
+ * cmpxchg), and publish it as @key with the next sequence number.
+ */
 static __always_inline void kmp_slot_publish(struct kmp_slot *s,
 					     unsigned long key,
 					     const struct kmp_obj *obj)
@@ -663,6 +666,7 @@ static __always_inline void kmp_slot_publish(struct kmp_slot *s,
 	WRITE_ONCE(s->size, obj->size);
 	WRITE_ONCE(s->req, obj->req);
 	WRITE_ONCE(s->time_cpu, kmp_time_cpu(obj));
+	WRITE_ONCE(s->seq, s->seq + 1);
 	smp_store_release(&s->key, key);	/* pairs with the acquires */
 }
 
@@ -729,7 +733,8 @@ static __always_inline struct kmp_slot *kmp_live_claim(unsigned long key)
 		empty = &s[3];
 	else
 		return NULL;
-	if (cmpxchg_relaxed(&empty->key, 0, KMP_BUSY) != 0)
+	/* fully ordered: the walkers' sequence check needs it (live.c) */
+	if (cmpxchg(&empty->key, 0, KMP_BUSY) != 0)
 		return NULL;
 	return empty;
 }
@@ -743,6 +748,7 @@ static __always_inline void kmp_live_fill(struct kmp_slot *s,
 	WRITE_ONCE(s->size, size);
 	WRITE_ONCE(s->req, req);
 	WRITE_ONCE(s->time_cpu, 0);
+	WRITE_ONCE(s->seq, s->seq + 1);
 	/* the object before the key: pairs with the walkers' acquire */
 	smp_store_release(&s->key, key);
 }
