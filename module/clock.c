@@ -3,8 +3,9 @@
  * kmemprof: the clock of lifetimes and ages, in ns since load.
  *
  * The cycle counter scaled by mult/shift where there is one (compat.h),
- * local_clock() elsewhere, or a clock of the KUnit suites' own. Read only
- * while histograms or lifetimes are on (kmp_mode).
+ * local_clock() elsewhere, or, in the test build alone (KMP_TEST_HOOKS), a
+ * clock of the KUnit suites' own. Read only while histograms or lifetimes
+ * are on (kmp_mode).
  *
  * Notes on locking: none. kmp_clock is set with WRITE_ONCE() by the test
  * hook and read with READ_ONCE(); the scale is set once at load, before
@@ -18,7 +19,9 @@
 
 #include "internal.h"
 
+#if KMP_TEST_HOOKS
 static kmp_clock_t *kmp_clock;
+#endif
 
 #if KMP_HAVE_CYCLES
 static u64 kmp_epoch;
@@ -27,10 +30,12 @@ static u32 kmp_mult, kmp_shift;
 
 u64 kmp_now(void)
 {
+#if KMP_TEST_HOOKS
 	kmp_clock_t *clock = READ_ONCE(kmp_clock);
 
 	if (unlikely(clock))
 		return clock();
+#endif
 #if KMP_HAVE_CYCLES
 	if (likely(kmp_mult))
 		return mul_u64_u32_shr(kmp_cycles() - kmp_epoch, kmp_mult,
@@ -39,11 +44,13 @@ u64 kmp_now(void)
 	return local_clock();
 }
 
+#if KMP_TEST_HOOKS
 /* For the KUnit suites (testhooks.c): a clock of their own; NULL resets. */
 void kmp_clock_set(kmp_clock_t *clock)
 {
 	WRITE_ONCE(kmp_clock, clock);
 }
+#endif
 
 void kmp_clock_init(void)
 {

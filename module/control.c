@@ -60,14 +60,32 @@ void kmp_mode_update(void)
 		static_branch_disable(&kmp_sample_key);
 }
 
-/* Set an option's knob: @set stores it; the mode follows. */
+/*
+ * Set an option's knob to @val if @ok (NULL: any value) takes it, the
+ * test and the store under kmp_control_lock, so that knobs that bound each
+ * other (min_size, max_size) are never left crossed by two writers; the
+ * mode follows. -EINVAL, with nothing changed, if @ok refuses.
+ */
+int kmp_set_option_if(unsigned int *var, unsigned int val,
+		      bool (*ok)(unsigned int val))
+{
+	int ret = 0;
+
+	mutex_lock(&kmp_control_lock);
+	if (ok && !ok(val)) {
+		ret = -EINVAL;
+	} else {
+		WRITE_ONCE(*var, val);
+		kmp_mode_update();
+	}
+	mutex_unlock(&kmp_control_lock);
+	return ret;
+}
+
+/* Set an option's knob; the mode follows. */
 int kmemprof_set_option(unsigned int *var, unsigned int val)
 {
-	mutex_lock(&kmp_control_lock);
-	WRITE_ONCE(*var, val);
-	kmp_mode_update();
-	mutex_unlock(&kmp_control_lock);
-	return 0;
+	return kmp_set_option_if(var, val, NULL);
 }
 
 /*

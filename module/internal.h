@@ -322,6 +322,7 @@ void kmp_live_walk(void (*fn)(unsigned long key, const struct kmp_obj *obj,
 			      void *priv), void *priv);
 void kmp_live_clear(void);
 u32 kmp_live_used(void);
+extern void (*kmp_live_test_point)(unsigned long key);	/* KMP_TEST_HOOKS */
 size_t kmp_live_memory(void);
 
 extern unsigned int kmp_max_hist;
@@ -352,7 +353,7 @@ void kmp_cpu_totals(int cpu, struct kmp_cpu_totals *t);
 
 u64 kmp_now(void);
 void kmp_clock_init(void);
-void kmp_clock_set(kmp_clock_t *clock);
+void kmp_clock_set(kmp_clock_t *clock);	/* KMP_TEST_HOOKS only */
 
 /* stacks.c: sampled stacks, one record per (tag, stack). */
 struct kmp_stack {
@@ -416,18 +417,36 @@ int kmp_probes_init(void);
 
 int kmp_probes_set(bool enabled, unsigned int kinds);
 unsigned int kmp_probes_avail(void);
+#ifdef KMEMPROF_TEST_BUILD
 bool kmp_test_missing(const char *name);
+#else
+/* test_missing is a parameter of the rig's test build alone. */
+static inline bool kmp_test_missing(const char *name)
+{
+	return false;
+}
+#endif
 void kmp_events_reset(void);
 u64 kmp_probe_samples(void);
 u64 kmp_probe_ns(void);
 
 void kmp_control_exit(void);
 int kmemprof_set_option(unsigned int *var, unsigned int val);
+int kmp_set_option_if(unsigned int *var, unsigned int val,
+		      bool (*ok)(unsigned int val));
 int kmp_walk_views(void (*fn)(unsigned long key, const struct kmp_obj *obj,
 			      void *priv), void *priv);
 extern unsigned int kmp_leak_age_ms;
 
 /* procfs.c, sysctl.c, debugfs.c */
+struct kmp_proc_line {		/* a line of /proc/kmemprof, in parts */
+	const char *site, *callers, *kind;
+	size_t site_len, callers_len, kind_len;
+	unsigned long flags;	/* the tag's: KMP_TAG_* */
+	const struct kmp_totals *t;
+};
+
+void kmp_proc_put(struct seq_file *m, const struct kmp_proc_line *l);
 int kmp_procfs_init(void);
 void kmp_procfs_exit(void);
 int kmp_sysctl_init(void);
@@ -596,7 +615,7 @@ struct kmp_slot {
 	u32 tag;
 	u32 size;
 	u32 req;
-	u32 pad;
+	u32 seq;	/* publishes of the slot, for the walkers: see live.c */
 };
 
 static_assert(sizeof(struct kmp_slot) == 32);
@@ -635,7 +654,10 @@ static __always_inline void kmp_slot_get(const struct kmp_slot *s,
 	kmp_time_cpu_split(READ_ONCE(s->time_cpu), obj);
 }
 
-/* Fill a slot this CPU holds as KMP_BUSY, and publish it as @key. */
+/*
+ * Fill a slot this CPU holds as KMP_BUSY (claimed with a fully ordered
+ * cmpxchg), and publish it as @key with the next sequence number.
+ */
 static __always_inline void kmp_slot_publish(struct kmp_slot *s,
 					     unsigned long key,
 					     const struct kmp_obj *obj)
@@ -644,6 +666,7 @@ static __always_inline void kmp_slot_publish(struct kmp_slot *s,
 	WRITE_ONCE(s->size, obj->size);
 	WRITE_ONCE(s->req, obj->req);
 	WRITE_ONCE(s->time_cpu, kmp_time_cpu(obj));
+	WRITE_ONCE(s->seq, s->seq + 1);
 	smp_store_release(&s->key, key);	/* pairs with the acquires */
 }
 
@@ -710,7 +733,8 @@ static __always_inline struct kmp_slot *kmp_live_claim(unsigned long key)
 		empty = &s[3];
 	else
 		return NULL;
-	if (cmpxchg_relaxed(&empty->key, 0, KMP_BUSY) != 0)
+	/* fully ordered: the walkers' sequence check needs it (live.c) */
+	if (cmpxchg(&empty->key, 0, KMP_BUSY) != 0)
 		return NULL;
 	return empty;
 }
@@ -724,6 +748,7 @@ static __always_inline void kmp_live_fill(struct kmp_slot *s,
 	WRITE_ONCE(s->size, size);
 	WRITE_ONCE(s->req, req);
 	WRITE_ONCE(s->time_cpu, 0);
+	WRITE_ONCE(s->seq, s->seq + 1);
 	/* the object before the key: pairs with the walkers' acquire */
 	smp_store_release(&s->key, key);
 }

@@ -33,21 +33,56 @@
 #define KMP_MAX_TAGS	BIT(24)
 #define KMP_MAX_LIVE	BIT(28)
 
-/* min_size never above a set max_size, nor max_size below min_size. */
-static int kmp_set_min_size(unsigned int val)
+#if KMP_TEST_HOOKS
+/* For the KUnit suites (testhooks.c): between a bound's check and its store. */
+void (*kmp_knob_test_point)(const char *name, unsigned int val);
+
+static void kmp_knob_checked(const char *name, unsigned int val)
+{
+	typeof(kmp_knob_test_point) fn = READ_ONCE(kmp_knob_test_point);
+
+	if (fn)
+		fn(name, val);
+}
+#else
+static inline void kmp_knob_checked(const char *name, unsigned int val)
+{
+}
+#endif
+
+/*
+ * min_size never above a set max_size, nor max_size below min_size: each
+ * is checked against the other under kmp_control_lock, with its store
+ * (kmp_set_option_if()), so that two writers cannot both pass their
+ * checks and leave the bounds crossed, which would filter out every slab
+ * event.
+ */
+static bool kmp_min_size_ok(unsigned int val)
 {
 	unsigned int max = READ_ONCE(kmp_max_size);
 
 	if (max && val > max)
-		return -EINVAL;
-	return kmemprof_set_option(&kmp_min_size, val);
+		return false;
+	kmp_knob_checked("min_size", val);
+	return true;
+}
+
+static bool kmp_max_size_ok(unsigned int val)
+{
+	if (val && val < READ_ONCE(kmp_min_size))
+		return false;
+	kmp_knob_checked("max_size", val);
+	return true;
+}
+
+static int kmp_set_min_size(unsigned int val)
+{
+	return kmp_set_option_if(&kmp_min_size, val, kmp_min_size_ok);
 }
 
 static int kmp_set_max_size(unsigned int val)
 {
-	if (val && val < READ_ONCE(kmp_min_size))
-		return -EINVAL;
-	return kmemprof_set_option(&kmp_max_size, val);
+	return kmp_set_option_if(&kmp_max_size, val, kmp_max_size_ok);
 }
 
 #define KMP_ANY		(KMP_KNOB_SYSCTL | KMP_KNOB_OF)

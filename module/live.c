@@ -24,11 +24,12 @@
  * Notes on locking:
  *
  * - A slot's key is 0 (empty), KMP_BUSY (being written) or a live key.
- *   An insert claims an empty slot with cmpxchg 0 -> KMP_BUSY, writes the
- *   object, then publishes the key with smp_store_release(). A remove
- *   finds the key with smp_load_acquire(), reads the object, then frees
- *   the slot with smp_store_release(key, 0): its reads of the object are
- *   ordered before the slot can be claimed again.
+ *   An insert claims an empty slot with a fully ordered cmpxchg 0 ->
+ *   KMP_BUSY, writes the object and the next sequence number (seq + 1),
+ *   then publishes the key with smp_store_release(). A remove finds the
+ *   key with smp_load_acquire(), reads the object, then frees the slot
+ *   with smp_store_release(key, 0): its reads of the object are ordered
+ *   before the slot can be claimed again.
  * - One key has one owner at a time: an object's free cannot run before
  *   its allocation's event has returned (the allocator hands the object
  *   out only after it), and an address is reused only after its free
@@ -43,9 +44,31 @@
  *   spill chain and its entries; kmp_spill_free.lock, taken inside one,
  *   the spill's free list. The probes take them with interrupts already
  *   off; the walkers with raw_spin_lock_irqsave().
- * - The walkers (views, and marking tags) read a slot's key with acquire,
- *   its object, then the key again: an object whose key changed meanwhile
- *   is skipped. They run under kmp_control_lock, so never against
+ * - The walkers (views, and marking tags) read a slot's sequence number,
+ *   its key with acquire, its object, the key again with acquire, and the
+ *   sequence number again (kmp_walk_slot()); an object whose key or
+ *   sequence number changed meanwhile is read again, and skipped after
+ *   KMP_WALK_TRIES readings. The key alone is not enough: SLUB hands a
+ *   freed address out again at once, so between the walker's two reads
+ *   of the key a slot can go from K through 0 and KMP_BUSY back to K with
+ *   another allocation's object, and the walker would join the old
+ *   object's tag with the new one's time. Why the sequence number is
+ *   enough, P being the publish the walker's first key read returns:
+ *   (a) Sequence numbers only grow: a writer reads seq after its claim,
+ *   which is fully ordered and reads from (or after) the release that
+ *   ended the previous owner's hold, whose seq store came before it.
+ *   (b) The first seq read returns P's number or an older one: had it
+ *   returned a later publish W's, then W's claim, ordered before W's seq
+ *   store by the cmpxchg, would be seen by the key read after it
+ *   (smp_rmb()), which would return KMP_BUSY or later, not P's key.
+ *   (c) If any read of the object returned a later writer W's store, W's
+ *   claim is ordered before that store, so the second key read (after
+ *   smp_rmb()) returns W's KMP_BUSY or later. If it still equals the
+ *   key, it was published at or after W, and after its acquire the last
+ *   seq read returns that publish's number or a later one: above P's.
+ *   So an object is taken only whole from P. The number wraps only after
+ *   2^32 publishes of one slot within one reading of it.
+ *   The walkers run under kmp_control_lock, so never against
  *   kmp_live_clear(), which runs with the probes detached.
  *
  * Lock order: spill bucket lock -> kmp_spill_free.lock. Nothing else nests.
@@ -63,6 +86,7 @@
 #include "internal.h"
 
 #define KMP_SPILL_LOCKS		256
+#define KMP_WALK_TRIES		4	/* readings of a slot that keeps changing */
 
 unsigned int kmp_max_live = 1U << 19;
 
@@ -225,7 +249,7 @@ retry:
 
 		if (k == key) {
 			/* Ours alone (see the notes): take it over. */
-			if (cmpxchg_relaxed(&s[i].key, key, KMP_BUSY) != key)
+			if (cmpxchg(&s[i].key, key, KMP_BUSY) != key)
 				goto retry;
 			kmp_slot_get(&s[i], old);
 			kmp_slot_publish(&s[i], key, obj);
@@ -238,7 +262,7 @@ retry:
 	    kmp_spill_replace(key, obj, old))
 		return KMP_INS_STALE;
 	if (empty >= 0) {
-		if (cmpxchg_relaxed(&s[empty].key, 0, KMP_BUSY) != 0)
+		if (cmpxchg(&s[empty].key, 0, KMP_BUSY) != 0)
 			goto retry;
 		kmp_slot_publish(&s[empty], key, obj);
 		return KMP_INS_NEW;
@@ -263,6 +287,69 @@ bool kmp_live_remove(unsigned long key, struct kmp_obj *obj)
 	return true;
 }
 
+#if KMP_TEST_HOOKS
+/*
+ * For the KUnit suites (testhooks.c): called by a walk at each slot with
+ * a live key, between its reads of the object's fields.
+ */
+void (*kmp_live_test_point)(unsigned long key);
+
+static void kmp_walk_test_point(unsigned long key)
+{
+	typeof(kmp_live_test_point) fn = READ_ONCE(kmp_live_test_point);
+
+	if (fn)
+		fn(key);
+}
+#else
+static inline void kmp_walk_test_point(unsigned long key)
+{
+}
+#endif
+
+/* A walk's read of a slot's object (kmp_slot_get()'s reads). */
+static void kmp_walk_read(const struct kmp_slot *s, unsigned long key,
+			  struct kmp_obj *obj)
+{
+	obj->tag = READ_ONCE(s->tag);
+	obj->size = READ_ONCE(s->size);
+	obj->req = READ_ONCE(s->req);
+	kmp_walk_test_point(key);
+	kmp_time_cpu_split(READ_ONCE(s->time_cpu), obj);
+}
+
+/*
+ * A walk's reading of slot @s: true, with its key in *@keyp and its object
+ * in @obj, all from one publish of the slot; false if the slot is empty or
+ * being written, or changed under each of KMP_WALK_TRIES readings. The
+ * notes say why the sequence number read first and last, with the key
+ * read twice between, is enough.
+ */
+static bool kmp_walk_slot(const struct kmp_slot *s, unsigned long *keyp,
+			  struct kmp_obj *obj)
+{
+	unsigned int tries;
+	unsigned long key;
+	u32 seq;
+
+	for (tries = 0; tries < KMP_WALK_TRIES; tries++) {
+		seq = READ_ONCE(s->seq);
+		smp_rmb();	/* the sequence number before the key */
+		/* pairs with kmp_slot_publish()'s release */
+		key = smp_load_acquire(&s->key);
+		if (!key || key == KMP_BUSY)
+			return false;
+		kmp_walk_read(s, key, obj);
+		smp_rmb();	/* the object before the key again */
+		if (smp_load_acquire(&s->key) == key &&
+		    READ_ONCE(s->seq) == seq) {
+			*keyp = key;
+			return true;
+		}
+	}
+	return false;
+}
+
 /*
  * Call @fn on every live object. Slots are read without a lock (see the
  * notes); spill chains one at a time under their lock, with interrupts
@@ -278,14 +365,8 @@ void kmp_live_walk(void (*fn)(unsigned long key, const struct kmp_obj *obj,
 	u32 b, e;
 
 	for (i = 0; i < nslots; i++) {
-		/* pairs with kmp_slot_publish()'s release */
-		key = smp_load_acquire(&kmp_tab.slots[i].key);
-		if (key && key != KMP_BUSY) {
-			kmp_slot_get(&kmp_tab.slots[i], &obj);
-			smp_rmb();	/* the object before the key again */
-			if (READ_ONCE(kmp_tab.slots[i].key) == key)
-				fn(key, &obj, priv);
-		}
+		if (kmp_walk_slot(&kmp_tab.slots[i], &key, &obj))
+			fn(key, &obj, priv);
 		if (!(i & 4095))
 			cond_resched();
 	}

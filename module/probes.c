@@ -386,7 +386,12 @@ undo:
 	return ret;
 }
 
-/* For tests only: tracepoints and hooks to treat as missing. */
+#ifdef KMEMPROF_TEST_BUILD
+/*
+ * For the guest tests only (tests/integration/55-degraded.sh), in the
+ * rig's test build alone (module/Kbuild): tracepoints and hooks to treat
+ * as missing. The module that is installed has no such parameter.
+ */
 static char *test_missing;
 module_param(test_missing, charp, 0444);
 MODULE_PARM_DESC(test_missing,
@@ -405,6 +410,7 @@ bool kmp_test_missing(const char *name)
 	}
 	return false;
 }
+#endif
 
 static void kmp_find_tp(struct tracepoint *tp, void *priv)
 {

@@ -3,8 +3,9 @@
  * kmemprof: /proc/kmemprof, one line per tag in allocinfo's layout.
  *
  * The format is the contract in Documentation/kmemprof.rst; the header
- * lives in include/kmemprof/format.h, and kmp_proc_line() is the one place
- * a line is laid out.
+ * lives in include/kmemprof/format.h, and kmp_proc_put() is the one place
+ * a line is laid out, through a checked seq_buf: a line cannot overrun the
+ * buffer, and one that does not fit is laid out again in a larger one.
  *
  * Notes on locking: the view takes no lock of the tables. Each line sums
  * its tag's per-CPU counters once (kmp_tag_totals()), so it is consistent
@@ -15,34 +16,18 @@
 
 #include <linux/bitops.h>
 #include <linux/proc_fs.h>
+#include <linux/seq_buf.h>
 #include <linux/seq_file.h>
 #include <linux/string.h>
 
 #include <kmemprof/format.h>
 #include "internal.h"
 
-/*
- * The most a line has besides its site, callers and kind texts: six
- * numbers of up to 20 digits, and the words around them.
- */
-#define KMP_PROC_FIXED							\
-	(6 * 20 + sizeof("  kind: allocs: frees: bytes: req:"		\
-			 " sampled:yes accurate:no module:unloaded\n") - 1)
-
 struct kmp_proc_iter {
 	char text[KMP_SITE_TEXT_LEN];
 	char callers[KMP_CALLERS_TEXT_LEN];
 	struct kmp_totals t;
 };
-
-/* @s, without its NUL, at @p; returns the end. */
-static char *kmp_put_str(char *p, const char *s, size_t len)
-{
-	memcpy(p, s, len);
-	return p + len;
-}
-
-#define kmp_put_lit(p, lit)	kmp_put_str(p, lit, sizeof(lit) - 1)
 
 /*
  * How many digits @v has. Its bit length times log10(2) (1233 / 4096, a
@@ -93,80 +78,135 @@ static char *kmp_put_dec(char *p, u64 v, unsigned int n)
 	return end;
 }
 
-/* @v in decimal at @p; returns the end. */
-static char *kmp_put_u64(char *p, u64 v)
+/*
+ * The writes of a line go through a seq_buf over the room left in
+ * seq_file's buffer, each checked against its end: one that does not fit
+ * writes nothing and marks the seq_buf overflowed, and so does every one
+ * after it (len is then size + 1). The check is an add and a compare; the
+ * kernel's own seq_buf_putmem() would be a call, and is not exported.
+ */
+static __always_inline bool kmp_sb_room(struct seq_buf *s, size_t n)
 {
-	return kmp_put_dec(p, v, kmp_dec_len(v));
+	if (unlikely(s->len + n > s->size)) {
+		seq_buf_set_overflow(s);
+		return false;
+	}
+	return true;
 }
 
-/*
- * @v right-aligned in @width columns (at most 16), as "%*llu"; returns the
- * end. The spaces go over the whole width and the digits over their end:
- * for a constant width, the copy is a load and a store or two where a
- * memset() would be a call (arm64 builds without the vector registers
- * that GCC's inline memset() wants).
- */
-static __always_inline char *kmp_put_u64_w(char *p, u64 v,
-					   unsigned int width)
+/* @len bytes of @str, without a NUL. */
+static __always_inline void kmp_sb_put(struct seq_buf *s, const char *str,
+				       size_t len)
+{
+	if (kmp_sb_room(s, len)) {
+		memcpy(s->buffer + s->len, str, len);
+		s->len += len;
+	}
+}
+
+#define kmp_sb_lit(s, lit)	kmp_sb_put(s, lit, sizeof(lit) - 1)
+
+/* @v in decimal. */
+static __always_inline void kmp_sb_u64(struct seq_buf *s, u64 v)
 {
 	unsigned int n = kmp_dec_len(v);
 
-	if (n >= width)
-		return kmp_put_dec(p, v, n);
-	memcpy(p, "                ", width);
-	kmp_put_dec(p + width - n, v, n);
-	return p + width;
+	if (kmp_sb_room(s, n)) {
+		kmp_put_dec(s->buffer + s->len, v, n);
+		s->len += n;
+	}
 }
 
 /*
- * One tag: "%12llu %8llu <site> kind:... allocs:... ...". A read of 10k
+ * @v right-aligned in @width columns (at most 16), as "%*llu". The spaces
+ * go over the whole width and the digits over their end: for a constant
+ * width, the copy is a load and a store or two where a memset() would be
+ * a call (arm64 builds without the vector registers that GCC's inline
+ * memset() wants).
+ */
+static __always_inline void kmp_sb_u64_w(struct seq_buf *s, u64 v,
+					 unsigned int width)
+{
+	unsigned int n = kmp_dec_len(v);
+	char *p;
+
+	if (n >= width) {
+		if (kmp_sb_room(s, n)) {
+			kmp_put_dec(s->buffer + s->len, v, n);
+			s->len += n;
+		}
+		return;
+	}
+	if (kmp_sb_room(s, width)) {
+		p = s->buffer + s->len;
+		memcpy(p, "                ", width);
+		kmp_put_dec(p + width - n, v, n);
+		s->len += width;
+	}
+}
+
+/*
+ * One line: "%12llu %8llu <site> kind:... allocs:... ...". A read of 10k
  * tags spends most of its time here: the line is laid out in place in
  * seq_file's buffer, without a seq_file call per field (that cost twice
- * the rest of the read) or a copy. Without room for the longest the line
- * could be, it is not laid out: the buffer is marked full, and seq_file
- * asks for the line again with an empty one.
+ * the rest of the read) or a copy, every write checked against the room
+ * left (kmp_sb_*()). A line that does not fit whole is not kept: the
+ * buffer is marked full (seq_commit(m, -1)), and seq_file asks for the
+ * line again with a larger buffer, as it does for seq_printf(). A line
+ * that fits to the last byte marks it full too (seq_file needs a byte
+ * more to tell it from an overflow), with the same outcome.
  */
+void kmp_proc_put(struct seq_file *m, const struct kmp_proc_line *l)
+{
+	const struct kmp_totals *t = l->t;
+	struct seq_buf s;
+	size_t room;
+	char *buf;
+
+	room = seq_get_buf(m, &buf);
+	seq_buf_init(&s, buf, room);
+	kmp_sb_u64_w(&s, t->live_bytes, 12);
+	kmp_sb_lit(&s, " ");
+	kmp_sb_u64_w(&s, t->live_objs, 8);
+	kmp_sb_lit(&s, " ");
+	kmp_sb_put(&s, l->site, l->site_len);
+	kmp_sb_lit(&s, " kind:");
+	kmp_sb_put(&s, l->kind, l->kind_len);
+	kmp_sb_lit(&s, " allocs:");
+	kmp_sb_u64(&s, t->allocs);
+	kmp_sb_lit(&s, " frees:");
+	kmp_sb_u64(&s, t->frees);
+	kmp_sb_lit(&s, " bytes:");
+	kmp_sb_u64(&s, t->bytes);
+	kmp_sb_lit(&s, " req:");
+	kmp_sb_u64(&s, t->req);
+	kmp_sb_put(&s, l->callers, l->callers_len);
+	if (test_bit(KMP_TAG_SAMPLED, &l->flags))
+		kmp_sb_lit(&s, " sampled:yes");
+	if (test_bit(KMP_TAG_INACCURATE, &l->flags))
+		kmp_sb_lit(&s, " accurate:no");
+	if (test_bit(KMP_TAG_GONE, &l->flags))
+		kmp_sb_lit(&s, " module:unloaded");
+	kmp_sb_lit(&s, "\n");
+	seq_commit(m, seq_buf_has_overflowed(&s) ? -1 : (int)seq_buf_used(&s));
+}
+
+/* The line of tag @idx. */
 static void kmp_proc_line(struct seq_file *m, u32 idx,
 			  struct kmp_proc_iter *it)
 {
 	struct kmp_tag *tag = kmp_tag_at(idx);
-	const char *kind = kmp_kind_name(tag->kind);
-	size_t kind_len = strlen(kind), site_len, callers_len;
-	const char *site = kmp_tag_site(tag, it->text, &site_len);
-	const char *callers = kmp_tag_callers(tag, it->callers, &callers_len);
-	struct kmp_totals *t = &it->t;	/* not on the stack: not zeroed */
-	char *line, *p;
+	struct kmp_proc_line l = {
+		.kind = kmp_kind_name(tag->kind),
+		.flags = READ_ONCE(tag->flags),
+		.t = &it->t,	/* not on the stack: not zeroed */
+	};
 
-	if (seq_get_buf(m, &line) <=
-	    site_len + callers_len + kind_len + KMP_PROC_FIXED) {
-		seq_commit(m, -1);
-		return;
-	}
-	kmp_tag_totals(idx, t);
-	p = kmp_put_u64_w(line, t->live_bytes, 12);
-	*p++ = ' ';
-	p = kmp_put_u64_w(p, t->live_objs, 8);
-	*p++ = ' ';
-	p = kmp_put_str(p, site, site_len);
-	p = kmp_put_lit(p, " kind:");
-	p = kmp_put_str(p, kind, kind_len);
-	p = kmp_put_lit(p, " allocs:");
-	p = kmp_put_u64(p, t->allocs);
-	p = kmp_put_lit(p, " frees:");
-	p = kmp_put_u64(p, t->frees);
-	p = kmp_put_lit(p, " bytes:");
-	p = kmp_put_u64(p, t->bytes);
-	p = kmp_put_lit(p, " req:");
-	p = kmp_put_u64(p, t->req);
-	p = kmp_put_str(p, callers, callers_len);
-	if (test_bit(KMP_TAG_SAMPLED, &tag->flags))
-		p = kmp_put_lit(p, " sampled:yes");
-	if (test_bit(KMP_TAG_INACCURATE, &tag->flags))
-		p = kmp_put_lit(p, " accurate:no");
-	if (test_bit(KMP_TAG_GONE, &tag->flags))
-		p = kmp_put_lit(p, " module:unloaded");
-	*p++ = '\n';
-	seq_commit(m, p - line);
+	l.kind_len = strlen(l.kind);
+	l.site = kmp_tag_site(tag, it->text, &l.site_len);
+	l.callers = kmp_tag_callers(tag, it->callers, &l.callers_len);
+	kmp_tag_totals(idx, &it->t);
+	kmp_proc_put(m, &l);
 }
 
 /* Position 0 is the header, position n the tag of index n - 1. */

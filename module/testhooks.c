@@ -6,6 +6,10 @@
  * and the knobs. Exported with EXPORT_SYMBOL_IF_KUNIT where the kernel
  * has it (kmp_export_test_hook(), compat.h). Nothing in the module calls
  * these.
+ *
+ * Built only into the rig's test build on a kernel with KUnit
+ * (module/Kbuild, KMP_TEST_HOOKS): the module that is installed has none
+ * of it, and tools/rig/package-test.sh checks that.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -148,6 +152,30 @@ int kmemprof_set_knob(const char *name, unsigned int val)
 
 kmp_export_test_hook(kmemprof_set_knob);
 
+/* For the KUnit suites: an unsigned knob's value. */
+int kmemprof_get_knob(const char *name, unsigned int *val)
+{
+	const struct kmp_knob *k = kmp_knob_find(name, KMP_KNOB_SYSCTL);
+
+	if (!k)
+		return -ENOENT;
+	*val = READ_ONCE(*k->var);
+	return 0;
+}
+
+kmp_export_test_hook(kmemprof_get_knob);
+
+/*
+ * Call @fn in a write of min_size or max_size, between the check of the
+ * value against the other bound and its store; NULL for no more calls.
+ */
+void kmemprof_test_knob_point(void (*fn)(const char *name, unsigned int val))
+{
+	WRITE_ONCE(kmp_knob_test_point, fn);
+}
+
+kmp_export_test_hook(kmemprof_test_knob_point);
+
 struct kmp_test_walk {
 	void (*mid)(void *arg);
 	void *arg;
@@ -183,6 +211,140 @@ s64 kmemprof_test_walk(void (*mid)(void *arg), void *arg)
 }
 
 kmp_export_test_hook(kmemprof_test_walk);
+
+struct kmp_test_reuse {
+	unsigned long key;
+	struct kmp_obj now;	/* what the key's address is allocated as */
+	bool fired;
+	struct kmp_test_obj *seen;
+	int n, nseen;
+};
+
+static struct kmp_test_reuse *kmp_test_reuse;
+
+static void kmp_test_obj_set(struct kmp_test_obj *t, const struct kmp_obj *o)
+{
+	t->time = o->time;
+	t->tag = o->tag;
+	t->size = o->size;
+	t->req = o->req;
+	t->cpu = o->cpu;
+}
+
+/* The walk is at @key's slot: its object is freed, its address reused. */
+static void kmp_test_reuse_point(unsigned long key)
+{
+	struct kmp_test_reuse *r = kmp_test_reuse;
+	struct kmp_obj old;
+	unsigned long flags;
+
+	if (!r || r->fired || key != r->key)
+		return;
+	r->fired = true;
+	local_irq_save(flags);
+	kmp_live_remove(key, &old);
+	kmp_live_insert(key, &r->now, &old);
+	local_irq_restore(flags);
+}
+
+static void kmp_test_reuse_one(unsigned long key, const struct kmp_obj *obj,
+			       void *priv)
+{
+	struct kmp_test_reuse *r = priv;
+
+	if (key != r->key)
+		return;
+	if (r->nseen < r->n)
+		kmp_test_obj_set(&r->seen[r->nseen], obj);
+	r->nseen++;
+}
+
+/* The object of live slab @p, from its slot (not the spill), into @obj. */
+static bool kmp_test_slot_obj(const void *p, struct kmp_obj *obj)
+{
+	struct kmp_slot *s;
+
+	if (!kmp_live_find(kmp_key_addr(KMP_KIND_SLAB, (unsigned long)p), &s))
+		return false;
+	kmp_slot_get(s, obj);
+	return true;
+}
+
+/*
+ * Walk the live table as the ages and leaks views do. When the walk is at
+ * the slot of slab object @a, between its reads of the object's fields,
+ * @a is freed and its address allocated again at once, as SLUB does, by an
+ * allocation like @b (@b's tag, sizes, time and CPU). What the walk
+ * reported for @a's address goes to @seen (at most @n), @a's object before
+ * into @was and after into @now; @a's entry is put back as it was. Both
+ * must be in the live table's slots. Returns the number of reports, or
+ * -ENOENT, -EINTR, or -EAGAIN if the walk never reached @a.
+ */
+int kmemprof_test_walk_reuse(const void *a, const void *b,
+			     struct kmp_test_obj *was, struct kmp_test_obj *now,
+			     struct kmp_test_obj *seen, int n)
+{
+	struct kmp_test_reuse r = { .seen = seen, .n = n };
+	struct kmp_obj before, old;
+	unsigned long flags;
+	int ret;
+
+	r.key = kmp_key_addr(KMP_KIND_SLAB, (unsigned long)a);
+	if (!kmp_test_slot_obj(a, &before) || !kmp_test_slot_obj(b, &r.now))
+		return -ENOENT;
+	kmp_test_obj_set(was, &before);
+	kmp_test_obj_set(now, &r.now);
+	WRITE_ONCE(kmp_test_reuse, &r);
+	WRITE_ONCE(kmp_live_test_point, kmp_test_reuse_point);
+	ret = kmp_walk_views(kmp_test_reuse_one, &r);
+	WRITE_ONCE(kmp_live_test_point, NULL);
+	WRITE_ONCE(kmp_test_reuse, NULL);
+	if (r.fired) {
+		local_irq_save(flags);
+		kmp_live_remove(r.key, &old);
+		kmp_live_insert(r.key, &before, &old);
+		local_irq_restore(flags);
+	}
+	if (ret)
+		return ret;
+	return r.fired ? r.nseen : -EAGAIN;
+}
+
+kmp_export_test_hook(kmemprof_test_walk_reuse);
+
+/*
+ * Lay out a line of /proc/kmemprof into @m as a read does, from its parts:
+ * the @site and @callers texts, @kind, the three marks (sampled:yes,
+ * accurate:no, module:unloaded) if @marks, and the totals @t. -E2BIG for
+ * a text longer than a tag's can be, -EINVAL for no such kind.
+ */
+int kmemprof_test_proc_line(struct seq_file *m, const char *site,
+			    const char *callers, enum kmp_kind kind,
+			    bool marks, const struct kmp_totals *t)
+{
+	struct kmp_proc_line l = {
+		.site = site,
+		.site_len = strlen(site),
+		.callers = callers,
+		.callers_len = strlen(callers),
+		.t = t,
+	};
+
+	if (l.site_len >= KMP_SITE_TEXT_LEN ||
+	    l.callers_len >= KMP_CALLERS_TEXT_LEN)
+		return -E2BIG;
+	if (kind >= KMP_KIND_NR)
+		return -EINVAL;
+	l.kind = kmp_kind_name(kind);
+	l.kind_len = strlen(l.kind);
+	if (marks)
+		l.flags = BIT(KMP_TAG_SAMPLED) | BIT(KMP_TAG_INACCURATE) |
+			  BIT(KMP_TAG_GONE);
+	kmp_proc_put(m, &l);
+	return 0;
+}
+
+kmp_export_test_hook(kmemprof_test_proc_line);
 
 /* Whether the hook that stats lists as @name is attached (hooks.c). */
 bool kmemprof_hooked(const char *name)

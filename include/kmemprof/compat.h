@@ -173,13 +173,24 @@
 
 /*
  * The hooks only the KUnit suites call (kmemprof_sum_range() and the
- * like): in KUnit's own namespace from 6.2, which has <kunit/visibility.h>,
- * imported by the test module with KMP_IMPORT_TEST_HOOKS() (the namespace
- * is a string from 6.13); before, exported GPL-only. (6.1.y has the
- * header backported, but a version test is what sparse can read: it
- * does not know __has_include.)
+ * like) exist only in the rig's test build on a kernel with KUnit
+ * (KMP_TEST_HOOKS): in KUnit's own namespace from 6.2, which has
+ * <kunit/visibility.h>, imported by the test module with
+ * KMP_IMPORT_TEST_HOOKS() (the namespace is a string from 6.13); before,
+ * exported GPL-only. (6.1.y has the header backported, but a version test
+ * is what sparse can read: it does not know __has_include.) Elsewhere a
+ * hook that is also the module's own function is not exported at all.
  */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+#if defined(KMEMPROF_TEST_BUILD) && IS_ENABLED(CONFIG_KUNIT)
+#define KMP_TEST_HOOKS			1
+#else
+#define KMP_TEST_HOOKS			0
+#endif
+
+#if !KMP_TEST_HOOKS
+#define kmp_export_test_hook(sym)	struct kmp_no_test_hook_##sym
+#define KMP_IMPORT_TEST_HOOKS()		struct kmp_no_test_hook_ns
+#elif LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
 #include <kunit/visibility.h>
 #define kmp_export_test_hook(sym)	EXPORT_SYMBOL_IF_KUNIT(sym)
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)

@@ -112,6 +112,8 @@ const char *kmemprof_event_name(enum kmp_event ev);
 u64 kmemprof_stat(enum kmp_stat st);
 int kmemprof_parse_events(const char *s, unsigned int *kinds);
 int kmemprof_set_knob(const char *name, unsigned int val);
+int kmemprof_get_knob(const char *name, unsigned int *val);
+void kmemprof_test_knob_point(void (*fn)(const char *name, unsigned int val));
 int kmemprof_sum_callers(enum kmp_kind kind, unsigned long start,
 			 unsigned long end, unsigned long cstart,
 			 unsigned long cend, struct kmp_totals *t);
@@ -123,10 +125,27 @@ int kmemprof_hist_range(enum kmp_kind kind, unsigned long start,
 void kmemprof_set_clock(kmp_clock_t *clock);
 int kmemprof_cpu_cluster(int cpu);
 s64 kmemprof_test_walk(void (*mid)(void *arg), void *arg);
+
+/* An object of the live table, as kmemprof_test_walk_reuse() reports it. */
+struct kmp_test_obj {
+	u64 time;
+	u32 tag;
+	u32 size;
+	u32 req;
+	u32 cpu;
+};
+
+int kmemprof_test_walk_reuse(const void *a, const void *b,
+			     struct kmp_test_obj *was, struct kmp_test_obj *now,
+			     struct kmp_test_obj *seen, int n);
 bool kmemprof_hooked(const char *name);
 void kmemprof_test_nmi_alloc(unsigned long site, const void *ptr,
 			     size_t size);
 void kmemprof_test_nmi_free(const void *ptr);
 void kmemprof_test_nmi_flush(void);
+struct seq_file;
+int kmemprof_test_proc_line(struct seq_file *m, const char *site,
+			    const char *callers, enum kmp_kind kind,
+			    bool marks, const struct kmp_totals *t);
 
 #endif /* _KMEMPROF_KMEMPROF_H */

@@ -610,8 +610,68 @@ static void core_reset_waits_for_walk(struct kunit *test)
 	kfree(obj);
 }
 
+/*
+ * SLUB hands a freed address out again at once. A walk of the live table
+ * (ages, leaks) that is at an object's slot while the object is freed and
+ * its address allocated again must not report the old allocation's tag
+ * with the new one's time: it reports the new allocation whole (or
+ * neither). The walk's test point frees and reallocates between its
+ * reads of the fields, after the tag and sizes and before the time.
+ */
+static u64 walk_clock_now;
+
+static u64 walk_clock(void)
+{
+	return READ_ONCE(walk_clock_now);
+}
+
+static noinline void *walk_alloc_old(void)
+{
+	return kmalloc(64, GFP_KERNEL);
+}
+
+static noinline void *walk_alloc_new(void)
+{
+	return kmalloc(192, GFP_KERNEL);
+}
+
+static void core_walk_reused_address(struct kunit *test)
+{
+	struct kmp_test_obj was, now, seen[2] = {};
+	void *a, *b;
+	int n;
+
+	KMP_ASSERT_EQ(test, kmemprof_set_knob("lifetimes", 1), 0);
+	kmemprof_set_clock(walk_clock);
+	WRITE_ONCE(walk_clock_now, 1600000);
+	a = walk_alloc_old();
+	WRITE_ONCE(walk_clock_now, 3200000);
+	b = walk_alloc_new();
+	n = kmemprof_test_walk_reuse(a, b, &was, &now, seen, ARRAY_SIZE(seen));
+	kfree(a);
+	kfree(b);
+	kmemprof_set_clock(NULL);
+	kmemprof_set_knob("lifetimes", 0);
+	KMP_ASSERT_NOT_NULL(test, a);
+	KMP_ASSERT_NOT_NULL(test, b);
+	KMP_ASSERT_GT(test, n, 0);
+	/* The two allocations differ in every field but the CPU. */
+	KMP_EXPECT_EQ(test, was.time, 1600000);
+	KMP_EXPECT_EQ(test, now.time, 3200000);
+	KUNIT_EXPECT_NE(test, was.tag, now.tag);
+	KMP_EXPECT_EQ(test, n, 1);
+	KMP_EXPECT_EQ_MSG(test, seen[0].tag, now.tag,
+			  "time %llu with tag %u (old: tag %u at %llu)",
+			  seen[0].time, seen[0].tag, was.tag, was.time);
+	KMP_EXPECT_EQ(test, seen[0].size, now.size);
+	KMP_EXPECT_EQ(test, seen[0].req, now.req);
+	KMP_EXPECT_EQ(test, seen[0].time, now.time);
+	KMP_EXPECT_EQ(test, seen[0].cpu, now.cpu);
+}
+
 static struct kunit_case core_cases[] = {
 	KUNIT_CASE(core_reset_waits_for_walk),
+	KUNIT_CASE(core_walk_reused_address),
 	KUNIT_CASE(core_exact),
 	KUNIT_CASE(core_two_sites_two_tags),
 	KUNIT_CASE(core_unpaired_free_changes_no_tag),

@@ -6,7 +6,10 @@
  * refuses values out of range.
  */
 #include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
 #include <linux/kallsyms.h>
+#include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -62,6 +65,7 @@ static int knobs_test_init(struct kunit *test)
 
 static void knobs_test_exit(struct kunit *test)
 {
+	kmemprof_test_knob_point(NULL);
 	kmemprof_set_knob("key_depth", 0);
 	kmemprof_set_knob("stack_depth", 0);
 	kmemprof_set_knob("sample_rate", 1);
@@ -268,12 +272,186 @@ static void knobs_size_bounds_consistent(struct kunit *test)
 	KMP_EXPECT_EQ(test, kmemprof_set_knob("max_size", 4999), -EINVAL);
 }
 
+/* The bounds as they are now: min <= max, or max not set. */
+static bool size_bounds_hold(struct kunit *test, unsigned int *min,
+			     unsigned int *max)
+{
+	KMP_EXPECT_EQ(test, kmemprof_get_knob("min_size", min), 0);
+	KMP_EXPECT_EQ(test, kmemprof_get_knob("max_size", max), 0);
+	return !*max || *min <= *max;
+}
+
+/*
+ * Two writers, each setting one bound so that both together would cross
+ * (min 200, max 100), start at once, round after round, taking turns at
+ * which bound they set. Whichever stores second must see the other's
+ * value, so the bounds never cross. The window between a write's check
+ * and its store is a few instructions, which two writers seldom hit at
+ * once; the test point there (kmemprof_test_knob_point()) sleeps 2 ms to
+ * widen it, so that every round in which both writers run at once hits
+ * it. Each round starts from min_size 1, max_size 0, so that the filter
+ * stays on and no round waits for the static key.
+ */
+#define RACE_ROUNDS	50
+
+struct size_race {
+	atomic_t go;		/* the last round the writers may start */
+	atomic_t done;		/* sets made, by both writers */
+	int ret[2][RACE_ROUNDS + 1];
+};
+
+/* Writer @w sets min_size in odd rounds and max_size in even ones, or back. */
+static int size_race_writer(struct size_race *r, int w)
+{
+	int round;
+	bool min;
+
+	for (round = 1; round <= RACE_ROUNDS; round++) {
+		while (atomic_read_acquire(&r->go) < round)
+			cond_resched();
+		min = (w + round) & 1;
+		r->ret[w][round] = kmemprof_set_knob(min ? "min_size" : "max_size",
+						     min ? 200 : 100);
+		atomic_inc(&r->done);
+	}
+	return 0;
+}
+
+static void size_race_point(const char *name, unsigned int val)
+{
+	usleep_range(2000, 2500);
+}
+
+static int size_race_a(void *arg)
+{
+	return size_race_writer(arg, 0);
+}
+
+static int size_race_b(void *arg)
+{
+	return size_race_writer(arg, 1);
+}
+
+/* Let the writers run out their rounds, and wait for them. */
+static void size_race_finish(struct size_race *r, int writers)
+{
+	atomic_set_release(&r->go, RACE_ROUNDS);
+	while (atomic_read(&r->done) < writers * RACE_ROUNDS)
+		usleep_range(1000, 2000);
+}
+
+static void knobs_size_bounds_race(struct kunit *test)
+{
+	struct size_race *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	unsigned int min, max, crossed = 0, first = 0, fmin = 0, fmax = 0;
+	unsigned int both = 0;
+	int round;
+
+	KMP_ASSERT_NOT_NULL(test, r);
+	if (num_online_cpus() < 2) {
+		kmp_kunit_skip(test, "one CPU: the writers cannot run at once");
+		return;
+	}
+	KUNIT_ASSERT_FALSE(test, IS_ERR(kthread_run(size_race_a, r,
+						    "kmp_size_race_a")));
+	if (IS_ERR(kthread_run(size_race_b, r, "kmp_size_race_b"))) {
+		size_race_finish(r, 1);
+		KUNIT_FAIL(test, "cannot start the second writer");
+		return;
+	}
+	kmemprof_test_knob_point(size_race_point);
+	for (round = 1; round <= RACE_ROUNDS; round++) {
+		kmemprof_set_knob("max_size", 0);
+		kmemprof_set_knob("min_size", 1);
+		atomic_set_release(&r->go, round);
+		while (atomic_read(&r->done) < 2 * round)
+			usleep_range(1000, 2000);
+		if (!size_bounds_hold(test, &min, &max) && !crossed++) {
+			first = round;
+			fmin = min;
+			fmax = max;
+		}
+		/* One of the two writes took, the other was refused. */
+		if (!r->ret[0][round] && !r->ret[1][round])
+			both++;
+	}
+	size_race_finish(r, 2);
+	kmemprof_test_knob_point(NULL);
+	KMP_EXPECT_EQ_MSG(test, crossed, 0,
+			  "min_size above max_size after %u of %d rounds, first in round %u: min %u, max %u",
+			  crossed, RACE_ROUNDS, first, fmin, fmax);
+	KMP_EXPECT_EQ_MSG(test, both, 0,
+			  "both writes took in %u of %d rounds", both,
+			  RACE_ROUNDS);
+}
+
+/*
+ * The same, made to happen every time: while one write of min_size is
+ * between its check against max_size and its store, a write of max_size
+ * that min_size would cross runs. It cannot finish while the first is
+ * there, and once that has stored, it is refused.
+ */
+struct size_interleave {
+	struct completion done;
+	bool fired;
+	bool done_inside;
+	int ret;
+};
+
+static struct size_interleave *size_interleave;
+
+static int size_interleave_max(void *arg)
+{
+	struct size_interleave *c = arg;
+
+	c->ret = kmemprof_set_knob("max_size", 100);
+	complete_all(&c->done);	/* waited for twice */
+	return 0;
+}
+
+static void size_interleave_point(const char *name, unsigned int val)
+{
+	struct size_interleave *c = size_interleave;
+
+	if (c->fired || strcmp(name, "min_size") || val != 200)
+		return;
+	c->fired = true;
+	if (IS_ERR(kthread_run(size_interleave_max, c, "kmp_size_max")))
+		return;
+	c->done_inside = wait_for_completion_timeout(&c->done, HZ / 5) != 0;
+}
+
+static void knobs_size_bounds_checked_with_store(struct kunit *test)
+{
+	struct size_interleave *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	unsigned int min, max;
+	int ret;
+
+	KMP_ASSERT_NOT_NULL(test, c);
+	init_completion(&c->done);
+	size_interleave = c;
+	kmemprof_test_knob_point(size_interleave_point);
+	ret = kmemprof_set_knob("min_size", 200);
+	kmemprof_test_knob_point(NULL);
+	KUNIT_ASSERT_TRUE(test, c->fired);
+	wait_for_completion(&c->done);
+	KMP_EXPECT_EQ(test, ret, 0);
+	KMP_EXPECT_EQ(test, c->ret, -EINVAL);
+	KUNIT_EXPECT_FALSE_MSG(test, c->done_inside,
+			       "max_size was set between min_size's check and its store");
+	KUNIT_EXPECT_TRUE(test, size_bounds_hold(test, &min, &max));
+	KMP_EXPECT_EQ(test, min, 200);
+	KMP_EXPECT_EQ(test, max, 0);
+}
+
 static struct kunit_case knobs_cases[] = {
 	KUNIT_CASE(knobs_key_depth_splits_wrapper),
 	KUNIT_CASE(knobs_sample_rate_keeps_counts),
 	KUNIT_CASE(knobs_size_filter),
 	KUNIT_CASE(knobs_ranges),
 	KUNIT_CASE(knobs_size_bounds_consistent),
+	KUNIT_CASE(knobs_size_bounds_race),
+	KUNIT_CASE(knobs_size_bounds_checked_with_store),
 	{}
 };
 

@@ -202,6 +202,40 @@ elf_kind() { # "ELF64 REL AArch64"
 }
 is_arm64_ko() { [ "$(elf_kind "$1")" = "ELF64 REL AArch64" ]; }
 
+# The test build's code (module/Kbuild: KMEMPROF_TESTS) never reaches a
+# module that is installed: no test_missing parameter, none of the KUnit
+# suites' hooks (testhooks.c's, kmemprof_set_clock() among them, and the
+# clock override behind it), and nothing exported for the suites from the
+# module's other files (their functions stay, for the module's own use).
+hooks_test=$(sed -n 's/^kmp_export_test_hook(\(.*\));$/\1/p' "$TOP"/module/testhooks.c)
+hooks_all=$(sed -n 's/^kmp_export_test_hook(\(.*\));$/\1/p' "$TOP"/module/*.c)
+no_test_code() { # no_test_code NAME KO
+	local found
+	found=$({
+		modinfo -F parm "$2" 2>/dev/null |
+			sed -n 's/^\(test_missing\):.*/parameter:\1/p'
+		aarch64-linux-gnu-nm "$2" 2>/dev/null |
+			awk -v test="$hooks_test kmp_clock_set kmp_test_missing" \
+				-v all="$hooks_all" '
+			BEGIN {
+				n = split(test, a); for (i = 1; i <= n; i++) t[a[i]] = 1
+				n = split(all, a); for (i = 1; i <= n; i++) x[a[i]] = 1
+			}
+			$NF in t { print "symbol:" $NF }
+			$NF ~ /^__ksymtab_/ && substr($NF, 11) in x {
+				print "export:" substr($NF, 11)
+			}'
+	} | sort -u)
+	if [ -z "$hooks_test" ]; then
+		fail "$1" "no kmp_export_test_hook() in module/testhooks.c"
+	elif [ -n "$found" ]; then
+		mapfile -t found < <(echo $found | fold -s -w 72)
+		fail "$1" "$(basename "$2") has test code:" "${found[@]}"
+	else
+		pass "$1"
+	fi
+}
+
 # dkms strips what it builds with 'strip': the cross one, for arm64.
 mkdir -p "$T/bin"
 ln -s "$(command -v aarch64-linux-gnu-strip)" "$T/bin/strip"
@@ -241,6 +275,7 @@ dkms_check() {
 		fail "$name" "not installed: modules.dep does not list updates/dkms/kmemprof.ko"
 	else
 		pass "$name ($rel, $vm, $(($(date +%s) - t0)) s)"
+		no_test_code "no-test-code/${name#dkms-build/}" "$ko"
 	fi
 }
 
@@ -277,6 +312,7 @@ if make -C "$T/src" install KDIR="$KDIR" "${KARGS[@]}" \
 		fail make-install "bad module: $(elf_kind "$ko") ${vm:-}"
 	else
 		pass "make-install (lib/modules/$rel/extra, depmod, $(($(date +%s) - t0)) s)"
+		no_test_code no-test-code/make-install "$ko"
 	fi
 else
 	fail make-install "$(tail -n 20 "$T/install.log")"
