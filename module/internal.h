@@ -908,6 +908,10 @@ bool kmp_hook_attached(const char *name);
  */
 #define KMP_SITE_BULK	1UL
 
+/* main.c: code is going (the module notifier). */
+void kmp_code_going(bool (*within)(unsigned long, const struct module *),
+		    const struct module *mod);
+
 /* callsite.c: at load, and from the module notifier. */
 int kmp_fn_size(unsigned long addr, unsigned long *size);
 void kmp_relays_init(void);

@@ -128,5 +128,16 @@ void kmemprof_test_nmi_alloc(unsigned long site, const void *ptr,
 			     size_t size);
 void kmemprof_test_nmi_free(const void *ptr);
 void kmemprof_test_nmi_flush(void);
+unsigned long kmemprof_test_page_walk(unsigned long fp, unsigned int *passed,
+				      unsigned long *fast);
+void kmemprof_test_slab_event(unsigned long site, const void *ptr,
+			      size_t size);
+void kmemprof_test_slab_free_event(const void *ptr);
+void kmemprof_test_page_event(unsigned long fp, const struct page *page,
+			      unsigned int order);
+void kmemprof_test_page_free_event(const struct page *page,
+				   unsigned int order);
+int kmemprof_test_pfn_event(unsigned long pfn, unsigned int order, bool free);
+void kmemprof_test_code_going(unsigned long start, unsigned long end);
 
 #endif /* _KMEMPROF_KMEMPROF_H */
