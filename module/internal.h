@@ -836,13 +836,58 @@ size_t kmp_pfnmap_memory(void);
  */
 #define KMP_PROBE_SKIP	(IS_ENABLED(CONFIG_HAVE_STATIC_CALL) ? 1 : 2)
 
+#if KMP_HAVE_FP_WALK
+/*
+ * The bounds of the walks (here and in callsite.c): the last address a
+ * frame record may start at on the stack that @fp, the walk's first
+ * record, is on. The walk never leaves that stack: it stops at a link to
+ * a record that is not strictly above the last one, not 8-aligned, or not
+ * wholly on that stack (kmp_fp_stop()). A chain that goes on to another
+ * stack (from the IRQ stack to the task's, which is the one move the
+ * kernel's unwinder makes), or a corrupt x29, ends the walk there, and
+ * the page event takes the general path, whose unwinder
+ * (stack_trace_save()) knows the other stacks.
+ *
+ * The kernel's unwinder finds the IRQ stack from irq_stack_ptr, which no
+ * kernel exports to modules. With VMAP_STACK it need not: every stack the
+ * kernel runs on, the task's, the per-CPU IRQ stack and the SDEI and EFI
+ * runtime stacks, is THREAD_SIZE long and aligned to THREAD_ALIGN (at
+ * least THREAD_SIZE; arch_alloc_vmap_stack(), and the entry code's test
+ * for an overflow relies on it), so the stack's end is @fp rounded up to
+ * THREAD_SIZE: one OR, and no per-CPU read. The one exception is the
+ * per-CPU overflow stack (4 KiB, on the way to a panic), whose walk may
+ * read per-CPU data past its end, mapped memory all the same. Without
+ * VMAP_STACK the IRQ stack is a per-CPU array of no known alignment: the
+ * walk then goes only on the task's own stack (task_stack_page(), which
+ * is THREAD_SIZE-aligned there too), and from any other reads the first
+ * record alone (0: no record is next).
+ */
+static __always_inline unsigned long kmp_fp_last(unsigned long fp)
+{
+#ifdef CONFIG_VMAP_STACK
+	BUILD_BUG_ON(IRQ_STACK_SIZE != THREAD_SIZE);
+#else
+	if ((fp & ~(THREAD_SIZE - 1)) != (unsigned long)task_stack_page(current))
+		return 0;
+#endif
+	return (fp | (THREAD_SIZE - 1)) - 15;
+}
+
+/* Whether the walk stops at @next, read from the record at @rec. */
+static __always_inline bool kmp_fp_stop(unsigned long next,
+					const unsigned long *rec,
+					unsigned long last)
+{
+	return next <= (unsigned long)rec || next > last || (next & 7);
+}
+#endif
+
 /*
  * From the probe's own frame record @fp, up the callers' records to the
  * first return address that is not an allocator's or the tracepoint's:
  * true with its site entry in *@ep, or false where a return address is
- * not in the site table yet or a record looks wrong. Each record must lie above the last
- * and within a stack's size of the first, so nothing outside the stack
- * the walk started on is ever read.
+ * not in the site table yet or a record looks wrong. Nothing outside the
+ * stack the walk started on is ever read (kmp_fp_last()).
  *
  * @skip records are passed without a lookup of their return addresses
  * (KMP_PROBE_SKIP). The general path still looks at them (callsite.c).
@@ -852,14 +897,14 @@ kmp_page_site_fast(unsigned long fp, unsigned int skip,
 		   const struct kmp_site **ep)
 {
 #if KMP_HAVE_FP_WALK
-	unsigned long top = fp + THREAD_SIZE;
+	unsigned long last = kmp_fp_last(fp);
 	unsigned int i;
 
 	for (i = 0; i < skip; i++) {
 		const unsigned long *rec = (const unsigned long *)fp;
 
 		fp = READ_ONCE(rec[0]);
-		if (fp <= (unsigned long)rec || fp >= top || (fp & 7))
+		if (kmp_fp_stop(fp, rec, last))
 			return false;
 	}
 	for (i = 0; i < KMP_FP_FRAMES; i++) {
@@ -874,7 +919,7 @@ kmp_page_site_fast(unsigned long fp, unsigned int skip,
 			return !e->flags;
 		}
 		fp = READ_ONCE(rec[0]);
-		if (fp <= (unsigned long)rec || fp >= top || (fp & 7))
+		if (kmp_fp_stop(fp, rec, last))
 			return false;
 	}
 #endif
