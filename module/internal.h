@@ -158,7 +158,10 @@ struct kmp_obj {
 	u16 cpu;	/* allocating CPU */
 };
 
-/* Live-table keys: the low two bits say the kind, so kinds never mix. */
+/*
+ * Live-table keys: the low two bits say the kind, so kinds never mix, and
+ * none is 0 (empty: slab pointers are not NULL) or KMP_BUSY (3).
+ */
 static inline unsigned long kmp_key_addr(enum kmp_kind kind, unsigned long a)
 {
 	return a | kind;	/* slab and percpu pointers are 4-aligned */
@@ -511,9 +514,11 @@ static __always_inline u32 kmp_hash(unsigned long key)
 /*
  * One entry per call site of a tag keyed by its site alone, and per
  * return address of a frame that a page event's walk passes over. Keys
- * are (address << 2) | kind: kernel addresses have their top bits set, so
- * no two differ in those alone. 0 is empty, KMP_SITE_TOMB a site whose
- * code went away (lookups go on past it).
+ * are (address << 2) | (kind + 1): kernel addresses have their top bits
+ * set, so no two differ in those alone, and the low two bits are never 0,
+ * not even for site 0 (a site the unwinder could not find): so no key is
+ * 0, which is empty, or KMP_SITE_TOMB, a site whose code went away
+ * (lookups go on past it).
  */
 struct kmp_site {
 	unsigned long key;
@@ -522,7 +527,7 @@ struct kmp_site {
 	u32 flags;	/* KMP_SITE_* */
 };
 
-#define KMP_SITE_TOMB	1UL
+#define KMP_SITE_TOMB	4UL	/* low bits 0: no kind */
 #define KMP_SITE_FRAME	BIT(0)	/* a frame to pass over: go up one */
 #define KMP_SITE_SLOW	BIT(1)	/* the general path: unwind, relay */
 #define KMP_SITE_PROBES	8	/* entries looked at before giving up */
@@ -530,7 +535,8 @@ struct kmp_site {
 static __always_inline unsigned long kmp_site_key(unsigned long addr,
 						  enum kmp_kind kind)
 {
-	return addr << 2 | kind;
+	BUILD_BUG_ON(KMP_KIND_NR > 3);
+	return addr << 2 | (kind + 1);
 }
 
 /* Where the site table starts to look for @key. */
@@ -588,7 +594,12 @@ static __always_inline struct kmp_counters *kmp_ctr(u32 idx)
 /* --- The live table (live.c) --- */
 
 #define KMP_GROUP	4
-#define KMP_BUSY	1UL	/* a slot being written: no key is 1 */
+/*
+ * A slot being written. Live keys have their kind in the low two bits
+ * (kmp_key_addr(), kmp_key_pfn()) and no kind is 3, so no key is
+ * KMP_BUSY, not even PFN 0's (1) or a NULL percpu pointer's (2).
+ */
+#define KMP_BUSY	3UL
 
 struct kmp_slot {
 	unsigned long key;
