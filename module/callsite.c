@@ -282,13 +282,14 @@ bool kmp_site_is_relay(unsigned long site)
  * allocator's entry points, whose own return addresses go to f->skip (the
  * caller enters them in the site table, so that the next walk,
  * kmp_page_site_fast(), passes them inline). Where the records can't be
- * walked, the unwinder finds it, into @f.
+ * walked, or leave the stack the walk started on (kmp_fp_last()), the
+ * unwinder finds it, into @f.
  */
 unsigned long kmp_page_site(unsigned long fp, struct kmp_frames *f,
 			    unsigned int after)
 {
 #if KMP_HAVE_FP_WALK
-	unsigned long top = fp + THREAD_SIZE;
+	unsigned long last = kmp_fp_last(fp);
 	unsigned int i;
 #endif
 
@@ -305,7 +306,7 @@ unsigned long kmp_page_site(unsigned long fp, struct kmp_frames *f,
 			return lr;
 		f->skip[f->nskip++] = lr;
 		fp = READ_ONCE(rec[0]);
-		if (fp <= (unsigned long)rec || fp >= top || (fp & 7))
+		if (kmp_fp_stop(fp, rec, last))
 			break;
 	}
 #endif

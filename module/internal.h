@@ -158,7 +158,10 @@ struct kmp_obj {
 	u16 cpu;	/* allocating CPU */
 };
 
-/* Live-table keys: the low two bits say the kind, so kinds never mix. */
+/*
+ * Live-table keys: the low two bits say the kind, so kinds never mix, and
+ * none is 0 (empty: slab pointers are not NULL) or KMP_BUSY (3).
+ */
 static inline unsigned long kmp_key_addr(enum kmp_kind kind, unsigned long a)
 {
 	return a | kind;	/* slab and percpu pointers are 4-aligned */
@@ -530,9 +533,11 @@ static __always_inline u32 kmp_hash(unsigned long key)
 /*
  * One entry per call site of a tag keyed by its site alone, and per
  * return address of a frame that a page event's walk passes over. Keys
- * are (address << 2) | kind: kernel addresses have their top bits set, so
- * no two differ in those alone. 0 is empty, KMP_SITE_TOMB a site whose
- * code went away (lookups go on past it).
+ * are (address << 2) | (kind + 1): kernel addresses have their top bits
+ * set, so no two differ in those alone, and the low two bits are never 0,
+ * not even for site 0 (a site the unwinder could not find): so no key is
+ * 0, which is empty, or KMP_SITE_TOMB, a site whose code went away
+ * (lookups go on past it).
  */
 struct kmp_site {
 	unsigned long key;
@@ -541,7 +546,7 @@ struct kmp_site {
 	u32 flags;	/* KMP_SITE_* */
 };
 
-#define KMP_SITE_TOMB	1UL
+#define KMP_SITE_TOMB	4UL	/* low bits 0: no kind */
 #define KMP_SITE_FRAME	BIT(0)	/* a frame to pass over: go up one */
 #define KMP_SITE_SLOW	BIT(1)	/* the general path: unwind, relay */
 #define KMP_SITE_PROBES	8	/* entries looked at before giving up */
@@ -549,7 +554,8 @@ struct kmp_site {
 static __always_inline unsigned long kmp_site_key(unsigned long addr,
 						  enum kmp_kind kind)
 {
-	return addr << 2 | kind;
+	BUILD_BUG_ON(KMP_KIND_NR > 3);
+	return addr << 2 | (kind + 1);
 }
 
 /* Where the site table starts to look for @key. */
@@ -607,7 +613,12 @@ static __always_inline struct kmp_counters *kmp_ctr(u32 idx)
 /* --- The live table (live.c) --- */
 
 #define KMP_GROUP	4
-#define KMP_BUSY	1UL	/* a slot being written: no key is 1 */
+/*
+ * A slot being written. Live keys have their kind in the low two bits
+ * (kmp_key_addr(), kmp_key_pfn()) and no kind is 3, so no key is
+ * KMP_BUSY, not even PFN 0's (1) or a NULL percpu pointer's (2).
+ */
+#define KMP_BUSY	3UL
 
 struct kmp_slot {
 	unsigned long key;
@@ -861,13 +872,58 @@ size_t kmp_pfnmap_memory(void);
  */
 #define KMP_PROBE_SKIP	(IS_ENABLED(CONFIG_HAVE_STATIC_CALL) ? 1 : 2)
 
+#if KMP_HAVE_FP_WALK
+/*
+ * The bounds of the walks (here and in callsite.c): the last address a
+ * frame record may start at on the stack that @fp, the walk's first
+ * record, is on. The walk never leaves that stack: it stops at a link to
+ * a record that is not strictly above the last one, not 8-aligned, or not
+ * wholly on that stack (kmp_fp_stop()). A chain that goes on to another
+ * stack (from the IRQ stack to the task's, which is the one move the
+ * kernel's unwinder makes), or a corrupt x29, ends the walk there, and
+ * the page event takes the general path, whose unwinder
+ * (stack_trace_save()) knows the other stacks.
+ *
+ * The kernel's unwinder finds the IRQ stack from irq_stack_ptr, which no
+ * kernel exports to modules. With VMAP_STACK it need not: every stack the
+ * kernel runs on, the task's, the per-CPU IRQ stack and the SDEI and EFI
+ * runtime stacks, is THREAD_SIZE long and aligned to THREAD_ALIGN (at
+ * least THREAD_SIZE; arch_alloc_vmap_stack(), and the entry code's test
+ * for an overflow relies on it), so the stack's end is @fp rounded up to
+ * THREAD_SIZE: one OR, and no per-CPU read. The one exception is the
+ * per-CPU overflow stack (4 KiB, on the way to a panic), whose walk may
+ * read per-CPU data past its end, mapped memory all the same. Without
+ * VMAP_STACK the IRQ stack is a per-CPU array of no known alignment: the
+ * walk then goes only on the task's own stack (task_stack_page(), which
+ * is THREAD_SIZE-aligned there too), and from any other reads the first
+ * record alone (0: no record is next).
+ */
+static __always_inline unsigned long kmp_fp_last(unsigned long fp)
+{
+#ifdef CONFIG_VMAP_STACK
+	BUILD_BUG_ON(IRQ_STACK_SIZE != THREAD_SIZE);
+#else
+	if ((fp & ~(THREAD_SIZE - 1)) != (unsigned long)task_stack_page(current))
+		return 0;
+#endif
+	return (fp | (THREAD_SIZE - 1)) - 15;
+}
+
+/* Whether the walk stops at @next, read from the record at @rec. */
+static __always_inline bool kmp_fp_stop(unsigned long next,
+					const unsigned long *rec,
+					unsigned long last)
+{
+	return next <= (unsigned long)rec || next > last || (next & 7);
+}
+#endif
+
 /*
  * From the probe's own frame record @fp, up the callers' records to the
  * first return address that is not an allocator's or the tracepoint's:
  * true with its site entry in *@ep, or false where a return address is
- * not in the site table yet or a record looks wrong. Each record must lie above the last
- * and within a stack's size of the first, so nothing outside the stack
- * the walk started on is ever read.
+ * not in the site table yet or a record looks wrong. Nothing outside the
+ * stack the walk started on is ever read (kmp_fp_last()).
  *
  * @skip records are passed without a lookup of their return addresses
  * (KMP_PROBE_SKIP). The general path still looks at them (callsite.c).
@@ -877,14 +933,14 @@ kmp_page_site_fast(unsigned long fp, unsigned int skip,
 		   const struct kmp_site **ep)
 {
 #if KMP_HAVE_FP_WALK
-	unsigned long top = fp + THREAD_SIZE;
+	unsigned long last = kmp_fp_last(fp);
 	unsigned int i;
 
 	for (i = 0; i < skip; i++) {
 		const unsigned long *rec = (const unsigned long *)fp;
 
 		fp = READ_ONCE(rec[0]);
-		if (fp <= (unsigned long)rec || fp >= top || (fp & 7))
+		if (kmp_fp_stop(fp, rec, last))
 			return false;
 	}
 	for (i = 0; i < KMP_FP_FRAMES; i++) {
@@ -899,7 +955,7 @@ kmp_page_site_fast(unsigned long fp, unsigned int skip,
 			return !e->flags;
 		}
 		fp = READ_ONCE(rec[0]);
-		if (fp <= (unsigned long)rec || fp >= top || (fp & 7))
+		if (kmp_fp_stop(fp, rec, last))
 			return false;
 	}
 #endif
@@ -932,6 +988,10 @@ bool kmp_hook_attached(const char *name);
  * itself, with every other it returns, so the event is not accounted.
  */
 #define KMP_SITE_BULK	1UL
+
+/* main.c: code is going (the module notifier). */
+void kmp_code_going(bool (*within)(unsigned long, const struct module *),
+		    const struct module *mod);
 
 /* callsite.c: at load, and from the module notifier. */
 int kmp_fn_size(unsigned long addr, unsigned long *size);

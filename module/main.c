@@ -36,29 +36,36 @@
 static DEFINE_MUTEX(kmp_gone_lock);
 
 /*
- * A module is going, or its init text is: those call sites' addresses will
- * mean something else soon. Each table that keeps code addresses names
- * them while the symbols are still there.
+ * Code is going: @within(addr, @mod) says which. Each table that keeps
+ * code addresses names them while the symbols are still there. From the
+ * module notifier, and from the KUnit suites (testhooks.c).
  */
-static int kmp_module_notify(struct notifier_block *nb, unsigned long action,
-			     void *data)
+void kmp_code_going(bool (*within)(unsigned long, const struct module *),
+		    const struct module *mod)
 {
-	bool (*within)(unsigned long addr, const struct module *mod);
-	struct module *mod = data;
-
-	/* Going: all of it. Live: its init text is about to be freed. */
-	if (action == MODULE_STATE_GOING)
-		within = within_module;
-	else if (action == MODULE_STATE_LIVE)
-		within = within_module_init;
-	else
-		return NOTIFY_DONE;
-
 	mutex_lock(&kmp_gone_lock);
 	kmp_tags_code_going(within, mod);
 	kmp_stacks_code_going(within, mod);
 	kmp_names_flush();
 	mutex_unlock(&kmp_gone_lock);
+}
+
+/*
+ * A module is going, or its init text is: those call sites' addresses will
+ * mean something else soon.
+ */
+static int kmp_module_notify(struct notifier_block *nb, unsigned long action,
+			     void *data)
+{
+	struct module *mod = data;
+
+	/* Going: all of it. Live: its init text is about to be freed. */
+	if (action == MODULE_STATE_GOING)
+		kmp_code_going(within_module, mod);
+	else if (action == MODULE_STATE_LIVE)
+		kmp_code_going(within_module_init, mod);
+	else
+		return NOTIFY_DONE;
 	return NOTIFY_OK;
 }
 

@@ -13,11 +13,13 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/slab.h>
 #include <linux/string.h>
 
 #include <kmemprof/knobs.h>
 
 #include "internal.h"
+#include "probe.h"
 
 /*
  * Sum the totals of every tag of @kind whose call site is in [start, end).
@@ -389,3 +391,122 @@ void kmemprof_test_nmi_flush(void)
 }
 
 kmp_export_test_hook(kmemprof_test_nmi_flush);
+
+/*
+ * A page event's two walks from the frame record @fp, for the KUnit
+ * suites: the general path's (kmp_page_site()), whose call site is
+ * returned, with the number of records it passed in *@passed; its passed
+ * records and its site enter the site table as kmp_account_alloc() enters
+ * them. Then the fast path's (kmp_page_site_fast(), no record skipped):
+ * the site it found, or 0, in *@fast.
+ */
+unsigned long kmemprof_test_page_walk(unsigned long fp, unsigned int *passed,
+				      unsigned long *fast)
+{
+	struct kmp_frames *f = kmalloc(sizeof(*f), GFP_KERNEL);
+	const struct kmp_site *e;
+	unsigned long site, flags;
+	unsigned int i;
+
+	*passed = 0;
+	*fast = 0;
+	if (!f)
+		return 0;
+	local_irq_save(flags);
+	site = kmp_page_site(fp, f, 0);
+	*passed = f->nskip;
+	for (i = 0; i < f->nskip; i++)
+		kmp_site_add(kmp_site_key(f->skip[i], KMP_KIND_PAGE), 0,
+			     KMP_SITE_FRAME);
+	if (site != KMP_SITE_BULK)
+		kmp_tag_get(site, KMP_KIND_PAGE, NULL, 0);
+	if (kmp_page_site_fast(fp, 0, &e))
+		*fast = kmp_tag_at(e->idx)->site;
+	local_irq_restore(flags);
+	kfree(f);
+	return site;
+}
+
+kmp_export_test_hook(kmemprof_test_page_walk);
+
+/*
+ * Events as the probes take them, through their entry points (probe.h:
+ * the fast path, else the general path), with no event counted: a slab
+ * allocation of @ptr at @site and its free; a page block allocated with
+ * the frame records from @fp to walk, and its free.
+ */
+void kmemprof_test_slab_event(unsigned long site, const void *ptr,
+			      size_t size)
+{
+	kmp_slab_alloc(KMP_EV_NR, site, ptr, size, size);
+}
+
+kmp_export_test_hook(kmemprof_test_slab_event);
+
+void kmemprof_test_slab_free_event(const void *ptr)
+{
+	kmp_slab_free(KMP_EV_NR, ptr);
+}
+
+kmp_export_test_hook(kmemprof_test_slab_free_event);
+
+void kmemprof_test_page_event(unsigned long fp, const struct page *page,
+			      unsigned int order)
+{
+	kmp_page_alloc(KMP_EV_NR, fp, 0, page, order);
+}
+
+kmp_export_test_hook(kmemprof_test_page_event);
+
+void kmemprof_test_page_free_event(const struct page *page, unsigned int order)
+{
+	kmp_page_free(KMP_EV_NR, page, order);
+}
+
+kmp_export_test_hook(kmemprof_test_page_free_event);
+
+/*
+ * A page block at @pfn, which need not be memory, allocated (@free false)
+ * or freed, on the general path, from the caller's call site; -EEXIST,
+ * with nothing done, where the PFN map holds @pfn (the block would not go
+ * to the live table).
+ */
+int kmemprof_test_pfn_event(unsigned long pfn, unsigned int order, bool free)
+{
+	size_t bytes = PAGE_SIZE << order;
+	unsigned long flags;
+
+	if (kmp_pfn_slot(pfn))
+		return -EEXIST;
+	local_irq_save(flags);
+	if (free)
+		kmp_account_free(kmp_key_pfn(pfn), bytes);
+	else
+		kmp_account_alloc(KMP_KIND_PAGE, 0, kmp_key_pfn(pfn), bytes,
+				  bytes, 0);
+	local_irq_restore(flags);
+	return 0;
+}
+
+kmp_export_test_hook(kmemprof_test_pfn_event);
+
+static unsigned long kmp_test_gone_start, kmp_test_gone_end;
+
+static bool kmp_test_within(unsigned long addr, const struct module *mod)
+{
+	return addr >= kmp_test_gone_start && addr < kmp_test_gone_end;
+}
+
+/*
+ * The code at [@start, @end) is going, as the module notifier says of a
+ * module's (kmp_code_going()): its tags are named and leave the tag hash,
+ * and their site table entries become tombs.
+ */
+void kmemprof_test_code_going(unsigned long start, unsigned long end)
+{
+	kmp_test_gone_start = start;
+	kmp_test_gone_end = end;
+	kmp_code_going(kmp_test_within, NULL);
+}
+
+kmp_export_test_hook(kmemprof_test_code_going);

@@ -257,6 +257,18 @@ static inline u32 kmp_cycles_rate(void)
 #endif
 
 /*
+ * A page allocator's entry point that modules can name, for the KUnit
+ * suites' frame records made by hand: a return address inside it is one
+ * the walks pass over (callsite.c). __get_free_pages() is a macro from
+ * 6.10, around get_free_pages_noprof().
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
+#define KMP_PAGE_ALLOC_FN	get_free_pages_noprof
+#else
+#define KMP_PAGE_ALLOC_FN	__get_free_pages
+#endif
+
+/*
  * The frame-record walk that finds a page event's call site (internal.h):
  * arm64, whose kernel always keeps frame records. Return addresses may
  * carry a pointer authentication code, stripped as the kernel's own

@@ -147,5 +147,16 @@ struct seq_file;
 int kmemprof_test_proc_line(struct seq_file *m, const char *site,
 			    const char *callers, enum kmp_kind kind,
 			    bool marks, const struct kmp_totals *t);
+unsigned long kmemprof_test_page_walk(unsigned long fp, unsigned int *passed,
+				      unsigned long *fast);
+void kmemprof_test_slab_event(unsigned long site, const void *ptr,
+			      size_t size);
+void kmemprof_test_slab_free_event(const void *ptr);
+void kmemprof_test_page_event(unsigned long fp, const struct page *page,
+			      unsigned int order);
+void kmemprof_test_page_free_event(const struct page *page,
+				   unsigned int order);
+int kmemprof_test_pfn_event(unsigned long pfn, unsigned int order, bool free);
+void kmemprof_test_code_going(unsigned long start, unsigned long end);
 
 #endif /* _KMEMPROF_KMEMPROF_H */

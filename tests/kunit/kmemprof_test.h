@@ -16,6 +16,8 @@ extern struct kunit_suite kmp_hist_suite;
 extern struct kunit_suite kmp_knobs_suite;
 extern struct kunit_suite kmp_bulk_suite;
 extern struct kunit_suite kmp_procfs_suite;
+extern struct kunit_suite kmp_walk_suite;
+extern struct kunit_suite kmp_keys_suite;
 
 /* helpers.c */
 void kmp_test_fn_range(struct kunit *test, const void *fn,

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: a page event's walk of the frame records stays on the stack it
+ * started on (module/internal.h, kmp_fp_last()).
+ *
+ * Each case lays out a chain of frame records by hand, {next record,
+ * return address}, and walks it from its first record as a page event
+ * does (kmemprof_test_page_walk()). The return addresses are the page
+ * allocator's (get_free_pages()), which the walk passes, up to the last
+ * record's, a function of this file's (walk_site()), which is the call
+ * site. The general walk says how many records it passed and which site
+ * it found (else the unwinder's, from the real stack); the fast walk which
+ * site it found, or 0.
+ *
+ * A stack the walk starts on that is not the task's is a buffer of
+ * vmalloc()'s aligned to THREAD_SIZE, as the IRQ and SDEI stacks are with
+ * VMAP_STACK; without VMAP_STACK the walk reads only its first record.
+ */
+#include <kunit/test.h>
+#include <linux/gfp.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include <kmemprof/compat.h>
+#include <kmemprof/kmemprof.h>
+
+#include "kmemprof_test.h"
+#include "kmp_kunit.h"
+
+/* A return address in the page allocator: a record the walk passes. */
+#define WALK_PAGE_LR	((unsigned long)KMP_PAGE_ALLOC_FN + 4)
+
+/* The call site of every chain: never on the real stack. */
+static noinline void walk_site(void)
+{
+	barrier();
+}
+
+#define WALK_SITE_LR	((unsigned long)walk_site + 4)
+
+/* Record @rec: @next is the record above it, @lr its return address. */
+static void rec_set(unsigned long *rec, const void *next, unsigned long lr)
+{
+	rec[0] = (unsigned long)next;
+	rec[1] = lr;
+}
+
+struct walk {
+	unsigned long site;
+	unsigned long fast;
+	unsigned int passed;
+};
+
+static struct walk walk_from(const unsigned long *rec)
+{
+	struct walk w;
+
+	w.site = kmemprof_test_page_walk((unsigned long)rec, &w.passed,
+					 &w.fast);
+	return w;
+}
+
+/*
+ * A walk that passed @passed records, then found the site (@found) or
+ * gave up on the records and left the site to the unwinder.
+ */
+static void expect_walk(struct kunit *test, const char *what, struct walk w,
+			unsigned int passed, bool found)
+{
+	KMP_EXPECT_EQ_MSG(test, w.passed, passed, "%s: records passed", what);
+	if (found) {
+		KMP_EXPECT_EQ_MSG(test, w.site, WALK_SITE_LR, "%s: site", what);
+		KMP_EXPECT_EQ_MSG(test, w.fast, WALK_SITE_LR,
+				  "%s: fast walk's site", what);
+	} else {
+		KUNIT_EXPECT_NE_MSG(test, w.site, WALK_SITE_LR,
+				    "%s: the walk left its stack", what);
+		KMP_EXPECT_EQ_MSG(test, w.fast, 0UL,
+				  "%s: the fast walk left its stack", what);
+	}
+}
+
+/* A stack of THREAD_SIZE at @base, in a buffer with as much above it. */
+struct fake_stack {
+	void *buf;
+	unsigned long base;
+};
+
+static unsigned long *at(const struct fake_stack *s, long off)
+{
+	return (unsigned long *)(s->base + off);
+}
+
+static void fake_stack_init(struct kunit *test, struct fake_stack *s)
+{
+	s->buf = vzalloc(3 * THREAD_SIZE);
+	KMP_ASSERT_NOT_NULL(test, s->buf);
+	s->base = ALIGN((unsigned long)s->buf, THREAD_SIZE);
+}
+
+/*
+ * A chain that starts on a stack and whose link from its last record
+ * there goes above the stack's end: the walk passes the records on the
+ * stack and no more. Before, it went on up to THREAD_SIZE above the first
+ * record, into what may be a guard page.
+ */
+static void walk_stops_at_stack_end(struct kunit *test)
+{
+	const bool vmap = IS_ENABLED(CONFIG_VMAP_STACK);
+	const long top = THREAD_SIZE;
+	struct fake_stack s;
+	struct walk w;
+
+	fake_stack_init(test, &s);
+
+	/* On the stack all the way: two records passed, then the site. */
+	rec_set(at(&s, top - 1024), at(&s, top - 992), WALK_PAGE_LR);
+	rec_set(at(&s, top - 992), at(&s, top - 960), WALK_PAGE_LR);
+	rec_set(at(&s, top - 960), NULL, WALK_SITE_LR);
+	w = walk_from(at(&s, top - 1024));
+	expect_walk(test, "on the stack", w, vmap ? 2 : 1, vmap);
+
+	/*
+	 * The last record that fits, at the stack's end less 16 bytes, links
+	 * to one above the end, which links on to the site.
+	 */
+	rec_set(at(&s, top - 48), at(&s, top - 16), WALK_PAGE_LR);
+	rec_set(at(&s, top - 16), at(&s, top + 16), WALK_PAGE_LR);
+	rec_set(at(&s, top + 16), at(&s, top + 48), WALK_PAGE_LR);
+	rec_set(at(&s, top + 48), NULL, WALK_SITE_LR);
+	w = walk_from(at(&s, top - 48));
+	expect_walk(test, "past the end", w, vmap ? 2 : 1, false);
+
+	/* A record that straddles the end: its return address is above it. */
+	rec_set(at(&s, top - 80), at(&s, top - 8), WALK_PAGE_LR);
+	rec_set(at(&s, top - 8), NULL, WALK_SITE_LR);
+	w = walk_from(at(&s, top - 80));
+	expect_walk(test, "straddling the end", w, 1, false);
+	vfree(s.buf);
+}
+
+/*
+ * The same on the test's own (task) stack: a chain in this frame whose
+ * last link goes to a buffer of kmalloc()'s laid out as the rest of the
+ * chain. The walk passes the records on the stack and no more.
+ */
+static void walk_own_stack(struct kunit *test)
+{
+	unsigned long st[6], *heap;
+	struct walk w;
+
+	heap = kunit_kzalloc(test, 4 * sizeof(*heap), GFP_KERNEL);
+	KMP_ASSERT_NOT_NULL(test, heap);
+
+	rec_set(&st[0], &st[2], WALK_PAGE_LR);
+	rec_set(&st[2], &st[4], WALK_PAGE_LR);
+	rec_set(&st[4], NULL, WALK_SITE_LR);
+	w = walk_from(st);
+	expect_walk(test, "on the stack", w, 2, true);
+
+	rec_set(&st[2], heap, WALK_PAGE_LR);
+	rec_set(&heap[0], &heap[2], WALK_PAGE_LR);
+	rec_set(&heap[2], NULL, WALK_SITE_LR);
+	w = walk_from(st);
+	expect_walk(test, "into the heap", w, 2, false);
+}
+
+/*
+ * Records that are not records: a link that is not 8-aligned, one to the
+ * record itself, and one below it. The walk passes the first record and
+ * stops there.
+ */
+static void walk_bad_links(struct kunit *test)
+{
+	unsigned long st[8];
+	struct walk w;
+
+	rec_set(&st[2], &st[4], WALK_PAGE_LR);
+	rec_set(&st[4], NULL, WALK_SITE_LR);
+
+	rec_set(&st[0], (char *)&st[2] + 4, WALK_PAGE_LR);
+	w = walk_from(st);
+	expect_walk(test, "misaligned", w, 1, false);
+
+	rec_set(&st[0], &st[0], WALK_PAGE_LR);
+	w = walk_from(st);
+	expect_walk(test, "to itself", w, 1, false);
+
+	rec_set(&st[6], &st[4], WALK_PAGE_LR);
+	w = walk_from(&st[6]);
+	expect_walk(test, "downwards", w, 1, false);
+
+	/* And the chain itself is walked once the link is right. */
+	rec_set(&st[0], &st[2], WALK_PAGE_LR);
+	w = walk_from(st);
+	expect_walk(test, "aligned", w, 2, true);
+}
+
+static struct kunit_case walk_cases[] = {
+	KUNIT_CASE(walk_stops_at_stack_end),
+	KUNIT_CASE(walk_own_stack),
+	KUNIT_CASE(walk_bad_links),
+	{}
+};
+
+struct kunit_suite kmp_walk_suite = {
+	.name = "kmemprof_walk",
+	.test_cases = walk_cases,
+};
