@@ -175,6 +175,32 @@ static unsigned long kmp_find_site(enum kmp_kind kind, unsigned long call_site,
 }
 
 /*
+ * The tag an allocation at @site with @n @callers counts on, or NULL for
+ * none: the pool is full, or the event is the first of 6.10's two for a
+ * large kmalloc() (compat.h), whose real caller's event follows. That one
+ * is known by its site at any key_depth: with callers, before a tag is
+ * made for it (the tag of a site alone carries KMP_TAG_RELAY instead, so
+ * that the fast path sends its events here).
+ */
+static struct kmp_tag *kmp_alloc_tag(unsigned long site, enum kmp_kind kind,
+				     const unsigned long *callers,
+				     unsigned int n)
+{
+	struct kmp_tag *tag;
+
+	if (unlikely(n && kind == KMP_KIND_SLAB && kmp_site_is_relay(site))) {
+		kmp_stat_inc(KMP_ST_LARGE_DUP);
+		return NULL;
+	}
+	tag = kmp_tag_get(site, kind, callers, n);
+	if (unlikely(tag && test_bit(KMP_TAG_RELAY, &tag->flags))) {
+		kmp_stat_inc(KMP_ST_LARGE_DUP);
+		return NULL;
+	}
+	return tag;
+}
+
+/*
  * An allocation on the general path. @fp: the probe's frame record, for
  * page events; @order: theirs.
  */
@@ -211,14 +237,9 @@ void kmp_account_alloc(enum kmp_kind kind, unsigned long call_site,
 	site = kmp_find_site(kind, call_site, kd, sd, f, fp);
 	if (unlikely(site == KMP_SITE_BULK))
 		return;
-	tag = kmp_tag_get(site, kind, f->callers, kd);
+	tag = kmp_alloc_tag(site, kind, f->callers, kd);
 	if (unlikely(!tag))
 		return;
-	if (unlikely(test_bit(KMP_TAG_RELAY, &tag->flags))) {
-		/* The real caller's event for this object follows. */
-		kmp_stat_inc(KMP_ST_LARGE_DUP);
-		return;
-	}
 	obj.tag = kmp_tag_index(tag);
 	obj.size = min_t(size_t, bytes, U32_MAX);
 	obj.req = min_t(size_t, req, U32_MAX);
