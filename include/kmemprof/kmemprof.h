@@ -128,5 +128,9 @@ void kmemprof_test_nmi_alloc(unsigned long site, const void *ptr,
 			     size_t size);
 void kmemprof_test_nmi_free(const void *ptr);
 void kmemprof_test_nmi_flush(void);
+void kmemprof_test_nmi_page_free(struct page *page, unsigned int order);
+void kmemprof_test_slab_alloc(const void *ptr, size_t size);
+void kmemprof_test_slab_free(const void *ptr);
+void kmemprof_test_page_alloc(struct page *page, unsigned int order);
 
 #endif /* _KMEMPROF_KMEMPROF_H */
