@@ -74,11 +74,15 @@ static void kmp_account_stale(const struct kmp_obj *old)
 	kmp_stat_inc(KMP_ST_STALE);
 }
 
-static void kmp_account_table(unsigned long key, const struct kmp_obj *obj)
+/* @spill: a new key goes to the spill (nmi.c's records), not the slots. */
+static void kmp_account_table(unsigned long key, const struct kmp_obj *obj,
+			      bool spill)
 {
 	struct kmp_obj old;
+	enum kmp_insert ins = spill ? kmp_live_insert_spill(key, obj, &old) :
+			      kmp_live_insert(key, obj, &old);
 
-	switch (kmp_live_insert(key, obj, &old)) {
+	switch (ins) {
 	case KMP_INS_NEW:
 		break;
 	case KMP_INS_FULL:
@@ -131,7 +135,7 @@ static void kmp_account_page(unsigned long pfn, const struct kmp_obj *obj,
 		slot = NULL;
 	}
 	if (!slot) {
-		kmp_account_table(kmp_key_pfn(pfn), obj);
+		kmp_account_table(kmp_key_pfn(pfn), obj, false);
 		return;
 	}
 	/* A block that went into the live table before: its free was lost. */
@@ -175,13 +179,44 @@ static unsigned long kmp_find_site(enum kmp_kind kind, unsigned long call_site,
 }
 
 /*
- * An allocation on the general path. @fp: the probe's frame record, for
- * page events; @order: theirs.
+ * The tag an allocation at @site with @n @callers counts on, or NULL for
+ * none: the pool is full, or the event is the first of 6.10's two for a
+ * large kmalloc() (compat.h), whose real caller's event follows. That one
+ * is known by its site at any key_depth: with callers, before a tag is
+ * made for it (the tag of a site alone carries KMP_TAG_RELAY instead, so
+ * that the fast path sends its events here).
  */
-void kmp_account_alloc(enum kmp_kind kind, unsigned long call_site,
-		       unsigned long key, size_t bytes, size_t req,
-		       unsigned long fp)
+static struct kmp_tag *kmp_alloc_tag(unsigned long site, enum kmp_kind kind,
+				     const unsigned long *callers,
+				     unsigned int n)
 {
+	struct kmp_tag *tag;
+
+	if (unlikely(n && kind == KMP_KIND_SLAB && kmp_site_is_relay(site))) {
+		kmp_stat_inc(KMP_ST_LARGE_DUP);
+		return NULL;
+	}
+	tag = kmp_tag_get(site, kind, callers, n);
+	if (unlikely(tag && test_bit(KMP_TAG_RELAY, &tag->flags))) {
+		kmp_stat_inc(KMP_ST_LARGE_DUP);
+		return NULL;
+	}
+	return tag;
+}
+
+/*
+ * An allocation on the general path. @fp: the probe's frame record, for
+ * page events. @callers: where the call site is @call_site itself and
+ * these are its @ncallers callers, found already (nmi.c's records, which
+ * also go to the spill: see nmi.c); NULL to find them here.
+ */
+static __always_inline void
+__kmp_account_alloc(enum kmp_kind kind, unsigned long call_site,
+		    unsigned long key, size_t bytes, size_t req,
+		    unsigned long fp, const unsigned long *callers,
+		    unsigned int ncallers)
+{
+	bool nmi = callers;
 	unsigned int mode = READ_ONCE(kmp_mode);
 	unsigned int kd = 0, rate = 1, sd = 0;
 	struct kmp_frames *f = this_cpu_ptr(&kmp_frames_buf);
@@ -208,17 +243,20 @@ void kmp_account_alloc(enum kmp_kind kind, unsigned long call_site,
 	}
 
 	f->site = -1;
-	site = kmp_find_site(kind, call_site, kd, sd, f, fp);
-	if (unlikely(site == KMP_SITE_BULK))
-		return;
-	tag = kmp_tag_get(site, kind, f->callers, kd);
+	if (callers) {
+		/* No stack to sample: the one it was on is gone. */
+		kd = ncallers;
+		sd = 0;
+		site = call_site;
+	} else {
+		site = kmp_find_site(kind, call_site, kd, sd, f, fp);
+		if (unlikely(site == KMP_SITE_BULK))
+			return;
+		callers = f->callers;
+	}
+	tag = kmp_alloc_tag(site, kind, callers, kd);
 	if (unlikely(!tag))
 		return;
-	if (unlikely(test_bit(KMP_TAG_RELAY, &tag->flags))) {
-		/* The real caller's event for this object follows. */
-		kmp_stat_inc(KMP_ST_LARGE_DUP);
-		return;
-	}
 	obj.tag = kmp_tag_index(tag);
 	obj.size = min_t(size_t, bytes, U32_MAX);
 	obj.req = min_t(size_t, req, U32_MAX);
@@ -238,7 +276,29 @@ void kmp_account_alloc(enum kmp_kind kind, unsigned long call_site,
 	if (kind == KMP_KIND_PAGE)
 		kmp_account_page(key >> 2, &obj, get_order(obj.size));
 	else
-		kmp_account_table(key, &obj);
+		kmp_account_table(key, &obj, nmi);
+}
+
+void kmp_account_alloc(enum kmp_kind kind, unsigned long call_site,
+		       unsigned long key, size_t bytes, size_t req,
+		       unsigned long fp)
+{
+	__kmp_account_alloc(kind, call_site, key, bytes, req, fp, NULL, 0);
+}
+
+/*
+ * A slab allocation that an event in NMI left for later (nmi.c), at
+ * @site with the @n @callers it found then. @stale: an entry of @key
+ * that it took out of the slots then (its free was never seen), or NULL.
+ */
+void kmp_account_alloc_nmi(unsigned long site, unsigned long key, u32 size,
+			   u32 req, const unsigned long *callers,
+			   unsigned int n, const struct kmp_obj *stale)
+{
+	if (stale)
+		kmp_account_stale(stale);
+	__kmp_account_alloc(KMP_KIND_SLAB, site, key, size, req, 0, callers,
+			    n);
 }
 
 /* Take a page block out of the PFN map into @obj; false if not there. */

@@ -221,6 +221,9 @@ void kmp_account_alloc(enum kmp_kind kind, unsigned long site,
 void kmp_account_free(unsigned long key, size_t bytes);
 void kmp_account_freed(const struct kmp_obj *obj, size_t bytes);
 void kmp_account_added(u32 tag, u32 size, u32 req);
+void kmp_account_alloc_nmi(unsigned long site, unsigned long key, u32 size,
+			   u32 req, const unsigned long *callers,
+			   unsigned int n, const struct kmp_obj *stale);
 void kmp_account_mark_live(unsigned int kinds);
 void kmp_account_clear(void);
 struct kmp_stats {
@@ -781,6 +784,9 @@ static __always_inline bool kmp_live_add_fast(unsigned long key, u32 tag,
 
 enum kmp_insert kmp_live_insert(unsigned long key, const struct kmp_obj *obj,
 				struct kmp_obj *old);
+enum kmp_insert kmp_live_insert_spill(unsigned long key,
+				      const struct kmp_obj *obj,
+				      struct kmp_obj *old);
 bool kmp_live_remove(unsigned long key, struct kmp_obj *obj);
 
 /* --- The PFN map (pfnmap.c) --- */
@@ -973,6 +979,29 @@ u64 kmp_nmi_events(enum kmp_event ev);
 void kmp_nmi_reset(void);
 void kmp_nmi_init(void);
 void kmp_nmi_flush_work(void);
+
+/*
+ * Records of events in NMI whose table work is still to do, counted by
+ * the hash of their key. The general path settles those of its event's
+ * key before it takes the event (nmi.c says why and in what order).
+ */
+#define KMP_NMI_KEY_BITS	8
+extern atomic_t kmp_nmi_keys[1 << KMP_NMI_KEY_BITS];
+
+static __always_inline atomic_t *kmp_nmi_key_count(unsigned long key)
+{
+	return &kmp_nmi_keys[kmp_hash(key) >> (32 - KMP_NMI_KEY_BITS)];
+}
+
+void __kmp_nmi_settle(unsigned long key, unsigned long below);
+
+/* On the general path, with interrupts off, before an event on @key. */
+static __always_inline void kmp_nmi_settle(unsigned long key)
+{
+	/* pairs with the release in kmp_nmi_finish() */
+	if (unlikely(atomic_read_acquire(kmp_nmi_key_count(key))))
+		__kmp_nmi_settle(key, ULONG_MAX);
+}
 
 /* hooks.c: the untraced allocator paths. */
 void kmp_hooks_init(void);

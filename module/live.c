@@ -39,7 +39,9 @@
  *   slot, which the cmpxchg settles.
  * - A group's spill count is raised before its key enters the spill and
  *   lowered after it leaves, with atomics; a remove that misses in the
- *   slots looks in the spill when the count is not 0.
+ *   slots looks in the spill when the count is not 0. nmi.c raises it too,
+ *   to keep the fast paths off a group (its notes say why): the count is
+ *   never taken for the length of a chain.
  * - kmp_spill_locks[bucket % KMP_SPILL_LOCKS] (raw spinlocks) protect a
  *   spill chain and its entries; kmp_spill_free.lock, taken inside one,
  *   the spill's free list. The probes take them with interrupts already
@@ -233,9 +235,11 @@ static bool kmp_spill_remove(unsigned long key, struct kmp_obj *obj)
  * the old object was freed without an event (kfree_bulk(), kfree_rcu()
  * batches and other untraced paths): KMP_INS_STALE, with the old object
  * in @old. KMP_INS_FULL when neither its group nor the spill has room.
+ * @slots: whether a new key may take a slot, or goes to the spill.
  */
-enum kmp_insert kmp_live_insert(unsigned long key, const struct kmp_obj *obj,
-				struct kmp_obj *old)
+static __always_inline enum kmp_insert
+__kmp_live_insert(unsigned long key, const struct kmp_obj *obj,
+		  struct kmp_obj *old, bool slots)
 {
 	u32 g = kmp_live_group(key);
 	struct kmp_slot *s = &kmp_tab.slots[g * KMP_GROUP];
@@ -261,7 +265,7 @@ retry:
 	if (atomic_read(&kmp_tab.group_spill[g]) &&
 	    kmp_spill_replace(key, obj, old))
 		return KMP_INS_STALE;
-	if (empty >= 0) {
+	if (slots && empty >= 0) {
 		if (cmpxchg(&s[empty].key, 0, KMP_BUSY) != 0)
 			goto retry;
 		kmp_slot_publish(&s[empty], key, obj);
@@ -272,6 +276,23 @@ retry:
 		return KMP_INS_NEW;
 	atomic_dec(&kmp_tab.group_spill[g]);
 	return KMP_INS_FULL;
+}
+
+enum kmp_insert kmp_live_insert(unsigned long key, const struct kmp_obj *obj,
+				struct kmp_obj *old)
+{
+	return __kmp_live_insert(key, obj, old, true);
+}
+
+/*
+ * The same, but a new key goes to the spill, where the fast paths never
+ * look: for the allocations that events in NMI left for later (nmi.c).
+ */
+enum kmp_insert kmp_live_insert_spill(unsigned long key,
+				      const struct kmp_obj *obj,
+				      struct kmp_obj *old)
+{
+	return __kmp_live_insert(key, obj, old, false);
 }
 
 /* Take the object of @key out of the table, or return false. */

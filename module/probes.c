@@ -47,12 +47,14 @@ DEFINE_PER_CPU(struct kmp_cpu_events, kmp_events);
 
 /*
  * The general path of probe.h's events: in NMI, with an option on, or
- * where a fast path's table missed. Called with interrupts on.
+ * where a fast path's table missed. Called with interrupts on. Out of
+ * NMI, what events in NMI left undone on the event's key is done first
+ * (kmp_nmi_settle()), so that the tables see that key's events in order.
  */
 noinline void kmp_slab_alloc_slow(enum kmp_event ev, unsigned long call_site,
 			 const void *ptr, size_t bytes_alloc, size_t bytes_req)
 {
-	unsigned long flags;
+	unsigned long flags, key;
 	u64 t0;
 
 	if (unlikely(in_nmi())) {
@@ -60,10 +62,12 @@ noinline void kmp_slab_alloc_slow(enum kmp_event ev, unsigned long call_site,
 		return;
 	}
 	kmp_enter(ev, &flags, &t0);
-	if (likely(!ZERO_OR_NULL_PTR(ptr)))
-		kmp_account_alloc(KMP_KIND_SLAB, call_site,
-				  kmp_key_addr(KMP_KIND_SLAB, (unsigned long)ptr),
-				  bytes_alloc, bytes_req, 0);
+	if (likely(!ZERO_OR_NULL_PTR(ptr))) {
+		key = kmp_key_addr(KMP_KIND_SLAB, (unsigned long)ptr);
+		kmp_nmi_settle(key);
+		kmp_account_alloc(KMP_KIND_SLAB, call_site, key, bytes_alloc,
+				  bytes_req, 0);
+	}
 	kmp_leave(flags, t0);
 }
 
@@ -79,8 +83,10 @@ noinline void kmp_slab_free_slow(enum kmp_event ev, const void *ptr)
 		return;
 	}
 	kmp_enter(ev, &flags, &t0);
-	if (likely(key))
+	if (likely(key)) {
+		kmp_nmi_settle(key);
 		kmp_account_free(key, 0);
+	}
 	kmp_leave(flags, t0);
 }
 
@@ -97,6 +103,7 @@ noinline void kmp_page_alloc_slow(enum kmp_event ev, unsigned long fp,
 		return;
 	}
 	kmp_enter(ev, &flags, &t0);
+	kmp_nmi_settle(kmp_key_pfn(pfn));
 	kmp_account_alloc(KMP_KIND_PAGE, 0, kmp_key_pfn(pfn), bytes, bytes, fp);
 	kmp_leave(flags, t0);
 }
@@ -113,6 +120,7 @@ noinline void kmp_page_free_slow(enum kmp_event ev, const struct page *page,
 		return;
 	}
 	kmp_enter(ev, &flags, &t0);
+	kmp_nmi_settle(kmp_key_pfn(pfn));
 	kmp_account_free(kmp_key_pfn(pfn), PAGE_SIZE << order);
 	kmp_leave(flags, t0);
 }

@@ -510,3 +510,43 @@ void kmemprof_test_code_going(unsigned long start, unsigned long end)
 }
 
 kmp_export_test_hook(kmemprof_test_code_going);
+
+void kmemprof_test_nmi_page_free(struct page *page, unsigned int order)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	kmp_nmi_free(KMP_EV_PAGE_FREE, kmp_key_pfn(page_to_pfn(page)),
+		     PAGE_SIZE << order);
+	local_irq_restore(flags);
+}
+
+kmp_export_test_hook(kmemprof_test_nmi_page_free);
+
+/*
+ * Events on the normal path, as a probe takes them, for the NMI cases: an
+ * allocation of @ptr whose call site is the caller, its free, and the
+ * allocation of a page block from the caller.
+ */
+noinline void kmemprof_test_slab_alloc(const void *ptr, size_t size)
+{
+	kmp_slab_alloc(KMP_EV_NR, _RET_IP_, ptr, size, size);
+}
+
+kmp_export_test_hook(kmemprof_test_slab_alloc);
+
+void kmemprof_test_slab_free(const void *ptr)
+{
+	kmp_slab_free(KMP_EV_NR, ptr);
+}
+
+kmp_export_test_hook(kmemprof_test_slab_free);
+
+noinline void kmemprof_test_page_alloc(struct page *page, unsigned int order)
+{
+	/* This frame record: the walk to the call site starts from it. */
+	kmp_page_alloc(KMP_EV_NR, (unsigned long)__builtin_frame_address(0), 0,
+		       page, order);
+}
+
+kmp_export_test_hook(kmemprof_test_page_alloc);

@@ -158,5 +158,9 @@ void kmemprof_test_page_free_event(const struct page *page,
 				   unsigned int order);
 int kmemprof_test_pfn_event(unsigned long pfn, unsigned int order, bool free);
 void kmemprof_test_code_going(unsigned long start, unsigned long end);
+void kmemprof_test_nmi_page_free(struct page *page, unsigned int order);
+void kmemprof_test_slab_alloc(const void *ptr, size_t size);
+void kmemprof_test_slab_free(const void *ptr);
+void kmemprof_test_page_alloc(struct page *page, unsigned int order);
 
 #endif /* _KMEMPROF_KMEMPROF_H */

@@ -194,6 +194,7 @@ static void core_test_exit(struct kunit *test)
 {
 	struct core_ctx *c = test->priv;
 
+	kmemprof_set_knob("key_depth", 0);
 	kmem_cache_destroy(c->cache);
 }
 
@@ -347,6 +348,118 @@ static void core_large_kmalloc_counted_once(struct kunit *test)
 	t = delta(site_totals(test, KMP_KIND_SLAB, alloc_large), base);
 	KMP_EXPECT_EQ(test, t.frees, 1);
 	KMP_EXPECT_EQ(test, t.live_objs, 0);
+}
+
+static noinline void *alloc_large_kd(size_t size)
+{
+	char *p = kmalloc(size, GFP_KERNEL);
+
+	if (p)
+		p[0] = 0;	/* not a tail call: keep this frame */
+	return p;
+}
+
+static noinline void *kvalloc_large_kd(size_t size)
+{
+	char *p = kvmalloc(size, GFP_KERNEL);
+
+	if (p)
+		p[0] = 0;
+	return p;
+}
+
+/*
+ * Tags with callers inside 6.10's relays (compat.h), and their
+ * allocations: none of either may come from a large kmalloc().
+ */
+static int relay_tags(struct kunit *test, u64 *allocs)
+{
+	int n = 0;
+#if KMP_NR_RELAYS
+	static const unsigned long relays[KMP_NR_RELAYS] = KMP_RELAY_FNS;
+	unsigned long start, end;
+	struct kmp_totals t;
+	unsigned int i;
+
+	*allocs = 0;
+	for (i = 0; i < KMP_NR_RELAYS; i++) {
+		kmp_test_fn_range(test, (const void *)relays[i], &start, &end);
+		n += kmemprof_sum_callers(KMP_KIND_SLAB, start, end, 0,
+					  ULONG_MAX, &t);
+		*allocs += t.allocs;
+	}
+#else
+	*allocs = 0;
+#endif
+	return n;
+}
+
+/*
+ * The same with key_depth=2, the way to split kvmalloc() by its callers:
+ * the first of 6.10's two events is known at any depth, so the object has
+ * one tag, with exact counts, and the relay makes no tag of its own and
+ * no stale entry for the second event to replace.
+ */
+static void core_large_kmalloc_key_depth(struct kunit *test)
+{
+	size_t size = 3 * PAGE_SIZE + 100, bytes;
+	unsigned long ks, ke, vs, ve;
+	struct kmp_totals base, vbase, t;
+	u64 stale, rallocs0, rallocs;
+	int rtags0, n;
+	bool inacc;
+	void *p, *v;
+
+	OPTIMIZER_HIDE_VAR(size);
+	bytes = PAGE_SIZE << get_order(size);
+	kmp_test_fn_range(test, alloc_large_kd, &ks, &ke);
+	kmp_test_fn_range(test, kvalloc_large_kd, &vs, &ve);
+	/*
+	 * From empty tables: an entry an earlier case left (an object freed
+	 * while it had kmemprof detached) would count as stale when these
+	 * allocations, or their pages, reuse its address.
+	 */
+	KMP_ASSERT_EQ(test, kmemprof_reset(), 0);
+	KMP_ASSERT_EQ(test, kmemprof_set_knob("key_depth", 2), 0);
+	kmemprof_sum_range(KMP_KIND_SLAB, ks, ke, &base, NULL);
+	kmemprof_sum_callers(KMP_KIND_SLAB, 0, ULONG_MAX, vs, ve, &vbase);
+	rtags0 = relay_tags(test, &rallocs0);
+	stale = kmemprof_stat(KMP_ST_STALE);
+
+	p = alloc_large_kd(size);
+	v = kvalloc_large_kd(size);
+	KMP_ASSERT_NOT_NULL(test, p);
+	KMP_ASSERT_NOT_NULL(test, v);
+	KMP_EXPECT_EQ(test, kmemprof_stat(KMP_ST_STALE) - stale, 0);
+	KMP_EXPECT_EQ(test, relay_tags(test, &rallocs) - rtags0, 0);
+	KMP_EXPECT_EQ(test, rallocs - rallocs0, 0);
+
+	n = kmemprof_sum_range(KMP_KIND_SLAB, ks, ke, &t, &inacc);
+	KMP_EXPECT_EQ(test, n, 1);
+	KUNIT_EXPECT_FALSE(test, inacc);
+	t = delta(t, base);
+	KMP_EXPECT_EQ(test, t.allocs, 1);
+	KMP_EXPECT_EQ(test, t.live_objs, 1);
+	KMP_EXPECT_EQ(test, t.live_bytes, bytes);
+	/* kvmalloc()'s tag: its site is in kvmalloc, its caller is ours. */
+	n = kmemprof_sum_callers(KMP_KIND_SLAB, 0, ULONG_MAX, vs, ve, &t);
+	KMP_EXPECT_EQ(test, n, 1);
+	t = delta(t, vbase);
+	KMP_EXPECT_EQ(test, t.allocs, 1);
+	KMP_EXPECT_EQ(test, t.live_objs, 1);
+	KMP_EXPECT_EQ(test, t.live_bytes, bytes);
+
+	KMP_ASSERT_EQ(test, kmemprof_set_knob("key_depth", 0), 0);
+	kfree(p);
+	kvfree(v);
+	t = delta(site_totals(test, KMP_KIND_SLAB, alloc_large_kd), base);
+	KMP_EXPECT_EQ(test, t.frees, 1);
+	KMP_EXPECT_EQ(test, t.live_objs, 0);
+	kmemprof_sum_callers(KMP_KIND_SLAB, 0, ULONG_MAX, vs, ve, &t);
+	t = delta(t, vbase);
+	KMP_EXPECT_EQ(test, t.frees, 1);
+	KMP_EXPECT_EQ(test, t.live_objs, 0);
+	KMP_EXPECT_EQ(test, kmemprof_stat(KMP_ST_STALE) - stale, 0);
 }
 
 /* krealloc() within ksize() emits nothing; the object stays paired. */
@@ -676,6 +789,7 @@ static struct kunit_case core_cases[] = {
 	KUNIT_CASE(core_two_sites_two_tags),
 	KUNIT_CASE(core_unpaired_free_changes_no_tag),
 	KUNIT_CASE(core_large_kmalloc_counted_once),
+	KUNIT_CASE(core_large_kmalloc_key_depth),
 	KUNIT_CASE(core_krealloc_in_place),
 	KUNIT_CASE(core_batched_page_free_counted_once),
 	KUNIT_CASE(core_events_knob_filters_kinds),
