@@ -127,6 +127,7 @@ bool kmemprof_hooked(const char *name);
 void kmemprof_test_nmi_alloc(unsigned long site, const void *ptr,
 			     size_t size);
 void kmemprof_test_nmi_free(const void *ptr);
+void kmemprof_test_nmi_page_free(const struct page *page, unsigned int order);
 void kmemprof_test_nmi_flush(void);
 
 #endif /* _KMEMPROF_KMEMPROF_H */

@@ -15,6 +15,7 @@ extern struct kunit_suite kmp_core_suite;
 extern struct kunit_suite kmp_hist_suite;
 extern struct kunit_suite kmp_knobs_suite;
 extern struct kunit_suite kmp_bulk_suite;
+extern struct kunit_suite kmp_split_suite;
 
 /* helpers.c */
 void kmp_test_fn_range(struct kunit *test, const void *fn,
