@@ -58,7 +58,7 @@ enum kmp_stat {
 	KMP_ST_UNPAIRED_PERCPU,
 	KMP_ST_STALE,		/* entries replaced: their free was not seen */
 	KMP_ST_LARGE_DUP,	/* repeated kmalloc events for one object */
-	KMP_ST_PAGE_SPLIT,	/* page frees of another order than allocated */
+	KMP_ST_PAGE_SPLIT,	/* page blocks split by a free of a part */
 	KMP_ST_SKIP_NMI,	/* events skipped in NMI context */
 	KMP_ST_DROP_HIST,	/* tags without histograms: pool full */
 	KMP_ST_DROP_STACKS,	/* sampled stacks lost: stack store full */
