@@ -12,9 +12,12 @@
  * tag that allocated it. That order is what keeps live counts from ever
  * going negative (see the notes in tags.c).
  *
- * Notes on locking: none here; see tags.c, live.c and pfnmap.c.
- * Everything here runs with interrupts off (the probes see to it) and
- * never in NMI: the probes turn NMI away, since the tables take locks.
+ * Notes on locking: the split locks of page frees that find no entry of
+ * their order (see "Split page blocks" below, which argues the ordering
+ * against the lock-free paths); else none here: see tags.c, live.c and
+ * pfnmap.c. Everything here runs with interrupts off (the probes see to
+ * it) and never in NMI: the probes turn NMI away, since the tables take
+ * locks.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -301,22 +304,6 @@ void kmp_account_alloc_nmi(unsigned long site, unsigned long key, u32 size,
 			    n);
 }
 
-/* Take a page block out of the PFN map into @obj; false if not there. */
-static bool kmp_pfn_take(unsigned long pfn, struct kmp_obj *obj)
-{
-	u32 *slot = kmp_pfn_slot(pfn);
-	u32 v;
-
-	if (!slot)
-		return false;
-	v = READ_ONCE(*slot);
-	if (!(v & KMP_PFN_VALID))
-		return false;
-	WRITE_ONCE(*slot, 0);
-	kmp_pfn_obj(v, obj);
-	return true;
-}
-
 /*
  * A free whose object was taken out of the tables, into @obj. @bytes is
  * what the free event says was freed (page blocks), or 0 where it says
@@ -335,11 +322,13 @@ static __always_inline void __kmp_account_freed(const struct kmp_obj *obj,
 		set_bit(KMP_TAG_SAMPLED, &kmp_tag_at(obj->tag)->flags);
 	if ((mode & KMP_M_HIST) && obj->time)
 		kmp_hist_free(kmp_tag_at(obj->tag), obj, kmp_now());
-	if (unlikely(bytes && bytes != obj->size)) {
-		/* split_page() and friends: the rest frees unpaired. */
-		kmp_stat_inc(KMP_ST_PAGE_SPLIT);
+	/*
+	 * A page block taken whole by a free of another order. The general
+	 * path splits blocks instead (kmp_account_page_free()) and nmi.c takes only
+	 * an entry of the free's order, so this is only ever a safeguard.
+	 */
+	if (unlikely(bytes && bytes != obj->size))
 		kmp_mark_inaccurate(obj->tag);
-	}
 }
 
 void kmp_account_freed(const struct kmp_obj *obj, size_t bytes)
@@ -347,22 +336,286 @@ void kmp_account_freed(const struct kmp_obj *obj, size_t bytes)
 	__kmp_account_freed(obj, bytes);
 }
 
+/*
+ * Split page blocks
+ * -----------------
+ *
+ * A page block is not always freed as it was allocated. split_page() makes
+ * a block of order K into 2^K pages, each freed on its own (vmalloc's
+ * high-order pages, IOMMU DMA's, drivers'); alloc_pages_exact() splits its
+ * block and frees the tail it does not need at once; a split THP's folios
+ * are freed at their new order; and __free_pages() of a block whose head
+ * has another reference frees the tail halves at orders K-1 down to 0 and
+ * leaves the head page for the last put_page(). None of these has an
+ * event of its own: kmemprof sees the split when a free of order k finds
+ * no entry of order k at its PFN. It then looks for the live block that
+ * holds the PFN (the entry at the PFN itself, or at the PFN's aligned head
+ * of each higher order: a buddy block is aligned to its size), enters the
+ * block's 2^(K-k) parts of order k on the block's tag, and pairs the free
+ * with its own part. The other parts' frees then take the fast path, as
+ * any block's do. A part freed later at a still lower order is split
+ * again the same way.
+ *
+ * Objects are counted as allocinfo counts them. pgalloc_tag_split() gives
+ * each part of a split block a reference to the tag and a call of its own,
+ * so allocinfo's calls count the parts; it never splits the __free_pages()
+ * case, which stays one call until the head goes. Here a split adds its
+ * 2^(K-k) - 1 parts beyond the first to the tag's allocs (and no bytes:
+ * the block's were counted), before the parts are entered, as an
+ * allocation is counted before it is entered. So a split_page() block
+ * freed page by page is 2^K - n live objects after n frees, and
+ * __free_pages()'s halving, which splits one part in two and frees the
+ * other each time, leaves the block one live object throughout. The only
+ * difference from allocinfo is before the first free, where kmemprof has
+ * not seen the split yet and counts one object. page_split counts splits.
+ *
+ * kmemprof cannot tell a split from a free inside a block that was never
+ * split, since a split has no event. So such a free is taken as a split:
+ * the part freed comes off the owner, the rest stays live on it. (The
+ * kernel's own paths never free inside a block they did not split: the
+ * tail pages of an unsplit block have no reference to drop.) A free of
+ * more than the block at its PFN, which no kernel path makes either,
+ * takes every block of the map in its range.
+ *
+ * Notes on locking: a free that finds no entry of its order at its PFN
+ * takes the split lock of the block of the largest order that holds the
+ * PFN (every block that could hold the PFN lies within that one), looks
+ * for its entry again, and only then for a block to split. So every split
+ * and every search of one block's frames are serialised, and a search sees
+ * the entries of every split made before it (the lock's release and
+ * acquire). Without the lock run:
+ *
+ * - The fast path and nmi.c, which take an entry only if it has the free's
+ *   order, and allocations, which write the entry of the block they were
+ *   given. A split writes its parts' entries while their pages are still
+ *   allocated to the block's owner, so no allocation writes them
+ *   meanwhile. The CPU that frees a part either reads its entry, and takes
+ *   it as any block's, or reads none yet and misses; it then takes the
+ *   lock, by which time the split is done and the entry is there. An entry
+ *   is one word, written whole, and all that a part's free needs is in
+ *   it; its tag's allocs were counted first.
+ * - The head's entry keeps order K until the split writes the head part's
+ *   entry there: a free of order k at the head misses on the fast path and
+ *   waits for the lock, or finds its part.
+ * - In the live table (lifetimes or histograms on, frames outside the
+ *   map) a split inserts its parts before it drops the lock, and a free
+ *   takes its key without the lock only if the size is the free's
+ *   (kmp_live_get(), then kmp_live_remove()). A block's key changes only
+ *   by its own free or by a split under the lock, and a split only
+ *   changes a block that holds the PFN of its free: a page of that block's
+ *   own owner.
+ * - NMI never splits: nmi.c leaves a free whose entry has another order to
+ *   its irq_work, which comes here.
+ *
+ * Two things break "still allocated". A part freed in NMI whose page is
+ * allocated again on another CPU before the irq_work runs: the late free
+ * takes the new block's entry. And with sample_rate above 1, a part freed
+ * on the fast path before the split is seen: the fast path counts a free
+ * that finds no entry as one of an untracked block, without a search, and
+ * the split enters the part anyway (an entry found there counts as stale,
+ * as where an allocation finds one). So a split with sample_rate above 1
+ * marks its tag.
+ */
+#define KMP_SPLIT_LOCKS		64
+
+static raw_spinlock_t kmp_split_locks[KMP_SPLIT_LOCKS] = {
+	[0 ... KMP_SPLIT_LOCKS - 1] =
+		__RAW_SPIN_LOCK_INITIALIZER(kmp_split_locks)
+};
+
+/* A block lies in one chunk of the map, whose entries are one array. */
+static_assert(KMP_PAGE_ORDERS - 1 <= KMP_PFN_CHUNK_SHIFT);
+
+static raw_spinlock_t *kmp_split_lock(unsigned long pfn)
+{
+	return &kmp_split_locks[(pfn >> (KMP_PAGE_ORDERS - 1)) %
+				KMP_SPLIT_LOCKS];
+}
+
+/* A live page block: in the map (its entry) or the live table (slot NULL). */
+struct kmp_block {
+	unsigned long head;
+	u32 *slot;
+	unsigned int order;
+	struct kmp_obj obj;
+};
+
+/*
+ * The block at @head, if any: in the map, or where @table, in the live
+ * table (a block is never in both).
+ */
+static bool kmp_block_at(unsigned long head, bool table, struct kmp_block *b)
+{
+	u32 *slot = kmp_pfn_slot(head);
+	u32 v = slot ? READ_ONCE(*slot) : 0;
+
+	b->head = head;
+	b->slot = NULL;
+	if (v & KMP_PFN_VALID) {
+		b->slot = slot;
+		b->order = kmp_pfn_order(v);
+		kmp_pfn_obj(v, &b->obj);
+		return true;
+	}
+	if (!table || !kmp_live_get(kmp_key_pfn(head), &b->obj))
+		return false;
+	b->order = get_order(b->obj.size);
+	return true;
+}
+
+/* Take block @b out of the tables, into @obj. */
+static void kmp_block_take(const struct kmp_block *b, struct kmp_obj *obj)
+{
+	*obj = b->obj;
+	if (b->slot)
+		WRITE_ONCE(*b->slot, 0);
+	else
+		kmp_live_remove(kmp_key_pfn(b->head), obj);
+}
+
+/*
+ * The block of @order at @pfn, taken into @obj if it is there: the map's
+ * entry, else (@table) the live table's, each only with the free's order.
+ */
+static bool kmp_page_take(unsigned long pfn, unsigned int order, u32 *slot,
+			  bool table, struct kmp_obj *obj)
+{
+	u32 v = slot ? READ_ONCE(*slot) : 0;
+
+	if (v & KMP_PFN_VALID) {
+		if (kmp_pfn_order(v) != order)
+			return false;
+		WRITE_ONCE(*slot, 0);
+		kmp_pfn_obj(v, obj);
+		return true;
+	}
+	return table && kmp_live_get(kmp_key_pfn(pfn), obj) &&
+	       obj->size == PAGE_SIZE << order &&
+	       kmp_live_remove(kmp_key_pfn(pfn), obj);
+}
+
+/*
+ * Split block @b into its parts of @order, on its tag, and take the part
+ * at @pfn into @obj. With @pfn's split lock held.
+ */
+static void kmp_block_split(const struct kmp_block *b, unsigned long pfn,
+			    unsigned int order, struct kmp_obj *obj)
+{
+	unsigned long i, n = 1UL << (b->order - order);
+	struct kmp_obj part = b->obj, old;
+	unsigned int rate = 1;
+	u32 e;
+
+	part.size = PAGE_SIZE << order;
+	part.req = part.size;
+	/* A tracked block stands for sample_rate blocks, as its frees do. */
+	if (READ_ONCE(kmp_mode) & KMP_M_SAMPLE)
+		rate = max(READ_ONCE(kmp_sample_rate), 1U);
+	kmp_add(&kmp_ctr(part.tag)->allocs, (u64)(n - 1) * rate);
+	if (rate > 1)
+		kmp_mark_inaccurate(part.tag);	/* parts freed untracked */
+	kmp_stat_inc(KMP_ST_PAGE_SPLIT);
+	if (b->slot) {
+		e = kmp_pfn_entry(part.tag, order);
+		for (i = 0; i < n; i++) {
+			u32 *s = &b->slot[i << order];
+
+			if (b->head + (i << order) == pfn) {
+				WRITE_ONCE(*s, 0);
+				continue;
+			}
+			/* entered as an allocation is (kmp_account_page()) */
+			if (i)
+				kmp_pfn_stale(READ_ONCE(*s));
+			WRITE_ONCE(*s, e);
+		}
+	} else {
+		kmp_live_remove(kmp_key_pfn(b->head), &old);
+		for (i = 0; i < n; i++)
+			if (b->head + (i << order) != pfn)
+				kmp_account_table(kmp_key_pfn(b->head +
+							      (i << order)),
+						  &part, false);
+	}
+	*obj = part;
+}
+
+/*
+ * A free of @order at @pfn that found no block of its order there: split
+ * the block that holds it, into @obj. False if no block holds it. With
+ * @pfn's split lock held.
+ */
+static bool kmp_page_take_part(unsigned long pfn, unsigned int order,
+			       bool table, struct kmp_obj *obj)
+{
+	unsigned long head, i;
+	struct kmp_block b;
+	struct kmp_obj o;
+	unsigned int k;
+	u32 v;
+
+	for (k = order; k < KMP_PAGE_ORDERS; k++) {
+		head = round_down(pfn, 1UL << k);
+		/* the block at @pfn itself was looked at first */
+		if ((k > order && head == pfn) || !kmp_block_at(head, table, &b))
+			continue;
+		if (b.order > order && b.order >= k) {
+			kmp_block_split(&b, pfn, order, obj);
+			return true;
+		}
+		if (k > order || b.order == order)
+			return false;	/* a block that ends before @pfn */
+		/* More than the block at @pfn: every block in the range. */
+		kmp_block_take(&b, obj);
+		for (i = 1; b.slot && i < (1UL << order); i++) {
+			v = READ_ONCE(b.slot[i]);
+			if (!(v & KMP_PFN_VALID))
+				continue;
+			WRITE_ONCE(b.slot[i], 0);
+			kmp_pfn_obj(v, &o);
+			__kmp_account_freed(&o, 0);
+		}
+		return true;
+	}
+	return false;
+}
+
+/* A page block's free on the general path: @bytes is the free's size. */
+static void kmp_account_page_free(unsigned long pfn, size_t bytes)
+{
+	unsigned int order = get_order(bytes);
+	u32 *slot = kmp_pfn_slot(pfn);
+	bool table = !slot || READ_ONCE(kmp_tab.pages_hashed);
+	raw_spinlock_t *lock;
+	struct kmp_obj obj;
+	bool found;
+
+	found = kmp_page_take(pfn, order, slot, table, &obj);
+	if (!found) {
+		lock = kmp_split_lock(pfn);
+		raw_spin_lock(lock);
+		found = kmp_page_take(pfn, order, slot, table, &obj) ||
+			kmp_page_take_part(pfn, order, table, &obj);
+		raw_spin_unlock(lock);
+	}
+	if (!found) {
+		kmp_stat_inc(KMP_ST_UNPAIRED_PAGE);
+		return;
+	}
+	__kmp_account_freed(&obj, 0);
+}
+
 /* A free on the general path: see kmp_account_freed() for @bytes. */
 void kmp_account_free(unsigned long key, size_t bytes)
 {
 	enum kmp_kind kind = kmp_key_kind(key);
 	struct kmp_obj obj;
-	bool found;
 
 	if (kind == KMP_KIND_PAGE) {
-		found = kmp_pfn_take(key >> 2, &obj);
-		if (!found && (!kmp_pfn_slot(key >> 2) ||
-			       READ_ONCE(kmp_tab.pages_hashed)))
-			found = kmp_live_remove(key, &obj);
-	} else {
-		found = kmp_live_remove(key, &obj);
+		kmp_account_page_free(key >> 2, bytes);
+		return;
 	}
-	if (!found) {
+	if (!kmp_live_remove(key, &obj)) {
 		kmp_stat_inc(KMP_ST_UNPAIRED_SLAB + kind);
 		return;
 	}

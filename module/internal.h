@@ -28,6 +28,8 @@
  *   table and making tombs. Lookups take none.
  * - kmp_spill_locks[] and kmp_spill_free.lock (raw spinlocks, live.c): the
  *   live table's spill chains and its free list. The slots take none.
+ * - kmp_split_locks[] (raw spinlocks, account.c): page frees that find no
+ *   entry of their order at their PFN, one block of the largest order each.
  * - kmp_stack_locks[] (raw spinlocks, stacks.c): inserts into the stack
  *   store's chains. kmp_stack_text_lock (mutex, stacks.c): the texts of
  *   stacks through code that went away, against reset.
@@ -46,6 +48,7 @@
  *   kmp_control_lock -> tracepoints_mutex (attaching, detaching)
  *   kmp_control_lock -> cpus_read_lock, jump_label_mutex (the static key)
  *   kmp_control_lock -> kmp_spill_locks[] -> kmp_spill_free.lock
+ *   kmp_split_locks[] -> kmp_spill_locks[] -> kmp_spill_free.lock
  *   kmp_control_lock -> kmp_stack_text_lock (reset)
  *   module_notify_list (the kernel's rwsem) -> kmp_gone_lock
  *     -> kmp_names_lock, kmp_tag_locks[], kmp_sites_lock,
@@ -788,6 +791,7 @@ enum kmp_insert kmp_live_insert_spill(unsigned long key,
 				      const struct kmp_obj *obj,
 				      struct kmp_obj *old);
 bool kmp_live_remove(unsigned long key, struct kmp_obj *obj);
+bool kmp_live_get(unsigned long key, struct kmp_obj *obj);
 
 /* --- The PFN map (pfnmap.c) --- */
 

@@ -46,7 +46,7 @@
  *   spill chain and its entries; kmp_spill_free.lock, taken inside one,
  *   the spill's free list. The probes take them with interrupts already
  *   off; the walkers with raw_spin_lock_irqsave().
- * - The walkers (views, and marking tags) read a slot's sequence number,
+ * - The walkers (views, and marking tags) and kmp_live_get() read a slot's sequence number,
  *   its key with acquire, its object, the key again with acquire, and the
  *   sequence number again (kmp_walk_slot()); an object whose key or
  *   sequence number changed meanwhile is read again, and skipped after
@@ -73,7 +73,8 @@
  *   The walkers run under kmp_control_lock, so never against
  *   kmp_live_clear(), which runs with the probes detached.
  *
- * Lock order: spill bucket lock -> kmp_spill_free.lock. Nothing else nests.
+ * Lock order: spill bucket lock -> kmp_spill_free.lock; account.c's split
+ * locks are taken outside them. Nothing else nests.
  * NMI never gets here: the probes turn it away.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -369,6 +370,33 @@ static bool kmp_walk_slot(const struct kmp_slot *s, unsigned long *keyp,
 		}
 	}
 	return false;
+}
+
+/*
+ * Whether @key is live, with its object in @obj; the table is left as it
+ * is. A slot is read as the walkers read it: an object whose key changed
+ * meanwhile is not returned. With interrupts off.
+ */
+bool kmp_live_get(unsigned long key, struct kmp_obj *obj)
+{
+	u32 bucket, g = kmp_live_group(key);
+	struct kmp_spill *e;
+	struct kmp_slot *s;
+
+	if (kmp_live_find(key, &s)) {
+		kmp_slot_get(s, obj);
+		smp_rmb();	/* the object before the key again */
+		return READ_ONCE(s->key) == key;
+	}
+	if (!atomic_read(&kmp_tab.group_spill[g]))
+		return false;
+	bucket = kmp_spill_bucket(key);
+	raw_spin_lock(kmp_spill_lock(bucket));
+	e = kmp_spill_find(bucket, key, NULL);
+	if (e)
+		kmp_spill_get(e, obj);
+	raw_spin_unlock(kmp_spill_lock(bucket));
+	return e;
 }
 
 /*

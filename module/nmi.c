@@ -10,7 +10,9 @@
  *
  * - A free takes its object out of the live table's slots or the PFN map
  *   at once, as the fast path does, before the allocator can hand the
- *   object out again; its counting is left for later.
+ *   object out again; its counting is left for later. A page block's entry
+ *   is taken only by a free of its order: a free of a part of a block is a
+ *   split (account.c), which takes a lock, and is left whole.
  * - An allocation at the defaults, whose site is known and whose group
  *   has room, is entered the same way; again the counting waits.
  * - Anything else (a free whose object is in a spill chain, or in the
@@ -304,13 +306,16 @@ void kmp_nmi_free(enum kmp_event ev, unsigned long key, size_t bytes)
 	if (kmp_key_kind(key) == KMP_KIND_PAGE) {
 		slot = kmp_pfn_slot(key >> 2);
 		v = slot ? READ_ONCE(*slot) : 0;
-		if (slot && !READ_ONCE(kmp_tab.pages_hashed)) {
-			if (!(v & KMP_PFN_VALID)) {
-				/* In neither table: the fast path's miss. */
-				WRITE_ONCE(rec->key, key);
-				kmp_nmi_commit(r, rec, KMP_NMI_UNPAIRED);
-				return;
-			}
+		if (slot && !READ_ONCE(kmp_tab.pages_hashed) &&
+		    !(v & KMP_PFN_VALID)) {
+			/* In neither table: the fast path's miss. */
+			WRITE_ONCE(rec->key, key);
+			kmp_nmi_commit(r, rec, KMP_NMI_UNPAIRED);
+			return;
+		}
+		/* another order: a split, which the general path makes */
+		if (slot && !READ_ONCE(kmp_tab.pages_hashed) &&
+		    PAGE_SIZE << kmp_pfn_order(v) == bytes) {
 			WRITE_ONCE(*slot, 0);
 			rec->obj = (struct kmp_obj) {
 				.tag = kmp_pfn_tag(v),

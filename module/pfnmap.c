@@ -10,15 +10,19 @@
  * A page block outside the map (memory added later, a gap) goes to the
  * live table instead (live.c), as page blocks do while lifetimes are on.
  *
- * Notes on locking: none. A block has one owner at a time: its free event
- * runs in free_pages_prepare(), before the block goes back to the buddy
- * lists, and its next allocation's event after the allocator took it off
- * them under the zone's own locks. So the entry of a block is written by
- * one CPU at a time, in the order the allocator's locks give, and plain
- * READ_ONCE()/WRITE_ONCE() suffice. Walkers (marking tags) read entries
- * with READ_ONCE() and may see a block come or go meanwhile, which only
- * ever marks a tag too many. kmp_pfnmap_clear() runs with the probes
- * detached.
+ * Notes on locking: none here. A block has one owner at a time: its free
+ * event runs in free_pages_prepare(), before the block goes back to the
+ * buddy lists, and its next allocation's event after the allocator took it
+ * off them under the zone's own locks. So the entry of a block is written
+ * by one CPU at a time, in the order the allocator's locks give, and plain
+ * READ_ONCE()/WRITE_ONCE() suffice. A block freed in parts (split_page()
+ * and the like) is split into an entry per part by the first free that
+ * finds no entry of its order, under a split lock, while the other parts
+ * are still allocated; account.c ("Split page blocks") argues that split
+ * against the lock-free readers and writers of the entries (the fast path,
+ * nmi.c). Walkers (marking tags) read entries with READ_ONCE() and may see
+ * a block come or go meanwhile, which only ever marks a tag too many.
+ * kmp_pfnmap_clear() runs with the probes detached.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

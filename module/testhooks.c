@@ -385,6 +385,19 @@ void kmemprof_test_nmi_free(const void *ptr)
 
 kmp_export_test_hook(kmemprof_test_nmi_free);
 
+/* A page block's free in NMI, of @order at @page. */
+void kmemprof_test_nmi_page_free(const struct page *page, unsigned int order)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	kmp_nmi_free(KMP_EV_PAGE_FREE, kmp_key_pfn(page_to_pfn(page)),
+		     PAGE_SIZE << order);
+	local_irq_restore(flags);
+}
+
+kmp_export_test_hook(kmemprof_test_nmi_page_free);
+
 void kmemprof_test_nmi_flush(void)
 {
 	kmp_nmi_flush_work();
@@ -510,18 +523,6 @@ void kmemprof_test_code_going(unsigned long start, unsigned long end)
 }
 
 kmp_export_test_hook(kmemprof_test_code_going);
-
-void kmemprof_test_nmi_page_free(struct page *page, unsigned int order)
-{
-	unsigned long flags;
-
-	local_irq_save(flags);
-	kmp_nmi_free(KMP_EV_PAGE_FREE, kmp_key_pfn(page_to_pfn(page)),
-		     PAGE_SIZE << order);
-	local_irq_restore(flags);
-}
-
-kmp_export_test_hook(kmemprof_test_nmi_page_free);
 
 /*
  * Events on the normal path, as a probe takes them, for the NMI cases: an

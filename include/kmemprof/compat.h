@@ -23,6 +23,7 @@
 
 #include <linux/version.h>
 #include <linux/types.h>
+#include <linux/mmzone.h>
 #include <linux/slab.h>
 
 #if LINUX_VERSION_CODE < KERNEL_VERSION(5, 10, 0)
@@ -93,6 +94,19 @@
 	gfp_t gfp_flags, int migratetype
 #define KMP_PAGE_FREE_PROTO						\
 	void *data, struct page *page, unsigned int order
+
+/*
+ * The buddy allocator's orders are 0 to KMP_PAGE_ORDERS - 1: 6.8 named
+ * their number NR_PAGE_ORDERS; before, MAX_ORDER was that number, until
+ * 6.4 made it the largest order.
+ */
+#if defined(NR_PAGE_ORDERS)
+#define KMP_PAGE_ORDERS		NR_PAGE_ORDERS
+#elif LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
+#define KMP_PAGE_ORDERS		(MAX_ORDER + 1)
+#else
+#define KMP_PAGE_ORDERS		MAX_ORDER
+#endif
 
 /*
  * percpu_alloc_percpu: 6.1 added the call site, the full size and the gfp

@@ -58,7 +58,7 @@ enum kmp_stat {
 	KMP_ST_UNPAIRED_PERCPU,
 	KMP_ST_STALE,		/* entries replaced: their free was not seen */
 	KMP_ST_LARGE_DUP,	/* repeated kmalloc events for one object */
-	KMP_ST_PAGE_SPLIT,	/* page frees of another order than allocated */
+	KMP_ST_PAGE_SPLIT,	/* page blocks split by a free of a part */
 	KMP_ST_SKIP_NMI,	/* events skipped in NMI context */
 	KMP_ST_DROP_HIST,	/* tags without histograms: pool full */
 	KMP_ST_DROP_STACKS,	/* sampled stacks lost: stack store full */
@@ -142,6 +142,7 @@ bool kmemprof_hooked(const char *name);
 void kmemprof_test_nmi_alloc(unsigned long site, const void *ptr,
 			     size_t size);
 void kmemprof_test_nmi_free(const void *ptr);
+void kmemprof_test_nmi_page_free(const struct page *page, unsigned int order);
 void kmemprof_test_nmi_flush(void);
 struct seq_file;
 int kmemprof_test_proc_line(struct seq_file *m, const char *site,
@@ -158,7 +159,6 @@ void kmemprof_test_page_free_event(const struct page *page,
 				   unsigned int order);
 int kmemprof_test_pfn_event(unsigned long pfn, unsigned int order, bool free);
 void kmemprof_test_code_going(unsigned long start, unsigned long end);
-void kmemprof_test_nmi_page_free(struct page *page, unsigned int order);
 void kmemprof_test_slab_alloc(const void *ptr, size_t size);
 void kmemprof_test_slab_free(const void *ptr);
 void kmemprof_test_page_alloc(struct page *page, unsigned int order);

@@ -1,0 +1,349 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: a page block freed in parts comes off its owner part by part,
+ * exactly: after split_page(), freed page by page in any order; from
+ * alloc_pages_exact(), which splits and frees its tail at once, to
+ * free_pages_exact(); and by __free_pages() while another reference holds
+ * the head, which frees the tail halves at lower orders.
+ *
+ * Live bytes and objects count a split block as allocinfo does: one object
+ * until its first part is freed (kmemprof sees no event for the split
+ * itself), then one per part. page_split counts each split, and none of
+ * this marks the tag or counts a free unpaired.
+ */
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/gfp.h>
+#include <linux/kthread.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+
+#include <kmemprof/compat.h>
+#include <kmemprof/kmemprof.h>
+
+#include "kmemprof_test.h"
+#include "kmp_kunit.h"
+
+#define SPLIT_ORDER	3
+#define SPLIT_N		BIT(SPLIT_ORDER)
+#define SPLIT_BLOCKS	64	/* blocks freed from two CPUs at once */
+#define EXACT_PAGES	5	/* alloc_pages_exact(): an order-3 block */
+
+/* The one call site of the split blocks: the tags inside this function. */
+static noinline void split_alloc(struct page **page)
+{
+	*page = alloc_pages(GFP_KERNEL, SPLIT_ORDER);
+}
+
+/*
+ * The call site of alloc_pages_exact(): its caller, since kmemprof walks
+ * past alloc_pages*() as an allocator entry point.
+ */
+static noinline void exact_alloc(void **p)
+{
+	*p = alloc_pages_exact(EXACT_PAGES * PAGE_SIZE, GFP_KERNEL);
+}
+
+/* What the case started from: the tags' totals and the statistics. */
+struct split_base {
+	const void *fn;
+	struct kmp_totals t;
+	u64 splits;
+	u64 unpaired;
+};
+
+static struct kmp_totals fn_totals(struct kunit *test, const void *fn,
+				   bool *inaccurate)
+{
+	unsigned long start, end;
+	struct kmp_totals t;
+
+	kmp_test_fn_range(test, fn, &start, &end);
+	kmemprof_sum_range(KMP_KIND_PAGE, start, end, &t, inaccurate);
+	return t;
+}
+
+static void split_begin(struct kunit *test, const void *fn,
+			struct split_base *b)
+{
+	b->fn = fn;
+	b->t = fn_totals(test, fn, NULL);
+	b->splits = kmemprof_stat(KMP_ST_PAGE_SPLIT);
+	b->unpaired = kmemprof_stat(KMP_ST_UNPAIRED_PAGE);
+}
+
+/*
+ * The tags' totals since split_begin(): @allocs, @frees and @live pages
+ * and objects, exactly, and no mark.
+ */
+static void split_expect(struct kunit *test, const struct split_base *b,
+			 const char *what, int step, u64 allocs, u64 frees,
+			 u64 live_pages, u64 live_objs)
+{
+	struct kmp_totals t;
+	bool inacc;
+
+	t = fn_totals(test, b->fn, &inacc);
+	KMP_EXPECT_EQ_MSG(test, t.live_bytes - b->t.live_bytes,
+			  live_pages * PAGE_SIZE, "live bytes: %s, step %d",
+			  what, step);
+	KMP_EXPECT_EQ_MSG(test, t.live_objs - b->t.live_objs, live_objs,
+			  "live objects: %s, step %d", what, step);
+	KMP_EXPECT_EQ_MSG(test, t.allocs - b->t.allocs, allocs,
+			  "allocs: %s, step %d", what, step);
+	KMP_EXPECT_EQ_MSG(test, t.frees - b->t.frees, frees,
+			  "frees: %s, step %d", what, step);
+	KMP_EXPECT_EQ_MSG(test, t.freed - b->t.freed,
+			  t.bytes - b->t.bytes - live_pages * PAGE_SIZE,
+			  "freed bytes: %s, step %d", what, step);
+	KUNIT_EXPECT_FALSE_MSG(test, inacc, "marked accurate:no: %s, step %d",
+			       what, step);
+}
+
+/* The statistics since split_begin(): @splits splits, no unpaired free. */
+static void split_expect_stats(struct kunit *test, const struct split_base *b,
+			       const char *what, u64 splits)
+{
+	KMP_EXPECT_EQ_MSG(test, kmemprof_stat(KMP_ST_PAGE_SPLIT) - b->splits,
+			  splits, "page_split: %s", what);
+	KMP_EXPECT_EQ_MSG(test,
+			  kmemprof_stat(KMP_ST_UNPAIRED_PAGE) - b->unpaired,
+			  0, "unpaired.page: %s", what);
+}
+
+static int split_test_init(struct kunit *test)
+{
+	KMP_ASSERT_EQ(test, kmemprof_set_events(KMP_KIND_ALL), 0);
+	KMP_ASSERT_EQ(test, kmemprof_set_enabled(true), 0);
+	return 0;
+}
+
+static void split_test_exit(struct kunit *test)
+{
+	kmemprof_set_knob("lifetimes", 0);
+}
+
+/* The orders the pages of a split block are freed in. */
+static const struct split_order {
+	const char *name;
+	u8 idx[SPLIT_N];
+} split_orders[] = {
+	{ "ascending", { 0, 1, 2, 3, 4, 5, 6, 7 } },
+	{ "descending", { 7, 6, 5, 4, 3, 2, 1, 0 } },
+	{ "interleaved", { 1, 6, 3, 0, 5, 2, 7, 4 } },
+	{ "head last", { 5, 1, 7, 3, 2, 6, 4, 0 } },
+};
+
+/*
+ * alloc_pages(order 3), split_page(), then each page freed: exact after
+ * every free, in each order.
+ */
+static void split_freed_in_order(struct kunit *test)
+{
+	const struct split_order *o;
+	struct split_base b;
+	struct page *page;
+	int n;
+
+	for (o = split_orders; o < split_orders + ARRAY_SIZE(split_orders);
+	     o++) {
+		split_begin(test, split_alloc, &b);
+		split_alloc(&page);
+		KMP_ASSERT_NOT_NULL(test, page);
+		split_page(page, SPLIT_ORDER);
+		split_expect(test, &b, o->name, 0, 1, 0, SPLIT_N, 1);
+		for (n = 1; n <= SPLIT_N; n++) {
+			__free_page(page + o->idx[n - 1]);
+			/* one object per page once the first is freed */
+			split_expect(test, &b, o->name, n, SPLIT_N, n,
+				     SPLIT_N - n, SPLIT_N - n);
+		}
+		split_expect_stats(test, &b, o->name, 1);
+	}
+}
+
+/* The same with lifetimes on: page blocks go to the live table. */
+static void split_freed_in_live_table(struct kunit *test)
+{
+	const struct split_order *o;
+	struct split_base b;
+	struct page *page;
+	int n;
+
+	KMP_ASSERT_EQ(test, kmemprof_set_knob("lifetimes", 1), 0);
+	for (o = split_orders; o < split_orders + ARRAY_SIZE(split_orders);
+	     o++) {
+		split_begin(test, split_alloc, &b);
+		split_alloc(&page);
+		KMP_ASSERT_NOT_NULL(test, page);
+		split_page(page, SPLIT_ORDER);
+		for (n = 1; n <= SPLIT_N; n++) {
+			__free_page(page + o->idx[n - 1]);
+			split_expect(test, &b, o->name, n, SPLIT_N, n,
+				     SPLIT_N - n, SPLIT_N - n);
+		}
+		split_expect_stats(test, &b, o->name, 1);
+	}
+	KMP_ASSERT_EQ(test, kmemprof_set_knob("lifetimes", 0), 0);
+}
+
+/* Two CPUs free the pages of the same split blocks at once. */
+struct split_race {
+	struct page **blocks;
+	struct completion ready;
+	struct completion done;
+	atomic_t go;
+	int first;		/* 0: the even pages, 1: the odd ones */
+};
+
+static int split_race_thread(void *arg)
+{
+	struct split_race *r = arg;
+	int i, j;
+
+	complete(&r->ready);
+	while (!atomic_read_acquire(&r->go))
+		cpu_relax();
+	for (i = 0; i < SPLIT_BLOCKS; i++)
+		for (j = r->first; j < SPLIT_N; j += 2)
+			__free_page(r->blocks[i] + j);
+	complete(&r->done);
+	return 0;
+}
+
+static void split_freed_from_two_cpus(struct kunit *test)
+{
+	struct split_race *r;
+	struct split_base b;
+	struct page **blocks;
+	int i, cpu[2], ncpu = 0, c;
+
+	for_each_online_cpu(c)
+		if (ncpu < 2)
+			cpu[ncpu++] = c;
+	if (ncpu < 2) {
+		kmp_kunit_skip(test, "needs two CPUs");
+		return;
+	}
+	r = kmp_kunit_kcalloc(test, 2, sizeof(*r), GFP_KERNEL);
+	blocks = kmp_kunit_kcalloc(test, SPLIT_BLOCKS, sizeof(*blocks),
+				   GFP_KERNEL);
+	KMP_ASSERT_NOT_NULL(test, r);
+	KMP_ASSERT_NOT_NULL(test, blocks);
+	split_begin(test, split_alloc, &b);
+	for (i = 0; i < SPLIT_BLOCKS; i++) {
+		split_alloc(&blocks[i]);
+		KMP_ASSERT_NOT_NULL(test, blocks[i]);
+		split_page(blocks[i], SPLIT_ORDER);
+	}
+	for (i = 0; i < 2; i++) {
+		struct task_struct *t;
+
+		r[i].blocks = blocks;
+		r[i].first = i;
+		init_completion(&r[i].ready);
+		init_completion(&r[i].done);
+		t = kthread_create(split_race_thread, &r[i], "kmp_split/%d",
+				   cpu[i]);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+		kthread_bind(t, cpu[i]);
+		wake_up_process(t);
+	}
+	for (i = 0; i < 2; i++)
+		wait_for_completion(&r[i].ready);
+	atomic_set_release(&r[0].go, 1);
+	atomic_set_release(&r[1].go, 1);
+	for (i = 0; i < 2; i++)
+		wait_for_completion(&r[i].done);
+	split_expect(test, &b, "two CPUs", 0, SPLIT_BLOCKS * SPLIT_N,
+		     SPLIT_BLOCKS * SPLIT_N, 0, 0);
+	split_expect_stats(test, &b, "two CPUs", SPLIT_BLOCKS);
+}
+
+/*
+ * alloc_pages_exact() of 5 pages takes an order-3 block, splits it and
+ * frees the last 3 pages at once; free_pages_exact() frees the rest page
+ * by page.
+ */
+static void split_pages_exact(struct kunit *test)
+{
+	struct split_base b;
+	void *p;
+
+	split_begin(test, exact_alloc, &b);
+	exact_alloc(&p);
+	KMP_ASSERT_NOT_NULL(test, p);
+	split_expect(test, &b, "alloc_pages_exact", 0, SPLIT_N,
+		     SPLIT_N - EXACT_PAGES, EXACT_PAGES, EXACT_PAGES);
+	free_pages_exact(p, EXACT_PAGES * PAGE_SIZE);
+	split_expect(test, &b, "free_pages_exact", 1, SPLIT_N, SPLIT_N, 0, 0);
+	split_expect_stats(test, &b, "alloc_pages_exact", 1);
+}
+
+/*
+ * __free_pages() of a block whose head has another reference frees the
+ * tail halves at once, at orders 2, 1 and 0; the head page goes when the
+ * last reference does. One object throughout, as allocinfo counts it.
+ */
+static void split_free_pages_head_held(struct kunit *test)
+{
+	struct split_base b;
+	struct page *page;
+
+	split_begin(test, split_alloc, &b);
+	split_alloc(&page);
+	KMP_ASSERT_NOT_NULL(test, page);
+	get_page(page);
+	__free_pages(page, SPLIT_ORDER);
+	split_expect(test, &b, "head held", 0, 1 + SPLIT_ORDER, SPLIT_ORDER,
+		     1, 1);
+	put_page(page);
+	split_expect(test, &b, "head put", 1, 1 + SPLIT_ORDER,
+		     1 + SPLIT_ORDER, 0, 0);
+	split_expect_stats(test, &b, "head held", SPLIT_ORDER);
+}
+
+/*
+ * A part freed in NMI (7.x: pages for BPF) is left to the irq_work, which
+ * splits the block: here the head page's free, through nmi.c's entry
+ * point. The kernel has not freed the page, so its real free afterwards
+ * finds nothing: one unpaired free, and the tag exact throughout.
+ */
+static void split_nmi_part_free(struct kunit *test)
+{
+	struct split_base b;
+	struct page *page;
+	int i;
+
+	split_begin(test, split_alloc, &b);
+	split_alloc(&page);
+	KMP_ASSERT_NOT_NULL(test, page);
+	split_page(page, SPLIT_ORDER);
+	kmemprof_test_nmi_page_free(page, 0);
+	kmemprof_test_nmi_flush();
+	split_expect(test, &b, "NMI", 0, SPLIT_N, 1, SPLIT_N - 1, SPLIT_N - 1);
+	for (i = 1; i < SPLIT_N; i++)
+		__free_page(page + i);
+	split_expect(test, &b, "NMI", 1, SPLIT_N, SPLIT_N, 0, 0);
+	KMP_EXPECT_EQ(test, kmemprof_stat(KMP_ST_PAGE_SPLIT) - b.splits, 1);
+	__free_page(page);
+	KMP_EXPECT_EQ(test, kmemprof_stat(KMP_ST_UNPAIRED_PAGE) - b.unpaired,
+		      1);
+}
+
+static struct kunit_case split_cases[] = {
+	KUNIT_CASE(split_freed_in_order),
+	KUNIT_CASE(split_freed_in_live_table),
+	KUNIT_CASE(split_freed_from_two_cpus),
+	KUNIT_CASE(split_pages_exact),
+	KUNIT_CASE(split_free_pages_head_held),
+	KUNIT_CASE(split_nmi_part_free),
+	{}
+};
+
+struct kunit_suite kmp_split_suite = {
+	.name = "kmemprof_split",
+	.init = split_test_init,
+	.exit = split_test_exit,
+	.test_cases = split_cases,
+};
