@@ -455,7 +455,7 @@ struct kmp_proc_line {		/* a line of /proc/kmemprof, in parts */
 	const struct kmp_totals *t;
 };
 
-void kmp_proc_put(struct seq_file *m, const struct kmp_proc_line *l);
+void kmp_proc_put(struct seq_file *m, const struct kmp_proc_line *l); /* tests */
 int kmp_procfs_init(void);
 void kmp_procfs_exit(void);
 int kmp_sysctl_init(void);

@@ -3,9 +3,10 @@
  * kmemprof: /proc/kmemprof, one line per tag in allocinfo's layout.
  *
  * The format is the contract in Documentation/kmemprof.rst; the header
- * lives in include/kmemprof/format.h, and kmp_proc_put() is the one place
- * a line is laid out, through a checked seq_buf: a line cannot overrun the
- * buffer, and one that does not fit is laid out again in a larger one.
+ * lives in include/kmemprof/format.h, and kmp_proc_lay_out() is the one
+ * place a line is laid out, through a checked seq_buf: a line cannot
+ * overrun the buffer, and one that does not fit is laid out again in a
+ * larger one.
  *
  * Notes on locking: the view takes no lock of the tables. Each line sums
  * its tag's per-CPU counters once (kmp_tag_totals()), so it is consistent
@@ -23,9 +24,15 @@
 #include <kmemprof/format.h>
 #include "internal.h"
 
+/*
+ * The reader's own: the texts' scratch, and the line's parts and totals,
+ * kept here rather than on the stack, where the kernel's zeroing of new
+ * variables (INIT_STACK_ALL_ZERO) would cost a memset() a line.
+ */
 struct kmp_proc_iter {
 	char text[KMP_SITE_TEXT_LEN];
 	char callers[KMP_CALLERS_TEXT_LEN];
+	struct kmp_proc_line l;
 	struct kmp_totals t;
 };
 
@@ -94,54 +101,67 @@ static __always_inline bool kmp_sb_room(struct seq_buf *s, size_t n)
 	return true;
 }
 
-/* @len bytes of @str, without a NUL. */
-static __always_inline void kmp_sb_put(struct seq_buf *s, const char *str,
-				       size_t len)
+/*
+ * @len bytes of @str after the @lit_len bytes of @lit (either may be
+ * empty), without a NUL: a word and its value in one checked write.
+ */
+static __always_inline void kmp_sb_put2(struct seq_buf *s, const char *lit,
+					size_t lit_len, const char *str,
+					size_t len)
 {
-	if (kmp_sb_room(s, len)) {
-		memcpy(s->buffer + s->len, str, len);
-		s->len += len;
+	char *p;
+
+	if (kmp_sb_room(s, lit_len + len)) {
+		p = s->buffer + s->len;
+		memcpy(p, lit, lit_len);
+		memcpy(p + lit_len, str, len);
+		s->len += lit_len + len;
 	}
 }
 
-#define kmp_sb_lit(s, lit)	kmp_sb_put(s, lit, sizeof(lit) - 1)
+#define kmp_sb_put(s, str, len)	kmp_sb_put2(s, "", 0, str, len)
+#define kmp_sb_lit(s, lit)	kmp_sb_put2(s, lit, sizeof(lit) - 1, "", 0)
+#define kmp_sb_lit_str(s, lit, str, len)				\
+	kmp_sb_put2(s, lit, sizeof(lit) - 1, str, len)
 
-/* @v in decimal. */
-static __always_inline void kmp_sb_u64(struct seq_buf *s, u64 v)
+/* @lit, then @v in decimal: " allocs:123". */
+static __always_inline void kmp_sb_lit_u64(struct seq_buf *s,
+					   const char *lit, size_t lit_len,
+					   u64 v)
 {
 	unsigned int n = kmp_dec_len(v);
+	char *p;
 
-	if (kmp_sb_room(s, n)) {
-		kmp_put_dec(s->buffer + s->len, v, n);
-		s->len += n;
+	if (kmp_sb_room(s, lit_len + n)) {
+		p = s->buffer + s->len;
+		memcpy(p, lit, lit_len);
+		kmp_put_dec(p + lit_len, v, n);
+		s->len += lit_len + n;
 	}
 }
 
+#define kmp_sb_key(s, lit, v)	kmp_sb_lit_u64(s, lit, sizeof(lit) - 1, v)
+
 /*
- * @v right-aligned in @width columns (at most 16), as "%*llu". The spaces
- * go over the whole width and the digits over their end: for a constant
- * width, the copy is a load and a store or two where a memset() would be
- * a call (arm64 builds without the vector registers that GCC's inline
- * memset() wants).
+ * @v right-aligned in @width columns (at most 16), as "%*llu ", with the
+ * space after it. The spaces go over the whole width and the digits over
+ * their end: for a constant width, the copy is a load and a store or two
+ * where a memset() would be a call (arm64 builds without the vector
+ * registers that GCC's inline memset() wants).
  */
 static __always_inline void kmp_sb_u64_w(struct seq_buf *s, u64 v,
 					 unsigned int width)
 {
 	unsigned int n = kmp_dec_len(v);
+	unsigned int w = max(n, width);
 	char *p;
 
-	if (n >= width) {
-		if (kmp_sb_room(s, n)) {
-			kmp_put_dec(s->buffer + s->len, v, n);
-			s->len += n;
-		}
-		return;
-	}
-	if (kmp_sb_room(s, width)) {
+	if (kmp_sb_room(s, w + 1)) {
 		p = s->buffer + s->len;
 		memcpy(p, "                ", width);
-		kmp_put_dec(p + width - n, v, n);
-		s->len += width;
+		kmp_put_dec(p + w - n, v, n);
+		p[w] = ' ';
+		s->len += w + 1;
 	}
 }
 
@@ -156,7 +176,8 @@ static __always_inline void kmp_sb_u64_w(struct seq_buf *s, u64 v,
  * that fits to the last byte marks it full too (seq_file needs a byte
  * more to tell it from an overflow), with the same outcome.
  */
-void kmp_proc_put(struct seq_file *m, const struct kmp_proc_line *l)
+static __always_inline void kmp_proc_lay_out(struct seq_file *m,
+					     const struct kmp_proc_line *l)
 {
 	const struct kmp_totals *t = l->t;
 	struct seq_buf s;
@@ -166,20 +187,13 @@ void kmp_proc_put(struct seq_file *m, const struct kmp_proc_line *l)
 	room = seq_get_buf(m, &buf);
 	seq_buf_init(&s, buf, room);
 	kmp_sb_u64_w(&s, t->live_bytes, 12);
-	kmp_sb_lit(&s, " ");
 	kmp_sb_u64_w(&s, t->live_objs, 8);
-	kmp_sb_lit(&s, " ");
 	kmp_sb_put(&s, l->site, l->site_len);
-	kmp_sb_lit(&s, " kind:");
-	kmp_sb_put(&s, l->kind, l->kind_len);
-	kmp_sb_lit(&s, " allocs:");
-	kmp_sb_u64(&s, t->allocs);
-	kmp_sb_lit(&s, " frees:");
-	kmp_sb_u64(&s, t->frees);
-	kmp_sb_lit(&s, " bytes:");
-	kmp_sb_u64(&s, t->bytes);
-	kmp_sb_lit(&s, " req:");
-	kmp_sb_u64(&s, t->req);
+	kmp_sb_lit_str(&s, " kind:", l->kind, l->kind_len);
+	kmp_sb_key(&s, " allocs:", t->allocs);
+	kmp_sb_key(&s, " frees:", t->frees);
+	kmp_sb_key(&s, " bytes:", t->bytes);
+	kmp_sb_key(&s, " req:", t->req);
 	kmp_sb_put(&s, l->callers, l->callers_len);
 	if (test_bit(KMP_TAG_SAMPLED, &l->flags))
 		kmp_sb_lit(&s, " sampled:yes");
@@ -191,22 +205,45 @@ void kmp_proc_put(struct seq_file *m, const struct kmp_proc_line *l)
 	seq_commit(m, seq_buf_has_overflowed(&s) ? -1 : (int)seq_buf_used(&s));
 }
 
+#if KMP_TEST_HOOKS
+/* For the KUnit suites (testhooks.c): a line from parts they give. */
+void kmp_proc_put(struct seq_file *m, const struct kmp_proc_line *l)
+{
+	kmp_proc_lay_out(m, l);
+}
+#endif
+
+/*
+ * The least room a line needs besides its texts: one digit a number, the
+ * widths of the first two, the words, no marks, and seq_file's byte more
+ * (sizeof counts the NUL). Only to turn away, before its totals are
+ * summed, a line that cannot fit (the last of most buffers); what keeps a
+ * line inside the buffer is the check of each write.
+ */
+#define KMP_PROC_MIN	sizeof("           0        0  kind: allocs:0"	\
+			       " frees:0 bytes:0 req:0\n")
+
 /* The line of tag @idx. */
 static void kmp_proc_line(struct seq_file *m, u32 idx,
 			  struct kmp_proc_iter *it)
 {
 	struct kmp_tag *tag = kmp_tag_at(idx);
-	struct kmp_proc_line l = {
-		.kind = kmp_kind_name(tag->kind),
-		.flags = READ_ONCE(tag->flags),
-		.t = &it->t,	/* not on the stack: not zeroed */
-	};
+	struct kmp_proc_line *l = &it->l;
+	char *buf;
 
-	l.kind_len = strlen(l.kind);
-	l.site = kmp_tag_site(tag, it->text, &l.site_len);
-	l.callers = kmp_tag_callers(tag, it->callers, &l.callers_len);
+	l->kind = kmp_kind_name(tag->kind);
+	l->kind_len = strlen(l->kind);
+	l->flags = READ_ONCE(tag->flags);
+	l->site = kmp_tag_site(tag, it->text, &l->site_len);
+	l->callers = kmp_tag_callers(tag, it->callers, &l->callers_len);
+	if (seq_get_buf(m, &buf) < l->site_len + l->callers_len +
+	    l->kind_len + KMP_PROC_MIN) {
+		seq_commit(m, -1);
+		return;
+	}
 	kmp_tag_totals(idx, &it->t);
-	kmp_proc_put(m, &l);
+	l->t = &it->t;
+	kmp_proc_lay_out(m, l);
 }
 
 /* Position 0 is the header, position n the tag of index n - 1. */
