@@ -141,7 +141,7 @@ static void procfs_longest_line(struct kunit *test)
 	proc_text(c->callers, " caller:longest_caller+0x0/0x10 [kmp_longest]",
 		  'c', CALLERS_MAX);
 	len = proc_want(c, "percpu", true, &t);
-	/* numbers, spaces, site, " kind:percpu", " allocs:"..., marks, \n */
+	/* numbers, spaces, site, kind, counts, callers, marks, newline */
 	KMP_ASSERT_EQ(test, len, 2 * 20 + 2 + SITE_MAX + 6 + 6 + 8 + 20 +
 		      7 + 20 + 7 + 20 + 5 + 20 + CALLERS_MAX + 12 + 12 + 16 + 1);
 	for (used = 0; used <= BEFORE; used += BEFORE) {
