@@ -384,7 +384,7 @@ bool kmp_live_get(unsigned long key, struct kmp_obj *obj)
 	struct kmp_slot *s;
 
 	if (kmp_live_find(key, &s)) {
-		kmp_slot_get(s, obj);
+		kmp_walk_read(s, key, obj);
 		smp_rmb();	/* the object before the key again */
 		return READ_ONCE(s->key) == key;
 	}

@@ -273,23 +273,20 @@ static bool kmp_test_slot_obj(const void *p, struct kmp_obj *obj)
 }
 
 /*
- * Walk the live table as the ages and leaks views do. When the walk is at
- * the slot of slab object @a, between its reads of the object's fields,
- * @a is freed and its address allocated again at once, as SLUB does, by an
- * allocation like @b (@b's tag, sizes, time and CPU). What the walk
- * reported for @a's address goes to @seen (at most @n), @a's object before
- * into @was and after into @now; @a's entry is put back as it was. Both
- * must be in the live table's slots. Returns the number of reports, or
- * -ENOENT, -EINTR, or -EAGAIN if the walk never reached @a.
+ * The object of @a's key read by a walk (@get false) or by kmp_live_get()
+ * (@get true), while at its slot, between the reads of the object's
+ * fields, @a is freed and its address allocated again at once as a copy
+ * of @b: see kmemprof_test_walk_reuse().
  */
-int kmemprof_test_walk_reuse(const void *a, const void *b,
-			     struct kmp_test_obj *was, struct kmp_test_obj *now,
-			     struct kmp_test_obj *seen, int n)
+static int kmp_test_reuse_run(const void *a, const void *b,
+			      struct kmp_test_obj *was,
+			      struct kmp_test_obj *now,
+			      struct kmp_test_obj *seen, int n, bool get)
 {
 	struct kmp_test_reuse r = { .seen = seen, .n = n };
-	struct kmp_obj before, old;
+	struct kmp_obj before, old, got;
 	unsigned long flags;
-	int ret;
+	int ret = 0;
 
 	r.key = kmp_key_addr(KMP_KIND_SLAB, (unsigned long)a);
 	if (!kmp_test_slot_obj(a, &before) || !kmp_test_slot_obj(b, &r.now))
@@ -298,7 +295,14 @@ int kmemprof_test_walk_reuse(const void *a, const void *b,
 	kmp_test_obj_set(now, &r.now);
 	WRITE_ONCE(kmp_test_reuse, &r);
 	WRITE_ONCE(kmp_live_test_point, kmp_test_reuse_point);
-	ret = kmp_walk_views(kmp_test_reuse_one, &r);
+	if (get) {
+		local_irq_save(flags);
+		if (kmp_live_get(r.key, &got))
+			kmp_test_reuse_one(r.key, &got, &r);
+		local_irq_restore(flags);
+	} else {
+		ret = kmp_walk_views(kmp_test_reuse_one, &r);
+	}
 	WRITE_ONCE(kmp_live_test_point, NULL);
 	WRITE_ONCE(kmp_test_reuse, NULL);
 	if (r.fired) {
@@ -312,7 +316,38 @@ int kmemprof_test_walk_reuse(const void *a, const void *b,
 	return r.fired ? r.nseen : -EAGAIN;
 }
 
+/*
+ * Walk the live table as the ages and leaks views do. When the walk is at
+ * the slot of slab object @a, between its reads of the object's fields,
+ * @a is freed and its address allocated again at once, as SLUB does, by an
+ * allocation like @b (@b's tag, sizes, time and CPU). What the walk
+ * reported for @a's address goes to @seen (at most @n), @a's object before
+ * into @was and after into @now; @a's entry is put back as it was. Both
+ * must be in the live table's slots. Returns the number of reports, or
+ * -ENOENT, -EINTR, or -EAGAIN if the walk never reached @a.
+ */
+int kmemprof_test_walk_reuse(const void *a, const void *b,
+			     struct kmp_test_obj *was, struct kmp_test_obj *now,
+			     struct kmp_test_obj *seen, int n)
+{
+	return kmp_test_reuse_run(a, b, was, now, seen, n, false);
+}
+
 kmp_export_test_hook(kmemprof_test_walk_reuse);
+
+/*
+ * The same through kmp_live_get(), the general path's lookup that leaves
+ * the table as it is: 1 if it returned an object for @a's key (in
+ * @seen[0]), 0 if not.
+ */
+int kmemprof_test_get_reuse(const void *a, const void *b,
+			    struct kmp_test_obj *was, struct kmp_test_obj *now,
+			    struct kmp_test_obj *seen)
+{
+	return kmp_test_reuse_run(a, b, was, now, seen, 1, true);
+}
+
+kmp_export_test_hook(kmemprof_test_get_reuse);
 
 /*
  * Lay out a line of /proc/kmemprof into @m as a read does, from its parts:

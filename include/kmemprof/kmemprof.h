@@ -138,6 +138,9 @@ struct kmp_test_obj {
 int kmemprof_test_walk_reuse(const void *a, const void *b,
 			     struct kmp_test_obj *was, struct kmp_test_obj *now,
 			     struct kmp_test_obj *seen, int n);
+int kmemprof_test_get_reuse(const void *a, const void *b,
+			    struct kmp_test_obj *was, struct kmp_test_obj *now,
+			    struct kmp_test_obj *seen);
 bool kmemprof_hooked(const char *name);
 void kmemprof_test_nmi_alloc(unsigned long site, const void *ptr,
 			     size_t size);

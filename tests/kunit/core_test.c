@@ -782,9 +782,46 @@ static void core_walk_reused_address(struct kunit *test)
 	KMP_EXPECT_EQ(test, seen[0].cpu, now.cpu);
 }
 
+/*
+ * The same through kmp_live_get(), with which the general path looks for
+ * the block that holds a page freed in parts: the object it returns is
+ * the new allocation whole, or none.
+ */
+static void core_get_reused_address(struct kunit *test)
+{
+	struct kmp_test_obj was, now, seen = {};
+	void *a, *b;
+	int n;
+
+	KMP_ASSERT_EQ(test, kmemprof_set_knob("lifetimes", 1), 0);
+	kmemprof_set_clock(walk_clock);
+	WRITE_ONCE(walk_clock_now, 1600000);
+	a = walk_alloc_old();
+	WRITE_ONCE(walk_clock_now, 3200000);
+	b = walk_alloc_new();
+	n = kmemprof_test_get_reuse(a, b, &was, &now, &seen);
+	kfree(a);
+	kfree(b);
+	kmemprof_set_clock(NULL);
+	kmemprof_set_knob("lifetimes", 0);
+	KMP_ASSERT_NOT_NULL(test, a);
+	KMP_ASSERT_NOT_NULL(test, b);
+	KMP_ASSERT_GT(test, n, -1);
+	KUNIT_EXPECT_NE(test, was.tag, now.tag);
+	KMP_EXPECT_EQ(test, n, 1);
+	KMP_EXPECT_EQ_MSG(test, seen.tag, now.tag,
+			  "time %llu with tag %u (old: tag %u at %llu)",
+			  seen.time, seen.tag, was.tag, was.time);
+	KMP_EXPECT_EQ(test, seen.size, now.size);
+	KMP_EXPECT_EQ(test, seen.req, now.req);
+	KMP_EXPECT_EQ(test, seen.time, now.time);
+	KMP_EXPECT_EQ(test, seen.cpu, now.cpu);
+}
+
 static struct kunit_case core_cases[] = {
 	KUNIT_CASE(core_reset_waits_for_walk),
 	KUNIT_CASE(core_walk_reused_address),
+	KUNIT_CASE(core_get_reused_address),
 	KUNIT_CASE(core_exact),
 	KUNIT_CASE(core_two_sites_two_tags),
 	KUNIT_CASE(core_unpaired_free_changes_no_tag),
