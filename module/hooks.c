@@ -555,18 +555,6 @@ static void notrace kmp_fprobe_exit(struct fprobe *fp, unsigned long ip,
  * hook it, its handlers (KMP_HOOK_*(), below, leave those out where it
  * cannot: the path is then listed as untraced).
  */
-#if !KMP_HAVE_HOOKS
-#define KMP_HOOK_FREE(f, e)		.fn = f
-#define KMP_HOOK_ALLOC(f, w, a, en, ex, n)	.fn = f
-#elif KMP_HAVE_EXIT_HOOKS
-#define KMP_HOOK_FREE(f, e)		.fn = f, .entry = e
-#define KMP_HOOK_ALLOC(f, w, a, en, ex, n)				\
-	.fn = f, .enter = en, .exit = ex, .nargs = n
-#else
-#define KMP_HOOK_FREE(f, e)		.fn = f, .entry = e
-#define KMP_HOOK_ALLOC(f, w, a, en, ex, n)	.fn = f, .wrapper = w, .caller_arg = a
-#endif
-
 static struct kmp_hook kmp_hooks[KMP_HOOK_NR] = {
 	[KMP_HOOK_CACHE_ALLOC_BULK] = {
 		.name = "kmem_cache_alloc_bulk", .kind = KMP_KIND_SLAB,

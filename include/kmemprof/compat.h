@@ -395,6 +395,23 @@ static inline u32 kmp_cycles_rate(void)
 #define KMP_HAVE_EXIT_HOOKS	0
 #endif
 
+/*
+ * A hook table entry (hooks.c): a free's function and entry handler, an
+ * allocation's function and its wrapper (with the argument register the
+ * caller goes in) or its exit handler's parts, as this kernel hooks it.
+ */
+#if !KMP_HAVE_HOOKS
+#define KMP_HOOK_FREE(f, e)		.fn = f
+#define KMP_HOOK_ALLOC(f, w, a, en, ex, n)	.fn = f
+#elif KMP_HAVE_EXIT_HOOKS
+#define KMP_HOOK_FREE(f, e)		.fn = f, .entry = e
+#define KMP_HOOK_ALLOC(f, w, a, en, ex, n)				\
+	.fn = f, .enter = en, .exit = ex, .nargs = n
+#else
+#define KMP_HOOK_FREE(f, e)		.fn = f, .entry = e
+#define KMP_HOOK_ALLOC(f, w, a, en, ex, n)	.fn = f, .wrapper = w, .caller_arg = a
+#endif
+
 /* The caller's frame record at a hooked function's entry (fprobe). */
 #if KMP_HAVE_EXIT_HOOKS && IS_ENABLED(CONFIG_ARM64)
 #define kmp_fregs_fp(r)		(arch_ftrace_regs(r)->fp)
