@@ -374,20 +374,20 @@ static bool kmp_walk_slot(const struct kmp_slot *s, unsigned long *keyp,
 
 /*
  * Whether @key is live, with its object in @obj; the table is left as it
- * is. A slot is read as the walkers read it: an object whose key changed
- * meanwhile is not returned. With interrupts off.
+ * is. A slot is read as the walkers read it (kmp_walk_slot()): an object
+ * whose key or sequence number changed meanwhile is not returned. With
+ * interrupts off.
  */
 bool kmp_live_get(unsigned long key, struct kmp_obj *obj)
 {
 	u32 bucket, g = kmp_live_group(key);
 	struct kmp_spill *e;
 	struct kmp_slot *s;
+	unsigned long k;
 
-	if (kmp_live_find(key, &s)) {
-		kmp_walk_read(s, key, obj);
-		smp_rmb();	/* the object before the key again */
-		return READ_ONCE(s->key) == key;
-	}
+	/* One publish of the slot, as a walker takes it, and of @key. */
+	if (kmp_live_find(key, &s))
+		return kmp_walk_slot(s, &k, obj) && k == key;
 	if (!atomic_read(&kmp_tab.group_spill[g]))
 		return false;
 	bucket = kmp_spill_bucket(key);
