@@ -41,10 +41,10 @@ struct proc_case {
 	char buf[BEFORE + PROC_LINE_MAX + 1 + GUARD];
 };
 
-/* @len characters: @head, then @fill up to the length. */
+/* @len characters: @head (as much as fits), then @fill up to the length. */
 static void proc_text(char *s, const char *head, char fill, size_t len)
 {
-	size_t n = strlen(head);
+	size_t n = min(strlen(head), len);
 
 	memcpy(s, head, n);
 	memset(s + n, fill, len - n);
