@@ -53,7 +53,9 @@
 #define KMP_FRAME_SLAB		BIT(2)
 #define KMP_FRAME_TRACE		BIT(3)	/* a tracepoint's iterator */
 #define KMP_FRAME_BULK		BIT(4)	/* hooks.c's bulk page wrapper */
-#define KMP_FRAME_BITS		5
+#define KMP_FRAME_GRAPH		BIT(5)	/* function_graph's return trampoline */
+#define KMP_FRAME_RELAY		BIT(6)	/* 6.10's first large kmalloc event */
+#define KMP_FRAME_BITS		7
 #define KMP_FRAME_MASK		(BIT(KMP_FRAME_BITS) - 1)
 
 static const char * const kmp_page_fns[] = {
@@ -72,6 +74,23 @@ static const char * const kmp_slab_fns[] = {
 	"__kmalloc", "kmalloc_order",
 };
 
+/*
+ * 6.10's relays: the functions __do_kmalloc_node() is inlined into, whose
+ * call of __kmalloc_large_node_noprof() traces a large kmalloc() before
+ * the event with the real caller. 7.x inlines it into kvmalloc() and
+ * __kmalloc_flags_noprof() as well; 6.12's kvmalloc() calls
+ * __kmalloc_node_noprof() instead, and its event is the real one. So a
+ * site is a relay only if it is in one of these and, where the call can
+ * be read (arm64), the instruction before it is that call.
+ */
+static const char * const kmp_relay_fns[] = {
+	"__kmalloc_noprof", "__kmalloc_node_noprof",
+	"__kmalloc_node_track_caller_noprof",
+#ifdef CONFIG_ARM64
+	"__kmalloc_flags_noprof", "__kvmalloc_node_noprof",
+#endif
+};
+
 static unsigned long kmp_frame_cache[1 << KMP_FRAME_CACHE_BITS];
 static DEFINE_PER_CPU(char [KSYM_SYMBOL_LEN], kmp_sym_buf);
 
@@ -82,6 +101,38 @@ static bool kmp_has_prefix(const char *name, const char * const *list,
 		if (str_has_prefix(name, list[n]))
 			return true;
 	return false;
+}
+
+/* Whether @addr, in the function @name, returns from a relay's call. */
+static bool kmp_is_relay(unsigned long addr, const char *name)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
+	unsigned int i;
+#ifdef CONFIG_ARM64
+	unsigned long to;
+	u32 insn;
+#endif
+
+	for (i = 0; i < ARRAY_SIZE(kmp_relay_fns); i++)
+		if (!strcmp(name, kmp_relay_fns[i]))
+			break;
+	if (i == ARRAY_SIZE(kmp_relay_fns))
+		return false;
+#ifdef CONFIG_ARM64
+	/* BL: 0b100101 imm26, a signed offset in instructions */
+	if (get_kernel_nofault(insn, (u32 *)(addr - AARCH64_INSN_SIZE)))
+		return false;
+	insn = le32_to_cpu((__force __le32)insn);
+	if ((insn & 0xfc000000) != 0x94000000)
+		return false;
+	to = addr - AARCH64_INSN_SIZE + (sign_extend64(insn & 0x03ffffff, 25) << 2);
+	return to == (unsigned long)__kmalloc_large_node_noprof;
+#else
+	return true;
+#endif
+#else
+	return false;
+#endif
 }
 
 static unsigned long kmp_frame_lookup(unsigned long addr)
@@ -110,6 +161,10 @@ static unsigned long kmp_frame_lookup(unsigned long addr)
 			verdict |= KMP_FRAME_SLAB;
 		if (str_has_prefix(name, "__traceiter_"))
 			verdict |= KMP_FRAME_TRACE;
+		if (!strcmp(name, "return_to_handler"))
+			verdict |= KMP_FRAME_GRAPH;
+		if (kmp_is_relay(addr, name))
+			verdict |= KMP_FRAME_RELAY;
 	}
 	return verdict;
 }
@@ -131,6 +186,9 @@ static unsigned long kmp_frame_kind(unsigned long addr)
 bool kmp_site_needs_unwind(enum kmp_kind kind, unsigned long call_site)
 {
 	if (kind == KMP_KIND_PAGE)
+		return true;
+	/* function_graph on the allocator: _RET_IP_ was its trampoline */
+	if (call_site && (kmp_frame_kind(call_site) & KMP_FRAME_GRAPH))
 		return true;
 	if (kind == KMP_KIND_PERCPU)
 		return !call_site ||
@@ -169,6 +227,54 @@ static bool kmp_past_allocator(struct kmp_frames *f, unsigned long want)
 }
 
 /*
+ * An event whose _RET_IP_ is function_graph's return trampoline (the
+ * tracer, or an fprobe, on the allocator function that traced it): the
+ * call site is the frame past that function, the first outside kmemprof
+ * and the tracepoint's iterator. The unwinder gives its real address.
+ */
+static unsigned long kmp_past_traced(struct kmp_frames *f, unsigned int max)
+{
+	unsigned int i;
+
+	f->n = stack_trace_save(f->e, max, 0);
+	for (i = 0; i < f->n; i++)
+		if (!within_module(f->e[i], THIS_MODULE) &&
+		    !(kmp_frame_kind(f->e[i]) & KMP_FRAME_TRACE))
+			break;
+	f->site = i + 1 < f->n ? i + 1 : -1;
+	return f->site >= 0 ? f->e[f->site] : 0;
+}
+
+/*
+ * An exit handler's event (hooks.c): it unwinds from inside the return
+ * trampoline, which makes no frame record of its own, so the hooked
+ * function's return address is missing from @f, and the trampoline's
+ * call of its handler stands in its place. The handler says, in
+ * kmp_exit_ret, what the address was (with interrupts off, and never in
+ * NMI). Where it is put back: its index in @f, else -1.
+ */
+DEFINE_PER_CPU(unsigned long, kmp_exit_ret);
+
+static int kmp_exit_splice(struct kmp_frames *f)
+{
+	unsigned long ret;
+	unsigned int i;
+
+	if (!KMP_HAVE_EXIT_HOOKS || in_nmi())
+		return -1;
+	ret = this_cpu_read(kmp_exit_ret);
+	if (!ret)
+		return -1;
+	for (i = 0; i < f->n; i++) {
+		if (kmp_frame_kind(f->e[i]) & KMP_FRAME_GRAPH) {
+			f->e[i] = ret;
+			return i;
+		}
+	}
+	return -1;
+}
+
+/*
  * Unwind into @f, with room for @after frames past the call site, and
  * find the call site in it: the event's own @call_site where it will do,
  * else the first frame past the allocator's entry points, else the first
@@ -184,11 +290,13 @@ unsigned long kmp_unwind(struct kmp_frames *f, enum kmp_kind kind,
 	unsigned int i, max = min_t(unsigned int, KMP_SITE_SEARCH + after,
 				    KMP_MAX_FRAMES);
 	unsigned int depth = after ? max : KMP_SITE_QUICK;
+	int spliced;
 	bool seen;
 
 	f->site = -1;
 	if (!kmp_site_needs_unwind(kind, call_site)) {
 		f->n = stack_trace_save(f->e, max, 0);
+		kmp_exit_splice(f);
 		for (i = 0; i < f->n; i++) {
 			if (f->e[i] == call_site) {
 				f->site = i;
@@ -202,6 +310,13 @@ unsigned long kmp_unwind(struct kmp_frames *f, enum kmp_kind kind,
 	 * and the whole one is taken only when the short one came up short.
 	 */
 	f->n = stack_trace_save(f->e, depth, 0);
+	spliced = kmp_exit_splice(f);
+	if (spliced >= 0) {
+		f->site = spliced;
+		return f->e[spliced];
+	}
+	if (call_site && (kmp_frame_kind(call_site) & KMP_FRAME_GRAPH))
+		return kmp_past_traced(f, max);
 	if (!kmp_past_allocator(f, want) && f->n == depth && depth < max) {
 		f->n = stack_trace_save(f->e, max, 0);
 		kmp_past_allocator(f, want);
@@ -225,15 +340,6 @@ unsigned long kmp_unwind(struct kmp_frames *f, enum kmp_kind kind,
 	return f->site >= 0 ? f->e[f->site] : 0;
 }
 
-/*
- * 6.10's relays (compat.h): the functions __do_kmalloc_node() is inlined
- * into, whose own event for a large kmalloc() comes before the caller's.
- * Their extents, [start, end), come from their symbols at load.
- */
-static struct {
-	unsigned long start, end;
-} kmp_relays[KMP_NR_RELAYS];
-
 /* The size of the function at @addr, its start: 0, or -ENOENT. */
 int kmp_fn_size(unsigned long addr, unsigned long *size)
 {
@@ -248,32 +354,18 @@ int kmp_fn_size(unsigned long addr, unsigned long *size)
 	return kstrtoul(slash + 1, 16, size) ? -ENOENT : 0;
 }
 
-void kmp_relays_init(void)
-{
-	const unsigned long fns[KMP_NR_RELAYS] = KMP_RELAY_FNS;
-	unsigned long size;
-	unsigned int i;
-
-	for (i = 0; i < KMP_NR_RELAYS; i++) {
-		if (kmp_fn_size(fns[i], &size))
-			continue;
-		kmp_relays[i].start = fns[i];
-		kmp_relays[i].end = fns[i] + size;
-	}
-}
-
 /*
  * Whether a slab event from @site is the first of 6.10's two events for a
- * large kmalloc(): a site inside one of the relays.
+ * large kmalloc() (kmp_is_relay()).
  */
 bool kmp_site_is_relay(unsigned long site)
 {
-	unsigned int i;
+	unsigned long flags, kind;
 
-	for (i = 0; i < KMP_NR_RELAYS; i++)
-		if (site >= kmp_relays[i].start && site < kmp_relays[i].end)
-			return true;
-	return false;
+	local_irq_save(flags);
+	kind = kmp_frame_kind(site);
+	local_irq_restore(flags);
+	return kind & KMP_FRAME_RELAY;
 }
 
 /*
@@ -302,6 +394,8 @@ unsigned long kmp_page_site(unsigned long fp, struct kmp_frames *f,
 
 		if (kind & KMP_FRAME_BULK)
 			return KMP_SITE_BULK;
+		if (kind & KMP_FRAME_GRAPH)
+			break;	/* the unwinder knows where it returns */
 		if (!(kind & (KMP_FRAME_PAGE | KMP_FRAME_TRACE)))
 			return lr;
 		f->skip[f->nskip++] = lr;

@@ -40,12 +40,13 @@
  * A free that a hooked allocation function makes itself, on its error
  * path, of objects it never returned, is passed over.
  *
- * Every hooked function's prototype is checked at build time; a path
- * whose function has no prototype modules can see (6.18's
- * __kfree_rcu_sheaf(), in mm/slab.h) is not hooked, and is listed as
- * untraced. Its objects, which kfree_rcu() puts in a per-CPU RCU sheaf
- * and frees after the grace period with no event, stay live on their
- * site.
+ * Every hooked function's prototype is checked at build time, but for
+ * 6.18's __kfree_rcu_sheaf(), in mm/slab.h, which modules cannot see. Its
+ * free is counted by an exit handler, only when it took the object (it
+ * cannot be called from a wrapper: not exported); without fprobe it is
+ * not hooked and is listed as untraced, and the objects kfree_rcu() puts
+ * in a per-CPU RCU sheaf, freed after the grace period with no event,
+ * stay live on their site.
  *
  * The hooks are attached with the probes of their kind (control.c), so
  * only while enabled=1 and that kind's events are on. A function that the
@@ -140,6 +141,7 @@ struct kmp_hook {
 	kmp_hook_enter_fn enter;	/* an allocation's exit handler's */
 	kmp_hook_exit_fn exit;	/* entry and exit parts */
 	unsigned int nargs;	/* arguments the exit handler keeps */
+	bool frees;		/* a free's exit handler (KMP_HOOK_EXIT()) */
 	unsigned long start, end;	/* the hooked function, if exported */
 #if KMP_HAVE_HOOKS
 	struct ftrace_ops ops;
@@ -497,6 +499,26 @@ static void kmp_exit_kmalloc_nolock(struct kmp_exit_data *d,
 }
 #endif
 
+/*
+ * __kfree_rcu_sheaf(s, obj, ...), in mm/slab.h, so with no prototype to
+ * check: true if @obj went into this CPU's RCU sheaf, which frees it
+ * after a grace period with no event (or keeps it for reuse, whole); false
+ * if kvfree_call_rcu() is to take it the other way, through
+ * kfree_bulk(), whose hook counts it. So the free is counted here, and
+ * only on true. The grace period cannot end before it is: this handler
+ * runs with interrupts off.
+ */
+#if KMP_HAVE_NOLOCK
+static void kmp_exit_kfree_rcu_sheaf(struct kmp_exit_data *d,
+				     unsigned long caller, unsigned long ret)
+{
+	if (!(u8)ret)	/* bool: the upper bits are undefined */
+		return;
+	kmp_slab_free(KMP_EV_NR, (const void *)d->arg[1]);
+	kmp_hook_count(KMP_HOOK_KFREE_RCU_SHEAF, 1);
+}
+#endif
+
 /* alloc_pages_bulk(gfp, nid, nodemask, nr_pages, array), 6.14-. */
 static void kmp_enter_pages_bulk(struct kmp_exit_data *d)
 {
@@ -540,9 +562,20 @@ static void notrace kmp_fprobe_exit(struct fprobe *fp, unsigned long ip,
 				    struct ftrace_regs *regs, void *data)
 {
 	struct kmp_hook *h = container_of(fp, struct kmp_hook, fp);
+	unsigned long flags;
 
-	if (kmp_hook_begin(h))
+	if (kmp_hook_begin(h)) {
+		/* The unwinder's missing frame (kmp_exit_splice()). */
+		bool nmi = in_nmi();
+
+		local_irq_save(flags);
+		if (!nmi)
+			this_cpu_write(kmp_exit_ret, ret_ip);
 		h->exit(data, ret_ip, ftrace_regs_get_return_value(regs));
+		if (!nmi)
+			this_cpu_write(kmp_exit_ret, 0);
+		local_irq_restore(flags);
+	}
 	kmp_hook_end(h);
 }
 
@@ -591,10 +624,9 @@ static struct kmp_hook kmp_hooks[KMP_HOOK_NR] = {
 #endif
 	},
 	[KMP_HOOK_KFREE_RCU_SHEAF] = {
-		/* No prototype modules can see: named, never hooked. */
 		.name = "kfree_rcu_sheaf", .kind = KMP_KIND_SLAB,
 #if KMP_HAVE_NOLOCK
-		.fn = "__kfree_rcu_sheaf",
+		KMP_HOOK_EXIT("__kfree_rcu_sheaf", kmp_exit_kfree_rcu_sheaf, 2),
 #endif
 	},
 };
@@ -637,7 +669,7 @@ void kmp_hooks_init(void)
 		if (!h->fn)
 			continue;
 		if (!kmp_hook_usable(h)) {
-			pr_info("%s is not hooked (no prototype for modules): its %s objects are not paired\n",
+			pr_info("%s is not hooked (it needs an exit handler: FPROBE): its %s objects are not paired\n",
 				h->fn, kmp_kind_name(h->kind));
 			continue;
 		}
@@ -760,7 +792,7 @@ void kmp_hooks_set(bool enabled, unsigned int kinds)
 					h->fn, ret, kmp_kind_name(h->kind));
 				h->warned = true;
 			}
-			if (ret && h->entry)
+			if (ret && (h->entry || h->frees))
 				kmp_account_mark_live(BIT(h->kind));
 		} else if (!want && h->attached) {
 			kmp_hook_detach(h);

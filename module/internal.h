@@ -408,6 +408,7 @@ struct kmp_frames {
 	unsigned int nskip;
 };
 
+DECLARE_PER_CPU(unsigned long, kmp_exit_ret);
 bool kmp_site_needs_unwind(enum kmp_kind kind, unsigned long call_site);
 bool kmp_site_is_relay(unsigned long site);
 unsigned long kmp_unwind(struct kmp_frames *f, enum kmp_kind kind,
@@ -1028,7 +1029,6 @@ void kmp_code_going(bool (*within)(unsigned long, const struct module *),
 
 /* callsite.c: at load, and from the module notifier. */
 int kmp_fn_size(unsigned long addr, unsigned long *size);
-void kmp_relays_init(void);
 void kmp_names_flush(void);
 
 /* account.c: the general path, with interrupts off. */

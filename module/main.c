@@ -93,7 +93,6 @@ static int __init kmemprof_init(void)
 	kinds &= kmp_probes_avail();
 	kmp_nmi_init();
 	kmp_clock_init();
-	kmp_relays_init();
 	ret = kmp_topology_init();
 	if (ret)
 		goto err_of;

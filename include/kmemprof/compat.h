@@ -399,17 +399,22 @@ static inline u32 kmp_cycles_rate(void)
  * A hook table entry (hooks.c): a free's function and entry handler, an
  * allocation's function and its wrapper (with the argument register the
  * caller goes in) or its exit handler's parts, as this kernel hooks it.
+ * KMP_HOOK_EXIT(): a path only an exit handler can take (no wrapper).
  */
 #if !KMP_HAVE_HOOKS
 #define KMP_HOOK_FREE(f, e)		.fn = f
 #define KMP_HOOK_ALLOC(f, w, a, en, ex, n)	.fn = f
+#define KMP_HOOK_EXIT(f, ex, n)		.fn = f
 #elif KMP_HAVE_EXIT_HOOKS
 #define KMP_HOOK_FREE(f, e)		.fn = f, .entry = e
 #define KMP_HOOK_ALLOC(f, w, a, en, ex, n)				\
 	.fn = f, .enter = en, .exit = ex, .nargs = n
+#define KMP_HOOK_EXIT(f, ex, n)						\
+	.fn = f, .exit = ex, .nargs = n, .frees = true
 #else
 #define KMP_HOOK_FREE(f, e)		.fn = f, .entry = e
 #define KMP_HOOK_ALLOC(f, w, a, en, ex, n)	.fn = f, .wrapper = w, .caller_arg = a
+#define KMP_HOOK_EXIT(f, ex, n)		.fn = f
 #endif
 
 /* The caller's frame record at a hooked function's entry (fprobe). */
