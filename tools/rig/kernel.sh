@@ -40,6 +40,7 @@ B=$CACHE/build/$name-$key
 SRC=$CACHE/src/linux-$pkgver
 
 if [ -f "$B/.kmemprof-stamp" ]; then
+	touch "$B/.kmemprof-stamp"	# in use: see the clean-up below
 	ln -sfn "$B" "$CACHE/kernel-$name"
 	echo "$B"
 	exit 0
@@ -54,11 +55,14 @@ if [ ! -f "$SRC/Makefile" ]; then
 	mv "$SRC.tmp" "$SRC"
 fi
 
-# Older builds of this version are dead weight once the key changes:
-# NAME-KEY only, where KEY is 12 hex digits, so that a build of 6.12
-# leaves 6.12-debug's alone.
+# Older builds of this version are dead weight once the key changes, but
+# another checkout (a branch, a git worktree) may be building or booting
+# one: only a finished build unused for 14 days goes (its stamp is touched
+# at each use), and never one in progress. NAME-KEY only, where KEY is 12
+# hex digits, so that a build of 6.12 leaves 6.12-debug's alone.
 for old in "$CACHE/build/$name-"????????????; do
-	if [[ ${old##*/} =~ ^$name-[0-9a-f]{12}$ ]]; then
+	if [[ ${old##*/} =~ ^$name-[0-9a-f]{12}$ ]] &&
+	   [ -n "$(find "$old/.kmemprof-stamp" -mtime +14 2>/dev/null)" ]; then
 		rm -rf "$old"
 	fi
 done
