@@ -1,0 +1,101 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# A page that moves keeps its owner (issue 21). kmpcompact holds 16 MiB of
+# anonymous pages with a free page between every two, and compact_memory
+# migrates movable pages while it holds them: the destination pages come
+# off the free lists with no event, and the source pages are freed. The
+# page tags that own the program's pages (those whose live bytes grew by
+# at least 4 MiB when it touched them) keep exactly their live bytes
+# across compaction, page_moved counts at least the program's pages that
+# moved, and the program's exit, which frees the destination pages, adds
+# no unpaired page free.
+. /tests/lib.sh
+
+[ -w /proc/sys/vm/compact_memory ] ||
+	{ echo "SKIP: no CONFIG_COMPACTION on this kernel"; exit 77; }
+
+vmstat() {
+	awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat
+}
+
+# page_tags FILE: "LIVE SITE..." for every page tag of a copy of
+# /proc/kmemprof: its live bytes, and what names the tag (site, function,
+# module state), without the counts that follow kind:.
+page_tags() {
+	awk '/ kind:page / { k = $0; sub(/ allocs:.*/, "", k); sub(/^ *[0-9]+ +[0-9]+ /, "", k)
+		print $1, k }' "$1"
+}
+
+[ -n "$(vmstat pgmigrate_success)" ] || fail "/proc/vmstat has no pgmigrate_success"
+
+rm -f /tmp/kmpc.in /tmp/kmpc.out
+mkfifo /tmp/kmpc.in
+# The same command for every copy, so that what the copy itself holds
+# while it reads is the same each time.
+cat /proc/kmemprof > /tmp/kmpc.s1
+kmpcompact 32 < /tmp/kmpc.in > /tmp/kmpc.out 2>&1 &
+pid=$!
+exec 3> /tmp/kmpc.in
+trap 'exec 3>&-; wait $pid' EXIT
+i=0
+until grep -q '^ready ' /tmp/kmpc.out; do
+	kill -0 $pid 2>/dev/null || fail "kmpcompact: $(cat /tmp/kmpc.out)"
+	[ $i -lt 300 ] || fail "kmpcompact not ready in 30 s"
+	sleep 0.1
+	i=$((i + 1))
+done
+cat /proc/kmemprof > /tmp/kmpc.s2
+held=$(sed -n 's/^ready held=\([0-9]*\) .*/\1/p' /tmp/kmpc.out)
+echo "INFO $(cat /tmp/kmpc.out)"
+
+# The owners: tags that grew by at least a quarter of what it holds.
+page_tags /tmp/kmpc.s1 > /tmp/kmpc.t1
+page_tags /tmp/kmpc.s2 > /tmp/kmpc.t2
+awk -v min=$((held / 4)) '
+	NR == FNR { k = $0; sub(/^[0-9]+ /, "", k); before[k] = $1; next }
+	{ k = $0; sub(/^[0-9]+ /, "", k)
+	  if ($1 - before[k] >= min) print $1 - before[k], k }' \
+	/tmp/kmpc.t1 /tmp/kmpc.t2 > /tmp/kmpc.owners
+[ -s /tmp/kmpc.owners ] || fail "no page tag grew by $((held / 4)) bytes when kmpcompact touched its memory"
+sed 's/^/INFO owner, grew by /' /tmp/kmpc.owners
+grown=$(awk '{ s += $1 } END { print s + 0 }' /tmp/kmpc.owners)
+[ "$grown" -ge "$held" ] || fail "the owners grew by $grown bytes, less than the $held held"
+
+# live OWNERS TAGS: the live bytes of each owner in a page_tags list.
+live() {
+	awk 'NR == FNR { k = $0; sub(/^[0-9]+ /, "", k); own[k] = 1; next }
+	     { k = $0; sub(/^[0-9]+ /, "", k); if (k in own) print $1, k }' "$1" "$2"
+}
+
+migrated=$(vmstat pgmigrate_success)
+moved=$(stat_value page_moved)
+echo 1 > /proc/sys/vm/compact_memory || fail "echo 1 > /proc/sys/vm/compact_memory"
+cat /proc/kmemprof > /tmp/kmpc.s3
+now=$(vmstat pgmigrate_success)
+echo "INFO pgmigrate_success $migrated -> $now"
+[ "$now" -gt "$migrated" ] || fail "compaction migrated no page: the test proves nothing"
+
+page_tags /tmp/kmpc.s3 > /tmp/kmpc.t3
+live /tmp/kmpc.owners /tmp/kmpc.t2 > /tmp/kmpc.l2
+live /tmp/kmpc.owners /tmp/kmpc.t3 > /tmp/kmpc.l3
+sed 's/^/INFO owner after compaction, live /' /tmp/kmpc.l3
+changed=$(awk 'NR == FNR { k = $0; sub(/^[0-9]+ /, "", k); was[k] = $1; next }
+	{ k = $0; sub(/^[0-9]+ /, "", k); if (was[k] != $1) printf "%s: %s -> %s; ", k, was[k], $1 }' \
+	/tmp/kmpc.l2 /tmp/kmpc.l3)
+[ -z "$changed" ] || fail "owners' live bytes changed across compaction: $changed"
+
+unpaired=$(stat_value unpaired.page)
+echo >&3
+exec 3>&-
+wait $pid
+rc=$?
+trap - EXIT
+expect_eq "kmpcompact exit status ($(tr '\n' ' ' < /tmp/kmpc.out))" $rc 0
+out=$(sed -n 's/^moved=\([0-9]*\) of .*/\1/p' /tmp/kmpc.out)
+[ -n "$out" ] || fail "kmpcompact could not read its page frames: $(cat /tmp/kmpc.out)"
+echo "INFO kmpcompact's pages moved: $out; page_moved $moved -> $(stat_value page_moved)"
+[ "$out" -gt 0 ] || fail "none of kmpcompact's pages moved: the test proves nothing"
+[ -n "$moved" ] || fail "stats has no page_moved"
+[ "$(stat_value page_moved)" -ge $((moved + out)) ] ||
+	fail "page_moved grew by $(($(stat_value page_moved) - moved)), less than the $out pages of kmpcompact that moved"
+expect_eq "unpaired.page across kmpcompact's exit" "$(stat_value unpaired.page)" "$unpaired"
