@@ -83,6 +83,7 @@ static const char * const kmp_slab_fns[] = {
  * site is a relay only if it is in one of these and, where the call can
  * be read (arm64), the instruction before it is that call.
  */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
 static const char * const kmp_relay_fns[] = {
 	"__kmalloc_noprof", "__kmalloc_node_noprof",
 	"__kmalloc_node_track_caller_noprof",
@@ -90,6 +91,7 @@ static const char * const kmp_relay_fns[] = {
 	"__kmalloc_flags_noprof", "__kvmalloc_node_noprof",
 #endif
 };
+#endif
 
 static unsigned long kmp_frame_cache[1 << KMP_FRAME_CACHE_BITS];
 static DEFINE_PER_CPU(char [KSYM_SYMBOL_LEN], kmp_sym_buf);
