@@ -588,7 +588,7 @@ static void kmp_account_page_free(unsigned long pfn, size_t bytes)
 	bool table = !slot || READ_ONCE(kmp_tab.pages_hashed);
 	raw_spinlock_t *lock;
 	struct kmp_obj obj;
-	bool found;
+	bool found, moved = false;
 
 	found = kmp_page_take(pfn, order, slot, table, &obj);
 	if (!found) {
@@ -596,13 +596,80 @@ static void kmp_account_page_free(unsigned long pfn, size_t bytes)
 		raw_spin_lock(lock);
 		found = kmp_page_take(pfn, order, slot, table, &obj) ||
 			kmp_page_take_part(pfn, order, table, &obj);
+		/* the source of a migration: its entry went with its data */
+		if (!found && slot && READ_ONCE(*slot) == kmp_pfn_moved(order)) {
+			WRITE_ONCE(*slot, 0);
+			moved = true;
+		}
 		raw_spin_unlock(lock);
 	}
-	if (!found) {
-		kmp_stat_inc(KMP_ST_UNPAIRED_PAGE);
-		return;
+	if (found) {
+		__kmp_account_freed(&obj, 0);
+	} else if (!moved) {
+		kmp_stat_inc(kmp_page_free_returns() ? KMP_ST_PAGE_RETURNED :
+						       KMP_ST_UNPAIRED_PAGE);
 	}
-	__kmp_account_freed(&obj, 0);
+}
+
+/*
+ * Take the block of @order at @pfn, or the part of a block that holds it,
+ * into @obj, as a free would. With @pfn's split lock held.
+ */
+static bool kmp_page_take_any(unsigned long pfn, unsigned int order,
+			      struct kmp_obj *obj)
+{
+	u32 *slot = kmp_pfn_slot(pfn);
+	bool table = !slot || READ_ONCE(kmp_tab.pages_hashed);
+
+	return kmp_page_take(pfn, order, slot, table, obj) ||
+	       kmp_page_take_part(pfn, order, table, obj);
+}
+
+/*
+ * A page block of @order migrated from @src to @dst (hooks.c, at
+ * folio_migrate_flags(), once the move is committed): the destination
+ * takes the source's entry, as allocinfo's pgalloc_tag_copy() moves the
+ * tag. A destination with an entry of its own gives it to the source:
+ * one that alloc_migration_target() allocated has its site's entry, which
+ * the source's free then pays off (that site shows the pages it passed
+ * on, none live); a hugetlb page from the pool has the pool's, and the
+ * source goes back to the pool with it. A destination with none
+ * (compaction's free pages) leaves the source a marker that consumes its
+ * own free (kmp_account_page_free()); where the map does not cover the
+ * source, that free counts as unpaired. A source with no entry
+ * (allocated before load) leaves both as they were. Both blocks' split
+ * locks are held, in address order, so no free or split of either runs
+ * meanwhile.
+ */
+void kmp_account_page_move(unsigned long dst, unsigned long src,
+			   unsigned int order)
+{
+	raw_spinlock_t *a = kmp_split_lock(src), *b = kmp_split_lock(dst);
+	struct kmp_obj obj, mine;
+	u32 *slot;
+	bool found;
+
+	if (a > b)
+		swap(a, b);
+	raw_spin_lock(a);
+	if (b != a)
+		raw_spin_lock_nested(b, SINGLE_DEPTH_NESTING);
+	found = kmp_page_take_any(src, order, &obj);
+	if (found) {
+		bool had = kmp_page_take_any(dst, order, &mine);
+
+		kmp_account_page(dst, &obj, order);
+		slot = kmp_pfn_slot(src);
+		if (had)
+			kmp_account_page(src, &mine, order);
+		else if (slot)
+			WRITE_ONCE(*slot, kmp_pfn_moved(order));
+	}
+	if (b != a)
+		raw_spin_unlock(b);
+	raw_spin_unlock(a);
+	if (found)
+		kmp_stat_inc(KMP_ST_PAGE_MOVED);
 }
 
 /* A free on the general path: see kmp_account_freed() for @bytes. */

@@ -55,7 +55,8 @@
 #define KMP_FRAME_BULK		BIT(4)	/* hooks.c's bulk page wrapper */
 #define KMP_FRAME_GRAPH		BIT(5)	/* function_graph's return trampoline */
 #define KMP_FRAME_RELAY		BIT(6)	/* 6.10's first large kmalloc event */
-#define KMP_FRAME_BITS		7
+#define KMP_FRAME_RETURN	BIT(7)	/* gives free pages back (below) */
+#define KMP_FRAME_BITS		8
 #define KMP_FRAME_MASK		(BIT(KMP_FRAME_BITS) - 1)
 
 static const char * const kmp_page_fns[] = {
@@ -63,6 +64,27 @@ static const char * const kmp_page_fns[] = {
 	"get_free_pages", "__folio_alloc", "folio_alloc", "vma_alloc_folio",
 	"alloc_page_interleave",
 	"__alloc_frozen_pages", "alloc_frozen_pages",
+	/*
+	 * CMA (probes.c's cma_alloc_finish) and the DMA API over it and the
+	 * page allocator: the device's driver is the site.
+	 */
+	"cma_alloc", "__cma_alloc", "alloc_contig_", "__alloc_contig_",
+	"dma_alloc_contiguous", "dma_alloc_from_contiguous",
+	"__dma_direct_alloc_pages", "dma_direct_alloc", "dma_alloc_attrs",
+	"dma_alloc_pages", "iommu_dma_alloc",
+};
+
+/*
+ * Where a page free that no allocation entered is not a lost owner but
+ * pages taken off the free lists and given back, never allocated:
+ * alloc_contig_range()'s head and tail outside the range it was asked
+ * for (free_contig_range() under it), and compaction's isolated free
+ * pages it did not use (release_free_list(), release_freepages(), which
+ * compact_zone() may inline).
+ */
+static const char * const kmp_return_fns[] = {
+	"alloc_contig_", "__alloc_contig_", "release_free", "compact_zone",
+	"isolate_freepages_range",
 };
 
 static const char * const kmp_percpu_fns[] = {
@@ -83,6 +105,7 @@ static const char * const kmp_slab_fns[] = {
  * site is a relay only if it is in one of these and, where the call can
  * be read (arm64), the instruction before it is that call.
  */
+#if KMP_NR_RELAYS
 static const char * const kmp_relay_fns[] = {
 	"__kmalloc_noprof", "__kmalloc_node_noprof",
 	"__kmalloc_node_track_caller_noprof",
@@ -90,6 +113,7 @@ static const char * const kmp_relay_fns[] = {
 	"__kmalloc_flags_noprof", "__kvmalloc_node_noprof",
 #endif
 };
+#endif
 
 static unsigned long kmp_frame_cache[1 << KMP_FRAME_CACHE_BITS];
 static DEFINE_PER_CPU(char [KSYM_SYMBOL_LEN], kmp_sym_buf);
@@ -106,7 +130,7 @@ static bool kmp_has_prefix(const char *name, const char * const *list,
 /* Whether @addr, in the function @name, returns from a relay's call. */
 static bool kmp_is_relay(unsigned long addr, const char *name)
 {
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
+#if KMP_NR_RELAYS
 	unsigned int i;
 #ifdef CONFIG_ARM64
 	unsigned long to;
@@ -163,6 +187,9 @@ static unsigned long kmp_frame_lookup(unsigned long addr)
 			verdict |= KMP_FRAME_TRACE;
 		if (!strcmp(name, "return_to_handler"))
 			verdict |= KMP_FRAME_GRAPH;
+		if (kmp_has_prefix(name, kmp_return_fns,
+				   ARRAY_SIZE(kmp_return_fns)))
+			verdict |= KMP_FRAME_RETURN;
 		if (kmp_is_relay(addr, name))
 			verdict |= KMP_FRAME_RELAY;
 	}
@@ -223,6 +250,23 @@ static bool kmp_past_allocator(struct kmp_frames *f, unsigned long want)
 		}
 	}
 	f->site = -1;
+	return false;
+}
+
+/*
+ * Whether the page free being taken, which found no entry, gives back
+ * pages that were never allocated (kmp_return_fns). With interrupts off,
+ * never in NMI; only on that rare path, as it unwinds.
+ */
+bool kmp_page_free_returns(void)
+{
+	unsigned long e[2 * KMP_SITE_SEARCH];
+	unsigned int i, n;
+
+	n = stack_trace_save(e, ARRAY_SIZE(e), 0);
+	for (i = 0; i < n; i++)
+		if (kmp_frame_kind(e[i]) & KMP_FRAME_RETURN)
+			return true;
 	return false;
 }
 

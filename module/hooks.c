@@ -13,6 +13,8 @@
  *   kfree_nolock()
  *   __kfree_rcu_sheaf()        6.18-: kfree_rcu() into a per-CPU RCU sheaf,
  *                              freed after the grace period with no event
+ *   folio_migrate_flags()      5.16- (migrate_page_states() before): a page
+ *                              that moves, whose owner goes with it
  *
  * Each is hooked with the ftrace function API (compat.h says how on each
  * kernel). A free is an entry callback, taken before the allocator can hand
@@ -91,6 +93,7 @@
 #include <linux/ftrace.h>
 #include <linux/gfp.h>
 #include <linux/kallsyms.h>
+#include <linux/migrate.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
@@ -108,6 +111,7 @@ enum kmp_hook_id {
 	KMP_HOOK_KMALLOC_NOLOCK,
 	KMP_HOOK_KFREE_NOLOCK,
 	KMP_HOOK_KFREE_RCU_SHEAF,
+	KMP_HOOK_MIGRATE,
 	KMP_HOOK_NR,
 };
 
@@ -180,6 +184,10 @@ static_assert(__same_type(&KMP_PAGES_BULK_FN,
 #endif
 #if KMP_HAVE_NOLOCK
 static_assert(__same_type(&kfree_nolock, void (*)(const void *)));
+#endif
+#if IS_ENABLED(CONFIG_MIGRATION)
+static_assert(__same_type(&KMP_MIGRATE_FN, void (*)(KMP_MIGRATE_T *,
+						    KMP_MIGRATE_T *)));
 #endif
 
 #if KMP_HAVE_HOOKS
@@ -277,6 +285,29 @@ static void __flatten kmp_hook_kfree_nolock(struct kmp_hook *h,
 {
 	kmp_slab_free(KMP_EV_NR, (const void *)kmp_hook_arg(regs, 0));
 	kmp_hook_count(KMP_HOOK_KFREE_NOLOCK, 1);
+}
+#endif
+
+#if IS_ENABLED(CONFIG_MIGRATION)
+/*
+ * folio_migrate_flags(dst, src) (migrate_page_states() before 5.16): the
+ * move is committed, and src is freed after. Every migration of a page
+ * on the LRU or of hugetlb passes here, from compaction, CMA's clearing
+ * of its range, NUMA balancing, memory offlining, THP; the movable pages
+ * of zsmalloc or the balloon do not (their migrate_page() copies alone),
+ * and allocinfo, which moves its tag here too, does not follow them
+ * either.
+ */
+static void __flatten kmp_hook_migrate(struct kmp_hook *h,
+				       unsigned long caller,
+				       kmp_hook_regs_t *regs)
+{
+	KMP_MIGRATE_T *dst = (KMP_MIGRATE_T *)kmp_hook_arg(regs, 0);
+	KMP_MIGRATE_T *src = (KMP_MIGRATE_T *)kmp_hook_arg(regs, 1);
+
+	kmp_page_move(KMP_MIGRATE_PFN(dst), KMP_MIGRATE_PFN(src),
+		      KMP_MIGRATE_ORDER(src));
+	kmp_hook_count(KMP_HOOK_MIGRATE, 1);
 }
 #endif
 
@@ -621,6 +652,12 @@ static struct kmp_hook kmp_hooks[KMP_HOOK_NR] = {
 		.name = "kfree_nolock", .kind = KMP_KIND_SLAB,
 #if KMP_HAVE_NOLOCK
 		KMP_HOOK_FREE("kfree_nolock", kmp_hook_kfree_nolock),
+#endif
+	},
+	[KMP_HOOK_MIGRATE] = {
+		.name = "migrate", .kind = KMP_KIND_PAGE,
+#if IS_ENABLED(CONFIG_MIGRATION)
+		KMP_HOOK_FREE(KMP_MIGRATE_NAME, kmp_hook_migrate),
 #endif
 	},
 	[KMP_HOOK_KFREE_RCU_SHEAF] = {

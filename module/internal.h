@@ -808,6 +808,19 @@ static __always_inline u32 kmp_pfn_entry(u32 tag, unsigned int order)
 	return KMP_PFN_VALID | order << KMP_PFN_ORDER_SHIFT | tag;
 }
 
+/*
+ * A block that migrated away (kmp_account_page_move()): its entry went
+ * with its data to the destination, and this marker waits for the
+ * source's own free, which it consumes. It is not VALID, so everything
+ * else takes it for an empty slot, and an allocation writes over it.
+ */
+#define KMP_PFN_MOVED		BIT(30)
+
+static __always_inline u32 kmp_pfn_moved(unsigned int order)
+{
+	return KMP_PFN_MOVED | order << KMP_PFN_ORDER_SHIFT;
+}
+
 static __always_inline u32 kmp_pfn_tag(u32 e)
 {
 	return e & KMP_PFN_TAG_MASK;
@@ -1034,6 +1047,9 @@ void kmp_names_flush(void);
 /* account.c: the general path, with interrupts off. */
 void kmp_account_page_alloc(unsigned long fp, unsigned long pfn,
 			    unsigned int order);
+void kmp_account_page_move(unsigned long dst, unsigned long src,
+			   unsigned int order);
+bool kmp_page_free_returns(void);
 unsigned long kmp_page_site(unsigned long fp, struct kmp_frames *f,
 			    unsigned int after);
 

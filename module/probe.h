@@ -317,6 +317,7 @@ void kmp_page_alloc_slow(enum kmp_event ev, unsigned long fp,
 			 const struct page *page, unsigned int order);
 void kmp_page_free_slow(enum kmp_event ev, const struct page *page,
 			unsigned int order);
+void kmp_page_move(unsigned long dst, unsigned long src, unsigned int order);
 
 /* A slab allocation of @ptr at @call_site. */
 static __always_inline void kmp_slab_alloc(enum kmp_event ev,

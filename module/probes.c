@@ -37,6 +37,7 @@
 #include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/tracepoint.h>
+#include <trace/events/cma.h>
 #include <trace/events/kmem.h>
 #include <trace/events/percpu.h>
 
@@ -125,6 +126,25 @@ noinline void kmp_page_free_slow(enum kmp_event ev, const struct page *page,
 	kmp_leave(flags, t0);
 }
 
+/*
+ * A page block that migrated (hooks.c): process context, never NMI. What
+ * events in NMI left undone on either frame is done first, as for any
+ * event on them.
+ */
+void kmp_page_move(unsigned long dst, unsigned long src, unsigned int order)
+{
+	unsigned long flags;
+	u64 t0;
+
+	if (WARN_ON_ONCE(in_nmi()))
+		return;
+	kmp_enter(KMP_EV_NR, &flags, &t0);
+	kmp_nmi_settle(kmp_key_pfn(src));
+	kmp_nmi_settle(kmp_key_pfn(dst));
+	kmp_account_page_move(dst, src, order);
+	kmp_leave(flags, t0);
+}
+
 /* A page event with no page: a failed allocation, counted and no more. */
 static noinline void kmp_page_alloc_failed(void)
 {
@@ -163,9 +183,9 @@ kmp_probe_kmem_cache_alloc_node(KMP_CACHE_ALLOC_NODE_PROTO)
 		       bytes_alloc);
 }
 
-#define KMP_TP_NR	(KMP_EV_NR + 2)
+#define KMP_TP_NODE	2
 #else
-#define KMP_TP_NR	KMP_EV_NR
+#define KMP_TP_NODE	0
 #endif
 
 static void notrace __flatten kmp_probe_kfree(KMP_KFREE_PROTO)
@@ -233,12 +253,110 @@ static void notrace kmp_probe_percpu_free(KMP_PERCPU_FREE_PROTO)
 	kmp_leave(flags, t0);
 }
 
+/*
+ * CMA: cma_alloc() takes its range off the free lists through
+ * alloc_contig_range(), with no mm_page_alloc. The range is entered at
+ * the end of cma_alloc(), on cma_alloc_finish (5.13-; mainline 5.10 has
+ * cma_alloc, with no name), as the naturally aligned blocks that
+ * alloc_contig_range() hands to post_alloc_hook(), each one allocation as
+ * allocinfo counts them, on the site past the CMA and DMA internals
+ * (callsite.c). cma_release() frees the range a page at a time, through
+ * mm_page_free, and those frees pair part by part (account.c's split).
+ */
+static __always_inline void kmp_cma_enter(unsigned long fp,
+					  const struct page *page,
+					  unsigned long count)
+{
+	unsigned long pfn, end;
+	unsigned int order;
+
+	if (!page)
+		return;
+	pfn = page_to_pfn(page);
+	end = pfn + (u32)count;	/* an unsigned int before 6.1 */
+	while (pfn < end) {
+		order = min_t(unsigned int, ilog2(end - pfn),
+			      KMP_PAGE_ORDERS - 1);
+		if (pfn & (BIT(order) - 1))
+			order = __ffs(pfn);
+		kmp_page_alloc(KMP_EV_NR, fp, KMP_PROBE_SKIP, pfn_to_page(pfn),
+			       order);
+		pfn += BIT(order);
+	}
+}
+
+#if KMP_HAVE_CMA_FINISH
+/* Its prototype by kernel: errorno from 6.x, count unsigned long from 6.1. */
+#define KMP_CMA_FINISH_IS(args...)					\
+	__builtin_types_compatible_p(					\
+		typeof(check_trace_callback_type_cma_alloc_finish),	\
+		void (void (*)(void *, args)))
+#define KMP_CMA_ARGS	const char *name, unsigned long pfn, const struct page *page
+
+static void notrace __flatten __maybe_unused
+kmp_probe_cma_err(void *data, KMP_CMA_ARGS, unsigned long count,
+		  unsigned int align, int errorno)
+{
+	kmp_cma_enter((unsigned long)__builtin_frame_address(0), page, count);
+}
+
+static void notrace __flatten __maybe_unused
+kmp_probe_cma_long(void *data, KMP_CMA_ARGS, unsigned long count,
+		   unsigned int align)
+{
+	kmp_cma_enter((unsigned long)__builtin_frame_address(0), page, count);
+}
+
+static void notrace __flatten __maybe_unused
+kmp_probe_cma_int(void *data, KMP_CMA_ARGS, unsigned int count,
+		  unsigned int align)
+{
+	kmp_cma_enter((unsigned long)__builtin_frame_address(0), page, count);
+}
+
+#define KMP_CMA_ERR	KMP_CMA_FINISH_IS(const char *, unsigned long,	\
+					  const struct page *, unsigned long, \
+					  unsigned int, int)
+#define KMP_CMA_LONG	KMP_CMA_FINISH_IS(const char *, unsigned long,	\
+					  const struct page *, unsigned long, \
+					  unsigned int)
+#define KMP_CMA_INT	KMP_CMA_FINISH_IS(const char *, unsigned long,	\
+					  const struct page *, unsigned int, \
+					  unsigned int)
+static_assert(KMP_CMA_ERR || KMP_CMA_LONG || KMP_CMA_INT,
+	      "cma_alloc_finish has a prototype kmemprof does not know");
+#define KMP_CMA_TP	"cma_alloc_finish"
+#define KMP_CMA_PROBE							\
+	__builtin_choose_expr(KMP_CMA_ERR, kmp_probe_cma_err,		\
+		__builtin_choose_expr(KMP_CMA_LONG, kmp_probe_cma_long,	\
+				      kmp_probe_cma_int))
+#else
+/*
+ * Mainline 5.10's cma_alloc(pfn, page, count, align). Not checked against
+ * the header: a vendor 5.10 with the 5.13 events backported has no such
+ * event, and the tracepoint is found by name or not at all.
+ */
+static void notrace __flatten
+kmp_probe_cma(void *data, unsigned long pfn, const struct page *page,
+	      unsigned int count, unsigned int align)
+{
+	kmp_cma_enter((unsigned long)__builtin_frame_address(0), page, count);
+}
+
+#define KMP_CMA_TP	"cma_alloc"
+#define KMP_CMA_PROBE	kmp_probe_cma
+#endif
+
+#define KMP_TP_CMA	(KMP_EV_NR + KMP_TP_NODE)
+#define KMP_TP_NR	(KMP_TP_CMA + 1)
+
 struct kmp_tp {
 	const char *name;
 	void *probe;
 	enum kmp_kind kind;
 	struct tracepoint *tp;
 	bool attached;
+	bool optional;	/* its kind works without it (CONFIG_CMA) */
 };
 
 /* Indexed by enum kmp_event; older kernels' extra events come last. */
@@ -266,6 +384,8 @@ static struct kmp_tp kmp_tps[KMP_TP_NR] = {
 		"kmem_cache_alloc_node", kmp_probe_kmem_cache_alloc_node,
 		KMP_KIND_SLAB },
 #endif
+	[KMP_TP_CMA] = {
+		KMP_CMA_TP, KMP_CMA_PROBE, KMP_KIND_PAGE, .optional = true },
 };
 
 /* Compile-time only: each probe must match the kernel's TP_PROTO. */
@@ -341,7 +461,8 @@ static unsigned int kmp_avail;
 
 static bool kmp_tp_wanted(int i, bool enabled, unsigned int kinds)
 {
-	return enabled && (kinds & kmp_avail & BIT(kmp_tps[i].kind));
+	return enabled && kmp_tps[i].tp &&
+	       (kinds & kmp_avail & BIT(kmp_tps[i].kind));
 }
 
 static void kmp_tp_detach(int i)
@@ -451,6 +572,12 @@ int kmp_probes_init(void)
 	for (i = 0; i < KMP_TP_NR; i++) {
 		if (kmp_tps[i].tp)
 			continue;
+		if (kmp_tps[i].optional) {
+			if (IS_ENABLED(CONFIG_CMA))
+				pr_warn("tracepoint %s not found: CMA allocations are not paired\n",
+					kmp_tps[i].name);
+			continue;
+		}
 		pr_warn("tracepoint %s not found: %s allocations are not traced\n",
 			kmp_tps[i].name, kmp_kind_name(kmp_tps[i].kind));
 		kmp_avail &= ~BIT(kmp_tps[i].kind);

@@ -433,6 +433,15 @@ void kmemprof_test_nmi_page_free(const struct page *page, unsigned int order)
 
 kmp_export_test_hook(kmemprof_test_nmi_page_free);
 
+/* A page block's migration, of @order from @src to @dst, as hooks.c's. */
+void kmemprof_test_page_move(const struct page *dst, const struct page *src,
+			     unsigned int order)
+{
+	kmp_page_move(page_to_pfn(dst), page_to_pfn(src), order);
+}
+
+kmp_export_test_hook(kmemprof_test_page_move);
+
 void kmemprof_test_nmi_flush(void)
 {
 	kmp_nmi_flush_work();

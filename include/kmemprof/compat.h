@@ -417,6 +417,28 @@ static inline u32 kmp_cycles_rate(void)
 #define KMP_HOOK_EXIT(f, ex, n)		.fn = f
 #endif
 
+/* CMA's event at the end of cma_alloc() (probes.c): 5.13 renamed it. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 13, 0)
+#define KMP_HAVE_CMA_FINISH		1
+#else
+#define KMP_HAVE_CMA_FINISH		0
+#endif
+
+/* The migration step (hooks.c): folios from 5.16. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 16, 0)
+#define KMP_MIGRATE_NAME		"folio_migrate_flags"
+#define KMP_MIGRATE_FN			folio_migrate_flags
+#define KMP_MIGRATE_T			struct folio
+#define KMP_MIGRATE_PFN(f)		folio_pfn(f)
+#define KMP_MIGRATE_ORDER(f)		folio_order(f)
+#else
+#define KMP_MIGRATE_NAME		"migrate_page_states"
+#define KMP_MIGRATE_FN			migrate_page_states
+#define KMP_MIGRATE_T			struct page
+#define KMP_MIGRATE_PFN(p)		page_to_pfn(p)
+#define KMP_MIGRATE_ORDER(p)		compound_order(p)
+#endif
+
 /* The caller's frame record at a hooked function's entry (fprobe). */
 #if KMP_HAVE_EXIT_HOOKS && IS_ENABLED(CONFIG_ARM64)
 #define kmp_fregs_fp(r)		(arch_ftrace_regs(r)->fp)

@@ -59,6 +59,8 @@ enum kmp_stat {
 	KMP_ST_STALE,		/* entries replaced: their free was not seen */
 	KMP_ST_LARGE_DUP,	/* repeated kmalloc events for one object */
 	KMP_ST_PAGE_SPLIT,	/* page blocks split by a free of a part */
+	KMP_ST_PAGE_MOVED,	/* page blocks whose owner followed a migration */
+	KMP_ST_PAGE_RETURNED,	/* frees of free pages given back (contig) */
 	KMP_ST_SKIP_NMI,	/* events skipped in NMI context */
 	KMP_ST_DROP_HIST,	/* tags without histograms: pool full */
 	KMP_ST_DROP_STACKS,	/* sampled stacks lost: stack store full */
@@ -147,6 +149,8 @@ void kmemprof_test_nmi_alloc(unsigned long site, const void *ptr,
 void kmemprof_test_nmi_free(const void *ptr);
 void kmemprof_test_nmi_page_free(const struct page *page, unsigned int order);
 void kmemprof_test_nmi_flush(void);
+void kmemprof_test_page_move(const struct page *dst, const struct page *src,
+			     unsigned int order);
 struct seq_file;
 int kmemprof_test_proc_line(struct seq_file *m, const char *site,
 			    const char *callers, enum kmp_kind kind,

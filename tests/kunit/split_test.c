@@ -10,6 +10,10 @@
  * until its first part is freed (kmemprof sees no event for the split
  * itself), then one per part. page_split counts each split, and none of
  * this marks the tag or counts a free unpaired.
+ *
+ * A page block that migrates keeps its owner: the destination takes the
+ * source's entry, through hooks.c's entry point, and the source's free
+ * is no owner's and not unpaired; page_moved counts the moves.
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
@@ -50,6 +54,8 @@ struct split_base {
 	struct kmp_totals t;
 	u64 splits;
 	u64 unpaired;
+	u64 moved;
+	u64 returned;
 };
 
 static struct kmp_totals fn_totals(struct kunit *test, const void *fn,
@@ -70,6 +76,8 @@ static void split_begin(struct kunit *test, const void *fn,
 	b->t = fn_totals(test, fn, NULL);
 	b->splits = kmemprof_stat(KMP_ST_PAGE_SPLIT);
 	b->unpaired = kmemprof_stat(KMP_ST_UNPAIRED_PAGE);
+	b->moved = kmemprof_stat(KMP_ST_PAGE_MOVED);
+	b->returned = kmemprof_stat(KMP_ST_PAGE_RETURNED);
 }
 
 /*
@@ -128,6 +136,25 @@ static bool split_stats(struct kunit *test, const struct split_base *b,
 	}
 	KMP_EXPECT_EQ_MSG(test, ds, splits, "page_split: %s", what);
 	KMP_EXPECT_EQ_MSG(test, du, unpaired, "unpaired.page: %s", what);
+	return false;
+}
+
+/* The same for page_moved and page_returned. */
+static bool split_moves(struct kunit *test, const struct split_base *b,
+			u64 moved, u64 returned, bool last)
+{
+	u64 dm = kmemprof_stat(KMP_ST_PAGE_MOVED) - b->moved;
+	u64 dr = kmemprof_stat(KMP_ST_PAGE_RETURNED) - b->returned;
+
+	if (dm == moved && dr == returned)
+		return true;
+	if (!last) {
+		kunit_info(test, "page_moved +%llu, page_returned +%llu: again\n",
+			   dm, dr);
+		return false;
+	}
+	KMP_EXPECT_EQ_MSG(test, dm, moved, "page_moved");
+	KMP_EXPECT_EQ_MSG(test, dr, returned, "page_returned");
 	return false;
 }
 
@@ -390,6 +417,109 @@ static void split_nmi_part_free(struct kunit *test)
 	split_tries(test, split_nmi_once);
 }
 
+/*
+ * Migration (hooks.c's hook on folio_migrate_flags(), through its entry
+ * point): the destination takes the source's entry, and the owner's
+ * numbers do not move. The destination's own site, as
+ * alloc_migration_target()'s, allocates it here.
+ */
+static noinline void move_target(struct page **page, unsigned int order)
+{
+	*page = alloc_pages(GFP_KERNEL, order);
+}
+
+/* A destination with an entry of its own: it goes to the source. */
+static bool split_move_once(struct kunit *test, bool last)
+{
+	struct split_base a, b;
+	struct page *src, *dst;
+
+	split_begin(test, split_alloc, &a);
+	split_begin(test, move_target, &b);
+	split_alloc(&src);
+	move_target(&dst, SPLIT_ORDER);
+	KMP_ASSERT_NOT_NULL(test, src);
+	KMP_ASSERT_NOT_NULL(test, dst);
+	kmemprof_test_page_move(dst, src, SPLIT_ORDER);
+	split_expect(test, &a, "moved: owner", 0, 1, 0, SPLIT_N, 1);
+	split_expect(test, &b, "moved: target", 0, 1, 0, SPLIT_N, 1);
+	__free_pages(src, SPLIT_ORDER);
+	split_expect(test, &a, "source freed: owner", 1, 1, 0, SPLIT_N, 1);
+	split_expect(test, &b, "source freed: target", 1, 1, 1, 0, 0);
+	__free_pages(dst, SPLIT_ORDER);
+	split_expect(test, &a, "destination freed: owner", 2, 1, 1, 0, 0);
+	return split_stats(test, &a, "moved", 0, 0, last) &&
+	       split_moves(test, &a, 1, 0, last);
+}
+
+static void split_move_to_allocated(struct kunit *test)
+{
+	split_tries(test, split_move_once);
+}
+
+/*
+ * A destination with no entry (compaction's isolated free pages; here,
+ * allocated while kmemprof was off): the source's own free finds a
+ * marker, and is neither an owner's free nor unpaired.
+ */
+static bool split_move_free_once(struct kunit *test, bool last)
+{
+	struct split_base a;
+	struct page *src, *dst;
+
+	KMP_ASSERT_EQ(test, kmemprof_set_enabled(false), 0);
+	move_target(&dst, SPLIT_ORDER);
+	KMP_ASSERT_EQ(test, kmemprof_set_enabled(true), 0);
+	KMP_ASSERT_NOT_NULL(test, dst);
+	split_begin(test, split_alloc, &a);
+	split_alloc(&src);
+	KMP_ASSERT_NOT_NULL(test, src);
+	kmemprof_test_page_move(dst, src, SPLIT_ORDER);
+	__free_pages(src, SPLIT_ORDER);
+	split_expect(test, &a, "source freed", 0, 1, 0, SPLIT_N, 1);
+	__free_pages(dst, SPLIT_ORDER);
+	split_expect(test, &a, "destination freed", 1, 1, 1, 0, 0);
+	return split_stats(test, &a, "moved to a free page", 0, 0, last) &&
+	       split_moves(test, &a, 1, 0, last);
+}
+
+static void split_move_to_free_page(struct kunit *test)
+{
+	split_tries(test, split_move_free_once);
+}
+
+/* One page of a split block moves: the block's owner keeps it. */
+static bool split_move_part_once(struct kunit *test, bool last)
+{
+	struct split_base a;
+	struct page *src, *dst;
+	int i;
+
+	KMP_ASSERT_EQ(test, kmemprof_set_enabled(false), 0);
+	move_target(&dst, 0);
+	KMP_ASSERT_EQ(test, kmemprof_set_enabled(true), 0);
+	KMP_ASSERT_NOT_NULL(test, dst);
+	split_begin(test, split_alloc, &a);
+	split_alloc(&src);
+	KMP_ASSERT_NOT_NULL(test, src);
+	split_page(src, SPLIT_ORDER);
+	kmemprof_test_page_move(dst, src + 2, 0);
+	/* the move splits the block: one object per page from here */
+	split_expect(test, &a, "part moved", 0, SPLIT_N, 0, SPLIT_N, SPLIT_N);
+	for (i = 0; i < SPLIT_N; i++)
+		__free_page(src + i);
+	split_expect(test, &a, "block freed", 1, SPLIT_N, SPLIT_N - 1, 1, 1);
+	__free_page(dst);
+	split_expect(test, &a, "destination freed", 2, SPLIT_N, SPLIT_N, 0, 0);
+	return split_stats(test, &a, "part moved", 1, 0, last) &&
+	       split_moves(test, &a, 1, 0, last);
+}
+
+static void split_move_part(struct kunit *test)
+{
+	split_tries(test, split_move_part_once);
+}
+
 static struct kunit_case split_cases[] = {
 	KUNIT_CASE(split_freed_in_order),
 	KUNIT_CASE(split_freed_in_live_table),
@@ -397,6 +527,9 @@ static struct kunit_case split_cases[] = {
 	KUNIT_CASE(split_pages_exact),
 	KUNIT_CASE(split_free_pages_head_held),
 	KUNIT_CASE(split_nmi_part_free),
+	KUNIT_CASE(split_move_to_allocated),
+	KUNIT_CASE(split_move_to_free_page),
+	KUNIT_CASE(split_move_part),
 	{}
 };
 
