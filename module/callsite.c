@@ -56,7 +56,8 @@
 #define KMP_FRAME_GRAPH		BIT(5)	/* function_graph's return trampoline */
 #define KMP_FRAME_RELAY		BIT(6)	/* 6.10's first large kmalloc event */
 #define KMP_FRAME_RETURN	BIT(7)	/* gives free pages back (below) */
-#define KMP_FRAME_BITS		8
+#define KMP_FRAME_BULKFN	BIT(8)	/* the bulk page allocator itself */
+#define KMP_FRAME_BITS		9
 #define KMP_FRAME_MASK		(BIT(KMP_FRAME_BITS) - 1)
 
 static const char * const kmp_page_fns[] = {
@@ -185,6 +186,9 @@ static unsigned long kmp_frame_lookup(unsigned long addr)
 			verdict |= KMP_FRAME_SLAB;
 		if (str_has_prefix(name, "__traceiter_"))
 			verdict |= KMP_FRAME_TRACE;
+		if (str_has_prefix(name, "alloc_pages_bulk") ||
+		    str_has_prefix(name, "__alloc_pages_bulk"))
+			verdict |= KMP_FRAME_BULKFN;
 		if (!strcmp(name, "return_to_handler"))
 			verdict |= KMP_FRAME_GRAPH;
 		if (kmp_has_prefix(name, kmp_return_fns,
@@ -376,7 +380,8 @@ unsigned long kmp_unwind(struct kmp_frames *f, enum kmp_kind kind,
 
 		if (k & KMP_FRAME_TRACE)
 			seen = true;
-		if ((k & KMP_FRAME_BULK) && seen) {
+		if (((k & KMP_FRAME_BULK) && seen) ||
+		    ((k & KMP_FRAME_BULKFN) && kmp_pages_bulk_exits())) {
 			f->site = -1;
 			return KMP_SITE_BULK;
 		}
@@ -438,6 +443,16 @@ unsigned long kmp_page_site(unsigned long fp, struct kmp_frames *f,
 
 		if (kind & KMP_FRAME_BULK)
 			return KMP_SITE_BULK;
+		/*
+		 * The bulk allocator's own fallback, whose pages its exit
+		 * handler enters; never in the site table, so that the fast
+		 * walk always comes here.
+		 */
+		if (kind & KMP_FRAME_BULKFN) {
+			if (kmp_pages_bulk_exits())
+				return KMP_SITE_BULK;
+			break;
+		}
 		if (kind & KMP_FRAME_GRAPH)
 			break;	/* the unwinder knows where it returns */
 		if (!(kind & (KMP_FRAME_PAGE | KMP_FRAME_TRACE)))

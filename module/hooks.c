@@ -668,6 +668,19 @@ static struct kmp_hook kmp_hooks[KMP_HOOK_NR] = {
 	},
 };
 
+/*
+ * Whether alloc_pages_bulk()'s exit handler enters the pages it returns:
+ * then a page event under the function is its own fallback's, which the
+ * handler enters with the others (callsite.c: KMP_SITE_BULK). A page
+ * event there while the handler is not live is accounted as any other.
+ */
+bool kmp_pages_bulk_exits(void)
+{
+	return KMP_HAVE_EXIT_HOOKS &&
+	       READ_ONCE(kmp_hooks[KMP_HOOK_PAGES_BULK].live) &&
+	       kmp_hooks[KMP_HOOK_PAGES_BULK].exit;
+}
+
 static bool kmp_hook_usable(const struct kmp_hook *h)
 {
 	return h->wrapper || h->entry || h->exit;

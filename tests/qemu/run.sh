@@ -21,14 +21,17 @@ SMP=${KMEMPROF_SMP:-4,sockets=1,clusters=2,cores=2,threads=1}
 TIMEOUT=${KMEMPROF_TIMEOUT:-600}
 
 KDIR=$("$TOP/tools/rig/kernel.sh" "$KVER")
-# The debug flavour checks every slab object too. The vendor flavour has
-# pseudo-NMI, which needs a GICv3 and the command line to turn it on.
-EXTRA_APPEND=
+# Every guest has a CMA area (tests/qemu/kernel.config), 32 MiB of its
+# 1 GiB as a board's is a share of its RAM; its heap is
+# /dev/dma_heap/reserved. The debug flavour checks every slab object too.
+# The vendor flavour has pseudo-NMI, which needs a GICv3 and the command
+# line to turn it on.
+EXTRA_APPEND="cma=32M"
 MACHINE=virt
 case "$KVER" in
-*-debug) EXTRA_APPEND="slub_debug=FZPU kasan_multi_shot" ;;
+*-debug) EXTRA_APPEND="$EXTRA_APPEND slub_debug=FZPU kasan_multi_shot" ;;
 *-vendor)
-	EXTRA_APPEND="irqchip.gicv3_pseudo_nmi=1"
+	EXTRA_APPEND="$EXTRA_APPEND irqchip.gicv3_pseudo_nmi=1"
 	MACHINE=virt,gic-version=3
 	;;
 esac
