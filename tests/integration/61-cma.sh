@@ -16,11 +16,7 @@
 grep -q '^CmaTotal:' /proc/meminfo ||
 	{ echo "SKIP: no CONFIG_CMA on this kernel"; exit 77; }
 
-meminfo_kb() {
-	awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo
-}
-
-[ "$(meminfo_kb CmaTotal)" -gt 0 ] ||
+[ "$(awk '$1 == "CmaTotal:" { print $2 }' /proc/meminfo)" -gt 0 ] ||
 	fail "CmaTotal is 0 kB: the kernel has no CMA area (cma= on its command line?)"
 PAGE=$(awk '$1 == "KernelPageSize:" { print $2 * 1024; exit }' /proc/self/smaps)
 PAGE=${PAGE:-4096}
@@ -32,24 +28,33 @@ live_bytes() {
 		/proc/kmemprof
 }
 
-# cma_taken WHAT KB FREE_BEFORE: the allocation came out of CMA (CmaFree
-# fell by at least KB), or the test proves nothing.
+# Each allocation must come out of CMA, or the test proves nothing: the
+# CMA trace events say so (cma_alloc_finish; cma_alloc on 5.10), with the
+# number of pages. CmaFree cannot: pages freed to the per-CPU lists are
+# not free in its count until drained.
+T=/sys/kernel/tracing
+[ -w $T/events/cma/enable ] || fail "no CMA trace events in $T/events/cma"
+echo 1 > $T/events/cma/enable || fail "cannot enable the CMA trace events"
+echo > $T/trace
+
+# cma_taken WHAT PAGES: the trace since the last call shows an allocation
+# of PAGES pages from CMA.
 cma_taken() {
-	now=$(meminfo_kb CmaFree)
-	echo "INFO $1: CmaFree $3 -> $now kB"
-	[ $(($3 - now)) -ge "$2" ] ||
-		fail "$1: CmaFree fell by $(($3 - now)) kB, not $2: not taken from CMA"
+	ev=$(grep -E ' cma_alloc(_finish)?: ' $T/trace)
+	echo > $T/trace
+	echo "INFO $1: $(echo "$ev" | sed 's/.* \(cma_alloc[a-z_]*: \)/\1/' | tr '\n' ' ')"
+	echo "$ev" | grep -Eq " count=$2 " ||
+		fail "$1: no CMA allocation of $2 pages in the trace: not taken from CMA"
 }
 
 rmmod kmemprof_cma 2>/dev/null
-trap 'rmmod kmemprof_cma 2>/dev/null' EXIT
+trap 'rmmod kmemprof_cma 2>/dev/null; echo 0 > $T/events/cma/enable' EXIT
 
 # (a) dma_alloc_coherent().
 unpaired=$(stat_value unpaired.page)
-free=$(meminfo_kb CmaFree)
 insmod /modules/kmemprof_cma.ko coherent=1048576 ||
 	fail "insmod kmemprof_cma coherent=1048576"
-cma_taken coherent 1024 "$free"
+cma_taken coherent 256
 echo "INFO held: $(proc_line kmpcma_coherent)"
 expect_eq "kmpcma_coherent live bytes" "$(live_bytes kmpcma_coherent)" 1048576
 rmmod kmemprof_cma || fail "rmmod kmemprof_cma"
@@ -60,9 +65,8 @@ expect_eq "unpaired.page across dma_alloc_coherent()/dma_free_coherent()" \
 
 # (b) cma_alloc(), where exported.
 unpaired=$(stat_value unpaired.page)
-free=$(meminfo_kb CmaFree)
 if out=$(insmod /modules/kmemprof_cma.ko pages=64 2>&1); then
-	cma_taken cma_alloc $((64 * PAGE / 1024)) "$free"
+	cma_taken cma_alloc 64
 	echo "INFO held: $(proc_line kmpcma_pages)"
 	expect_eq "kmpcma_pages live bytes" "$(live_bytes kmpcma_pages)" $((64 * PAGE))
 	rmmod kmemprof_cma || fail "rmmod kmemprof_cma"
@@ -88,7 +92,6 @@ done
 	fail "no CMA heap in /dev/dma_heap: '$(ls /dev/dma_heap 2>&1 | tr '\n' ' ')'"
 BYTES=2097152
 unpaired=$(stat_value unpaired.page)
-free=$(meminfo_kb CmaFree)
 rm -f /tmp/kmpheap.in /tmp/kmpheap.out
 mkfifo /tmp/kmpheap.in
 kmpheap "$heap" $BYTES < /tmp/kmpheap.in > /tmp/kmpheap.out 2>&1 &
@@ -102,7 +105,7 @@ until grep -q '^allocated ' /tmp/kmpheap.out; do
 	i=$((i + 1))
 done
 echo "INFO $(cat /tmp/kmpheap.out)"
-cma_taken "heap $heap" $((BYTES / 1024)) "$free"
+cma_taken "heap $heap" $((BYTES / PAGE))
 echo "INFO held: $(proc_line cma_heap_allocate | grep ' kind:page ')"
 expect_eq "cma_heap_allocate live bytes" "$(live_bytes cma_heap_allocate)" $BYTES
 echo >&3

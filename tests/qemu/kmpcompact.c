@@ -3,25 +3,34 @@
  * kmpcompact: anonymous memory with holes in it, for the guest test
  * 62-migrate to compact.
  *
- *   kmpcompact MIB
+ *   kmpcompact MIB [STRIDE]
  *
- * maps MIB MiB of private anonymous memory (no transparent huge pages),
- * writes every page, then gives every other page back with MADV_DONTNEED,
- * so that the pages it keeps lie between free ones. It prints
+ * prints "started" and waits for a line on stdin. Then it maps MIB MiB of
+ * private anonymous memory (no transparent huge pages), writes every page,
+ * gives back all but one page in STRIDE (2 by default) with MADV_DONTNEED,
+ * so that the pages it keeps lie between free ones, and prints
  *
- *   ready held=BYTES pages=N pagesize=P
+ *   ready held=BYTES pages=N pagesize=P pfns=LOW-HIGH
  *
- * and waits for a line (or the end) on stdin. Then it checks that every
- * page it kept still holds what it wrote, prints
+ * At the next line, or the end of stdin, it checks that every kept page
+ * still holds what was written, prints "moved=M of N" and exits 0. M counts
+ * the kept pages whose page frame changed since "ready". Frames come from
+ * /proc/self/pagemap, which shows them to root only: without them, pfns=
+ * is left out and "moved=unknown of N" printed. Any failure prints why on
+ * stderr and exits 1.
  *
- *   moved=M of N
- *
- * where M counts the kept pages whose page frame changed meanwhile (read
- * from /proc/self/pagemap, which shows frames to root only; "moved=unknown"
- * elsewhere), and exits 0. Any failure prints why on stderr and exits 1.
+ * The test counts this program's pages, so it leaves none behind that
+ * would be freed later: it runs on one CPU, and after the holes are made
+ * writes a few more pages, whose folios push the ones it gave back out of
+ * that CPU's LRU cache (which holds a reference to each folio it caches),
+ * so that those are freed before "ready" and not at the next drain. After
+ * "ready" it allocates and touches nothing new: stdin is read with read(2),
+ * not stdio, whose buffer would be allocated on the first read.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,95 +41,165 @@
 #define PM_PFN_MASK	0x007fffffffffffffULL
 #define PM_PRESENT	0x8000000000000000ULL
 
-static size_t page_size;
-static unsigned char *mem;
-static size_t npages;	/* mapped */
+/* More than a CPU's LRU cache holds: 15 folios, 31 from 6.6. */
+#define FLUSH_PAGES	64
 
-/* The frame of every kept (odd) page, 0 when not known. */
-static int read_pfns(unsigned long long *pfns)
+static size_t page_size, npages, stride, kept;
+static unsigned char *mem;
+static unsigned long long *pfns, *now;
+static int known;
+
+static unsigned char *kept_page(size_t k)
+{
+	return mem + k * stride * page_size;
+}
+
+/* The frame of every kept page into @out; -1 when one is not known. */
+static int read_pfns(unsigned long long *out)
 {
 	unsigned long long e;
-	size_t i;
+	size_t k;
 	int fd;
 
 	fd = open("/proc/self/pagemap", O_RDONLY);
 	if (fd < 0)
 		return -1;
-	for (i = 1; i < npages; i += 2) {
-		off_t off = ((unsigned long)mem / page_size + i) * sizeof(e);
+	for (k = 0; k < kept; k++) {
+		off_t off = (unsigned long)kept_page(k) / page_size * sizeof(e);
 
-		if (pread(fd, &e, sizeof(e), off) != sizeof(e)) {
+		if (pread(fd, &e, sizeof(e), off) != sizeof(e) ||
+		    !(e & PM_PRESENT) || !(e & PM_PFN_MASK)) {
 			close(fd);
 			return -1;
 		}
-		pfns[i / 2] = (e & PM_PRESENT) ? (e & PM_PFN_MASK) : 0;
+		out[k] = e & PM_PFN_MASK;
 	}
 	close(fd);
 	return 0;
 }
 
+static void print_range(const unsigned long long *p)
+{
+	unsigned long long lo = p[0], hi = p[0];
+	size_t k;
+
+	for (k = 1; k < kept; k++) {
+		if (p[k] < lo)
+			lo = p[k];
+		if (p[k] > hi)
+			hi = p[k];
+	}
+	printf(" pfns=%#llx-%#llx", lo, hi);
+}
+
+/* One line of stdin, without its newline; -1 at the end or on an error. */
+static int read_line(char *buf, size_t size)
+{
+	size_t len = 0;
+	ssize_t n;
+	char c;
+
+	for (;;) {
+		n = read(0, &c, 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n == 0)
+			errno = 0;
+		if (n <= 0)
+			return -1;
+		if (c == '\n')
+			break;
+		if (len + 1 < size)
+			buf[len++] = c;
+	}
+	buf[len] = '\0';
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	unsigned long long *before, *after;
-	size_t i, kept, moved;
-	char line[64];
-	int known;
+	size_t i, k, moved;
+	char line[16];
+	cpu_set_t one;
 	long mib;
+	int cpu;
 
-	mib = argc == 2 ? strtol(argv[1], NULL, 10) : 0;
-	if (mib <= 0) {
-		fprintf(stderr, "usage: kmpcompact MIB\n");
+	mib = argc >= 2 ? strtol(argv[1], NULL, 10) : 0;
+	stride = argc >= 3 ? strtoul(argv[2], NULL, 10) : 2;
+	if (mib <= 0 || stride < 1 || argc > 3) {
+		fprintf(stderr, "usage: kmpcompact MIB [STRIDE]\n");
 		return 2;
 	}
 	page_size = sysconf(_SC_PAGESIZE);
 	npages = (size_t)mib * 1024 * 1024 / page_size;
-	kept = npages / 2;
-	mem = mmap(NULL, npages * page_size, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	before = calloc(kept, sizeof(*before));
-	after = calloc(kept, sizeof(*after));
-	if (mem == MAP_FAILED || !before || !after) {
+	kept = (npages + stride - 1) / stride;
+	mem = mmap(NULL, (npages + FLUSH_PAGES) * page_size,
+		   PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	pfns = calloc(kept, sizeof(*pfns));
+	now = calloc(kept, sizeof(*now));
+	if (mem == MAP_FAILED || !pfns || !now) {
 		fprintf(stderr, "kmpcompact: %ld MiB: %s\n", mib, strerror(errno));
 		return 1;
 	}
 	/* Base pages, each its own folio: not a kernel without THP's error. */
-	madvise(mem, npages * page_size, MADV_NOHUGEPAGE);
+	madvise(mem, (npages + FLUSH_PAGES) * page_size, MADV_NOHUGEPAGE);
+	cpu = sched_getcpu();
+	CPU_ZERO(&one);
+	CPU_SET(cpu < 0 ? 0 : cpu, &one);
+	if (sched_setaffinity(0, sizeof(one), &one)) {
+		fprintf(stderr, "kmpcompact: sched_setaffinity: %s\n",
+			strerror(errno));
+		return 1;
+	}
+	printf("started\n");
+	fflush(stdout);
+	if (read_line(line, sizeof(line))) {
+		fprintf(stderr, "kmpcompact: no line to start on\n");
+		return 1;
+	}
+
 	for (i = 0; i < npages; i++)
 		memset(mem + i * page_size, (int)(i % 251) + 1, page_size);
-	for (i = 0; i < npages; i += 2) {
+	for (i = 0; i < npages; i++) {
+		if (i % stride == 0)
+			continue;
 		if (madvise(mem + i * page_size, page_size, MADV_DONTNEED)) {
 			fprintf(stderr, "kmpcompact: MADV_DONTNEED: %s\n",
 				strerror(errno));
 			return 1;
 		}
 	}
-	known = !read_pfns(before);
-	for (i = 0; known && i < kept; i++)
-		known = before[i] != 0;
-	printf("ready held=%zu pages=%zu pagesize=%zu\n", kept * page_size,
+	for (i = npages; i < npages + FLUSH_PAGES; i++)
+		mem[i * page_size] = 1;
+	/* Both arrays touched now, so that reading frames later takes no page. */
+	known = !read_pfns(now) && !read_pfns(pfns);
+	printf("ready held=%zu pages=%zu pagesize=%zu", kept * page_size,
 	       kept, page_size);
+	if (known)
+		print_range(pfns);
+	printf("\n");
 	fflush(stdout);
 
-	if (!fgets(line, sizeof(line), stdin) && ferror(stdin)) {
+	if (read_line(line, sizeof(line)) && errno) {
 		fprintf(stderr, "kmpcompact: reading stdin: %s\n", strerror(errno));
 		return 1;
 	}
-	for (i = 1; i < npages; i += 2) {
-		unsigned char *p = mem + i * page_size;
+	for (k = 0; k < kept; k++) {
+		unsigned char *p = kept_page(k);
 
-		if (p[0] != (unsigned char)(i % 251 + 1) ||
+		if (p[0] != (unsigned char)(k * stride % 251 + 1) ||
 		    memcmp(p, p + 1, page_size - 1)) {
-			fprintf(stderr, "kmpcompact: page %zu changed\n", i);
+			fprintf(stderr, "kmpcompact: page %zu changed\n", k * stride);
 			return 1;
 		}
 	}
-	if (!known || read_pfns(after)) {
+	if (!known || read_pfns(now)) {
 		printf("moved=unknown of %zu\n", kept);
 		return 0;
 	}
 	moved = 0;
-	for (i = 0; i < kept; i++)
-		moved += after[i] != before[i];
+	for (k = 0; k < kept; k++)
+		moved += now[k] != pfns[k];
 	printf("moved=%zu of %zu\n", moved, kept);
 	return 0;
 }

@@ -18,10 +18,25 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+/*
+ * Wait for a line, or the end, on stdin: read(2) a byte at a time, not
+ * stdio, whose buffer would be allocated (a page touched) only now.
+ */
+static int wait_line(void)
+{
+	ssize_t n;
+	char c;
+
+	do {
+		n = read(0, &c, 1);
+	} while ((n == 1 && c != '\n') || (n < 0 && errno == EINTR));
+	return n < 0 ? -1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct dma_heap_allocation_data data;
-	char path[256], line[64];
+	char path[256];
 	unsigned long long len;
 	char *end;
 	int heap;
@@ -58,7 +73,7 @@ int main(int argc, char **argv)
 	printf("allocated %llu from %s\n", len, path);
 	fflush(stdout);
 
-	if (!fgets(line, sizeof(line), stdin) && ferror(stdin)) {
+	if (wait_line()) {
 		fprintf(stderr, "kmpheap: reading stdin: %s\n", strerror(errno));
 		return 1;
 	}
