@@ -637,39 +637,38 @@ static bool kmp_page_take_any(unsigned long pfn, unsigned int order,
  * (compaction's free pages) leaves the source a marker that consumes its
  * own free (kmp_account_page_free()); where the map does not cover the
  * source, that free counts as unpaired. A source with no entry
- * (allocated before load) leaves both as they were. Both blocks' split
- * locks are held, in address order, so no free or split of either runs
- * meanwhile.
+ * (allocated before load) leaves both as they were. Each block is changed
+ * under its own split lock, one at a time: neither block can be freed
+ * while it migrates (both are locked and referenced), so between the
+ * steps only a split of a neighbour in the source's block can run, and
+ * that takes the source's lock and never writes a part already taken.
  */
 void kmp_account_page_move(unsigned long dst, unsigned long src,
 			   unsigned int order)
 {
-	raw_spinlock_t *a = kmp_split_lock(src), *b = kmp_split_lock(dst);
+	raw_spinlock_t *ls = kmp_split_lock(src), *ld = kmp_split_lock(dst);
+	u32 *slot = kmp_pfn_slot(src);
 	struct kmp_obj obj, mine;
-	u32 *slot;
-	bool found;
+	bool found, had;
 
-	if (a > b)
-		swap(a, b);
-	raw_spin_lock(a);
-	if (b != a)
-		raw_spin_lock_nested(b, SINGLE_DEPTH_NESTING);
+	raw_spin_lock(ls);
 	found = kmp_page_take_any(src, order, &obj);
-	if (found) {
-		bool had = kmp_page_take_any(dst, order, &mine);
-
-		kmp_account_page(dst, &obj, order);
-		slot = kmp_pfn_slot(src);
-		if (had)
-			kmp_account_page(src, &mine, order);
-		else if (slot)
-			WRITE_ONCE(*slot, kmp_pfn_moved(order));
+	if (found && slot)
+		WRITE_ONCE(*slot, kmp_pfn_moved(order));
+	raw_spin_unlock(ls);
+	if (!found)
+		return;
+	raw_spin_lock(ld);
+	had = kmp_page_take_any(dst, order, &mine);
+	kmp_account_page(dst, &obj, order);
+	raw_spin_unlock(ld);
+	if (had) {
+		/* over the marker, which was never seen: not VALID */
+		raw_spin_lock(ls);
+		kmp_account_page(src, &mine, order);
+		raw_spin_unlock(ls);
 	}
-	if (b != a)
-		raw_spin_unlock(b);
-	raw_spin_unlock(a);
-	if (found)
-		kmp_stat_inc(KMP_ST_PAGE_MOVED);
+	kmp_stat_inc(KMP_ST_PAGE_MOVED);
 }
 
 /* A free on the general path: see kmp_account_freed() for @bytes. */

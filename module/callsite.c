@@ -258,6 +258,15 @@ static bool kmp_past_allocator(struct kmp_frames *f, unsigned long want)
 }
 
 /*
+ * Whether alloc_pages_bulk()'s exit handler enters the pages it returns
+ * (set by hooks.c while that hook is attached): then a page event under
+ * the function is its own fallback's, which the handler enters with the
+ * others (KMP_SITE_BULK). A page event there while it is not is
+ * accounted as any other.
+ */
+bool kmp_pages_bulk_exits;
+
+/*
  * Whether the page free being taken, which found no entry, gives back
  * pages that were never allocated (kmp_return_fns). With interrupts off,
  * never in NMI; only on that rare path, as it unwinds.
@@ -381,7 +390,8 @@ unsigned long kmp_unwind(struct kmp_frames *f, enum kmp_kind kind,
 		if (k & KMP_FRAME_TRACE)
 			seen = true;
 		if (((k & KMP_FRAME_BULK) && seen) ||
-		    ((k & KMP_FRAME_BULKFN) && kmp_pages_bulk_exits())) {
+		    ((k & KMP_FRAME_BULKFN) &&
+		     READ_ONCE(kmp_pages_bulk_exits))) {
 			f->site = -1;
 			return KMP_SITE_BULK;
 		}
@@ -449,7 +459,7 @@ unsigned long kmp_page_site(unsigned long fp, struct kmp_frames *f,
 		 * walk always comes here.
 		 */
 		if (kind & KMP_FRAME_BULKFN) {
-			if (kmp_pages_bulk_exits())
+			if (READ_ONCE(kmp_pages_bulk_exits))
 				return KMP_SITE_BULK;
 			break;
 		}

@@ -668,19 +668,6 @@ static struct kmp_hook kmp_hooks[KMP_HOOK_NR] = {
 	},
 };
 
-/*
- * Whether alloc_pages_bulk()'s exit handler enters the pages it returns:
- * then a page event under the function is its own fallback's, which the
- * handler enters with the others (callsite.c: KMP_SITE_BULK). A page
- * event there while the handler is not live is accounted as any other.
- */
-bool kmp_pages_bulk_exits(void)
-{
-	return KMP_HAVE_EXIT_HOOKS &&
-	       READ_ONCE(kmp_hooks[KMP_HOOK_PAGES_BULK].live) &&
-	       kmp_hooks[KMP_HOOK_PAGES_BULK].exit;
-}
-
 static bool kmp_hook_usable(const struct kmp_hook *h)
 {
 	return h->wrapper || h->entry || h->exit;
@@ -795,8 +782,16 @@ static void kmp_hook_wait(struct kmp_hook *h)
  * Detach @h: after this, none of its handlers writes to the tables until
  * it is attached again (see the locking note).
  */
+/* alloc_pages_bulk()'s exit handler is live (callsite.c). */
+static void kmp_hook_bulk_exits(struct kmp_hook *h, bool on)
+{
+	if (h == &kmp_hooks[KMP_HOOK_PAGES_BULK] && h->exit)
+		WRITE_ONCE(kmp_pages_bulk_exits, on);
+}
+
 static void kmp_hook_detach(struct kmp_hook *h)
 {
+	kmp_hook_bulk_exits(h, false);
 	WRITE_ONCE(h->live, false);
 	smp_mb();	/* live before the counts: the handlers' pair */
 	kmp_hook_unregister(h);
@@ -815,6 +810,7 @@ static int kmp_hook_attach(struct kmp_hook *h)
 		WRITE_ONCE(h->live, false);
 		return ret;
 	}
+	kmp_hook_bulk_exits(h, true);
 	h->attached = true;
 	return 0;
 }

@@ -1028,7 +1028,7 @@ void kmp_hooks_show(struct seq_file *m);
 void kmp_hooks_reset(void);
 void kmp_hooks_exit(void);
 bool kmp_hook_attached(const char *name);
-bool kmp_pages_bulk_exits(void);
+extern bool kmp_pages_bulk_exits;	/* callsite.c, set by hooks.c */
 
 /*
  * The "site" of a page event inside hooks.c's wrapper of the bulk page
