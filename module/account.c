@@ -707,6 +707,28 @@ static void kmp_mark_pfn(unsigned long pfn, u32 entry, void *priv)
 }
 
 /*
+ * A movable page block was just entered while no migration is followed
+ * (kmp_moves_unfollowed): it may move with no word to us, so its tag's
+ * live bytes may go wrong. Mark it. In the page allocation's probe.
+ */
+void kmp_account_page_unfollowed(unsigned long pfn)
+{
+	u32 *slot = kmp_pfn_slot(pfn);
+	u32 v = slot ? READ_ONCE(*slot) : 0;
+	struct kmp_obj obj;
+	unsigned long flags;
+
+	if (v & KMP_PFN_VALID) {
+		kmp_mark_inaccurate(kmp_pfn_tag(v));
+		return;
+	}
+	local_irq_save(flags);
+	if (kmp_live_get(kmp_key_pfn(pfn), &obj))
+		kmp_mark_inaccurate(obj.tag);
+	local_irq_restore(flags);
+}
+
+/*
  * Pairing is about to be lost for @kinds (their probes are detached): mark
  * every tag that has live objects of those kinds. With kmp_control_lock.
  */

@@ -816,6 +816,20 @@ static int kmp_hook_attach(struct kmp_hook *h)
 }
 
 /*
+ * Whether pages that migrate now go unfollowed: the kernel migrates pages
+ * (CONFIG_MIGRATION) and page events are traced, but the migration hook
+ * is not attached (ftrace cannot find its function, or another user holds
+ * it). The tags of movable blocks allocated meanwhile are then marked.
+ */
+static void kmp_hooks_moves(bool enabled, unsigned int kinds)
+{
+	WRITE_ONCE(kmp_moves_unfollowed,
+		   IS_ENABLED(CONFIG_MIGRATION) && enabled &&
+		   (kinds & BIT(KMP_KIND_PAGE)) &&
+		   !kmp_hooks[KMP_HOOK_MIGRATE].attached);
+}
+
+/*
  * Attach the hooks of @kinds when @enabled, detach all others. A hook
  * that cannot be attached (another user holds the function with IPMODIFY)
  * is said in dmesg once, and tried again at the next attach: the paths it
@@ -844,6 +858,7 @@ void kmp_hooks_set(bool enabled, unsigned int kinds)
 			kmp_hook_detach(h);
 		}
 	}
+	kmp_hooks_moves(enabled, kinds);
 }
 
 #else /* !KMP_HAVE_HOOKS */
@@ -855,6 +870,9 @@ void kmp_hooks_init(void)
 
 void kmp_hooks_set(bool enabled, unsigned int kinds)
 {
+	WRITE_ONCE(kmp_moves_unfollowed,
+		   IS_ENABLED(CONFIG_MIGRATION) && enabled &&
+		   (kinds & BIT(KMP_KIND_PAGE)));
 }
 
 static void kmp_hooks_free_filters(void)

@@ -228,6 +228,7 @@ void kmp_account_alloc_nmi(unsigned long site, unsigned long key, u32 size,
 			   u32 req, const unsigned long *callers,
 			   unsigned int n, const struct kmp_obj *stale);
 void kmp_account_mark_live(unsigned int kinds);
+void kmp_account_page_unfollowed(unsigned long pfn);
 void kmp_account_clear(void);
 struct kmp_stats {
 	u64 count[KMP_ST_NR];
@@ -1029,6 +1030,8 @@ void kmp_hooks_reset(void);
 void kmp_hooks_exit(void);
 bool kmp_hook_attached(const char *name);
 extern bool kmp_pages_bulk_exits;	/* callsite.c, set by hooks.c */
+/* probes.c, set by hooks.c: pages can migrate with no hook to follow them */
+extern bool kmp_moves_unfollowed;
 
 /*
  * The "site" of a page event inside hooks.c's wrapper of the bulk page

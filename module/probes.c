@@ -198,6 +198,19 @@ static void notrace __flatten kmp_probe_kmem_cache_free(KMP_CACHE_FREE_PROTO)
 	kmp_slab_free(KMP_EV_KMEM_CACHE_FREE, ptr);
 }
 
+bool kmp_moves_unfollowed;
+
+/*
+ * A movable block entered while migration is not followed: its tag is
+ * marked (kmemprof.rst, "Migration"). Not in NMI, whose entry is settled
+ * later: a movable allocation there would be a bug of its own.
+ */
+static noinline void kmp_page_alloc_unfollowed(const struct page *page)
+{
+	if (!in_nmi())
+		kmp_account_page_unfollowed(page_to_pfn(page));
+}
+
 static void notrace __flatten kmp_probe_page_alloc(KMP_PAGE_ALLOC_PROTO)
 {
 	if (unlikely(!page)) {
@@ -208,6 +221,9 @@ static void notrace __flatten kmp_probe_page_alloc(KMP_PAGE_ALLOC_PROTO)
 	kmp_page_alloc(KMP_EV_PAGE_ALLOC,
 		       (unsigned long)__builtin_frame_address(0), KMP_PROBE_SKIP,
 		       page, order);
+	if (unlikely(READ_ONCE(kmp_moves_unfollowed)) &&
+	    migratetype == MIGRATE_MOVABLE)
+		kmp_page_alloc_unfollowed(page);
 }
 
 static void notrace __flatten kmp_probe_page_free(KMP_PAGE_FREE_PROTO)

@@ -69,4 +69,25 @@ insmod /modules/kmemprof_hog.ko pages=0 bulk=64 || fail "insmod hog bulk=64"
 expect_eq "bulk unseen" "$(proc_line hog_bulk)" ""
 rmmod kmemprof_hog
 expect_eq "bulk free unseen" "$(grep " func:hog_bulk " /proc/kmemprof)" ""
+
+# A kernel that migrates pages where the migration hook is not there: a
+# movable page may move with no word, so the tags of movable pages are
+# marked, and those of pages that never move are not.
+if grep -q '^pgmigrate_success ' /proc/vmstat; then
+	reload test_missing=migrate || fail "insmod with the migration hook missing"
+	case ",$(stat_value untraced)," in
+	*,migrate,*) ;;
+	*) fail "untraced without the migration hook: '$(stat_value untraced)'" ;;
+	esac
+	insmod /modules/kmemprof_hog.ko pages=4 order=2 || fail "insmod hog"
+	# anonymous memory, touched: movable pages
+	dd if=/dev/zero of=/dev/null bs=4M count=2 2>/dev/null
+	marked=$(grep -c ' kind:page .* accurate:no' /proc/kmemprof)
+	echo "INFO page tags marked without the migration hook: $marked"
+	[ "$marked" -gt 0 ] || fail "no page tag marked without the migration hook"
+	case "$(proc_line hog_alloc)" in
+	*accurate:no*) fail "unmovable hog pages marked: $(proc_line hog_alloc)" ;;
+	esac
+	rmmod kmemprof_hog
+fi
 reload || fail "insmod with defaults"

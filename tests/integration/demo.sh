@@ -31,6 +31,36 @@ insmod /modules/kmemprof_hog.ko pages=1024 order=2
 echo 0 > $KMP_SYSCTL/stack_depth
 echo "=== after the load: $(ev)"
 echo
+# CMA and migration (Documentation/kmemprof.rst, "Pages"): a buffer from
+# the CMA dma-buf heap enters on the heap's site, and pages that compaction
+# moves keep their owners.
+heap=
+for h in reserved default_cma_region; do
+	[ -e /dev/dma_heap/$h ] && { heap=$h; break; }
+done
+pgmig() { awk '$1 == "pgmigrate_success" { print $2 }' /proc/vmstat; }
+if [ -n "$heap" ]; then
+	echo "=== CMA: 4 MiB held from the dma-buf heap $heap, then compact_memory"
+	rm -f /tmp/heap.in /tmp/heap.out
+	mkfifo /tmp/heap.in
+	kmpheap $heap 4194304 < /tmp/heap.in > /tmp/heap.out 2>&1 &
+	exec 3> /tmp/heap.in
+	i=0
+	until grep -q '^allocated ' /tmp/heap.out || [ $i -ge 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	mig=$(pgmig)
+	echo 1 > /proc/sys/vm/compact_memory
+	echo "pgmigrate_success +$(($(pgmig) - ${mig:-0})), page_moved $(stat_value page_moved)," \
+		"page_returned $(stat_value page_returned), unpaired.page $(stat_value unpaired.page)"
+	grep ' func:cma_heap_allocate ' /proc/kmemprof
+	echo >&3
+	exec 3>&-
+	wait
+	echo "closed: $(grep ' func:cma_heap_allocate ' /proc/kmemprof)"
+fi
+echo
 echo "=== sort -g /proc/kmemprof | tail -n 12 | numfmt --to=iec"
 sort -g /proc/kmemprof | tail -n 12 | numfmt --to=iec
 echo
