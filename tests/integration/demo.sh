@@ -52,7 +52,8 @@ if [ -n "$heap" ]; then
 	done
 	mig=$(pgmig)
 	echo 1 > /proc/sys/vm/compact_memory
-	echo "pgmigrate_success +$(($(pgmig) - ${mig:-0})), page_moved $(stat_value page_moved)," \
+	echo "pgmigrate_success +$(($(pgmig) - ${mig:-0})), hook.migrate.calls" \
+		"$(stat_value hook.migrate.calls), page_moved $(stat_value page_moved)," \
 		"page_returned $(stat_value page_returned), unpaired.page $(stat_value unpaired.page)"
 	grep ' func:cma_heap_allocate ' /proc/kmemprof
 	echo >&3
