@@ -111,6 +111,7 @@ static int run(struct kp_opts *o)
 #define MAX_SECONDS 60		/* ?seconds= on allocs */
 #define MAX_DELTAS 2		/* ?seconds= requests at once */
 #define MAX_ADDRS 1024		/* unnamed addresses numbered */
+#define STOP_MS 1000		/* at SIGTERM, for the answers under way */
 #define REALM "kmemprof"
 
 #define CT_PROM "text/plain; version=0.0.4; charset=utf-8"
@@ -586,16 +587,18 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 	(void)version;
 	(void)upload;
 	if (!*con_cls) {
-		/* The headers are in; answer on the next call. */
+		/* The headers are in: refuse now, before any body, or answer
+		 * on the next call.
+		 */
+		if (!authorized(sv, c))
+			return unauthorized(c);
+		if (strcmp(method, MHD_HTTP_METHOD_GET) &&
+		    strcmp(method, MHD_HTTP_METHOD_HEAD))
+			return text(c, MHD_HTTP_METHOD_NOT_ALLOWED,
+				    "kmemprof: GET only\n");
 		*con_cls = &started;
 		return MHD_YES;
 	}
-	if (!authorized(sv, c))
-		return unauthorized(c);
-	if (strcmp(method, MHD_HTTP_METHOD_GET) &&
-	    strcmp(method, MHD_HTTP_METHOD_HEAD))
-		return text(c, MHD_HTTP_METHOD_NOT_ALLOWED,
-			    "kmemprof: GET only\n");
 	if (*upload_size)
 		return text(c, MHD_HTTP_BAD_REQUEST, "kmemprof: no body\n");
 	if (!strcmp(url, "/metrics"))
@@ -738,6 +741,40 @@ static int drop(const char *user)
 	return 0;
 }
 
+/*
+ * No new connection; the deltas under way end (503) and their answers go
+ * out, for up to STOP_MS; then the rest is cut.
+ */
+static void stop(struct serve *sv, struct MHD_Daemon *d)
+{
+	const union MHD_DaemonInfo *info;
+	struct timespec ts = { .tv_nsec = 50 * 1000 * 1000 };
+	MHD_socket ls;
+	int i;
+
+	if (d) {
+		ls = MHD_quiesce_daemon(d);
+		if (ls != MHD_INVALID_SOCKET)
+			close(ls);
+	}
+	pthread_mutex_lock(&sv->state_lock);
+	sv->stopping = true;
+	pthread_cond_broadcast(&sv->wake);
+	pthread_mutex_unlock(&sv->state_lock);
+	if (!d)
+		return;
+	for (i = 0; i < STOP_MS / 50; i++) {
+		pthread_mutex_lock(&sv->state_lock);
+		info = sv->deltas ? NULL :
+			MHD_get_daemon_info(d, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+		pthread_mutex_unlock(&sv->state_lock);
+		if (info && !info->num_connections)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	MHD_stop_daemon(d);
+}
+
 /* The credentials serve asks for: @w's users, else the token. */
 static int credentials(const struct kp_opts *o, struct kp_web *w,
 		       char **token, char *what, size_t wlen)
@@ -871,7 +908,7 @@ static int run(struct kp_opts *o)
 	signal(SIGPIPE, SIG_IGN);
 	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD |
 			     MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL |
-			     MHD_USE_ERROR_LOG |
+			     MHD_USE_ERROR_LOG | MHD_USE_ITC |
 			     (web.cert ? MHD_USE_TLS : 0),
 			     0, NULL, NULL, handle, &sv,
 			     MHD_OPTION_LISTEN_SOCKET, (MHD_socket)lfd,
@@ -898,12 +935,7 @@ static int run(struct kp_opts *o)
 		;
 	rc = 0;
 out:
-	pthread_mutex_lock(&sv.state_lock);
-	sv.stopping = true;
-	pthread_cond_broadcast(&sv.wake);
-	pthread_mutex_unlock(&sv.state_lock);
-	if (d)
-		MHD_stop_daemon(d);
+	stop(&sv, d);
 	if (lfd >= 0)
 		close(lfd);
 	if (sv.stacks_fd >= 0)
