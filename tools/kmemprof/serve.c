@@ -656,10 +656,12 @@ static bool loopback(const struct sockaddr_storage *ss)
 static int bind_listen(const struct sockaddr_storage *ss, socklen_t len,
 		       unsigned int *port)
 {
-	int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
 	struct sockaddr_storage got;
 	socklen_t gl = sizeof(got);
+	int fd, one = 1;
 
+	/* Non-blocking: a connection gone before accept() blocks nothing. */
+	fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -1;
 	/* [::]: IPv6 only, as libmicrohttpd's own socket was. */

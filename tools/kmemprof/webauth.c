@@ -46,6 +46,7 @@
 
 bool kp_ct_equal(const char *a, size_t alen, const char *b, size_t blen)
 {
+	/* volatile: no early exit once @d is set */
 	volatile unsigned char d = alen != blen;
 	size_t i;
 
@@ -337,7 +338,8 @@ static int tls(struct wl *l, yaml_node_t *m, struct kp_web *w)
 		name = scalar(k);
 		if (!name)
 			return FAIL(l, k, "tls_server_config: expected a key");
-		if ((d = seen(l, m, p, name)))
+		d = seen(l, m, p, name);
+		if (d)
 			return FAIL(l, k, "tls_server_config: %s given twice (line %zu too)",
 				    name, d->start_mark.line + 1);
 		for (u = 0; u < sizeof(unsupported) / sizeof(*unsupported); u++)
@@ -432,7 +434,8 @@ static int users(struct wl *l, yaml_node_t *m, struct kp_web *w)
 			FAIL(l, k, "basic_auth_users: expected a user name (no ':')");
 			goto out;
 		}
-		if ((d = seen(l, m, p, name))) {
+		d = seen(l, m, p, name);
+		if (d) {
 			FAIL(l, k, "basic_auth_users: %.64s given twice (line %zu too)",
 			     name, d->start_mark.line + 1);
 			goto out;
@@ -524,7 +527,8 @@ int kp_web_load(const char *path, struct kp_web *w, char *err,
 			FAIL(&l, k, "expected a key");
 			goto out;
 		}
-		if ((d = seen(&l, root, p, name))) {
+		d = seen(&l, root, p, name);
+		if (d) {
 			FAIL(&l, k, "%.64s given twice (line %zu too)", name,
 			     d->start_mark.line + 1);
 			goto out;
