@@ -215,13 +215,16 @@ fi
 # --make-token: a 0600 file of 64 hex digits, made once.
 mk=$T/mk
 out=$(KMEMPROF_ROOT=$mk timeout 10 "$K" serve --make-token 2>&1)
+rc=$?
 check "--make-token: exit 0, the file, 0600, one line of 64 hex digits" \
 	"0|kmemprof serve: a new token in $mk/etc/kmemprof/serve.token (mode 0600)|600 $(id -u)|1 1" \
-	"$?|$out|$(stat -c '%a %u' "$mk/etc/kmemprof/serve.token" 2>&1)|$(wc -l < "$mk/etc/kmemprof/serve.token" 2>&1) $(grep -c -x -E '[0-9a-f]{64}' "$mk/etc/kmemprof/serve.token" 2>&1)"
+	"$rc|$out|$(stat -c '%a %u' "$mk/etc/kmemprof/serve.token" 2>&1)|$(cat "$mk/etc/kmemprof/serve.token" 2> /dev/null | wc -l) $(grep -c -x -E '[0-9a-f]{64}' "$mk/etc/kmemprof/serve.token" 2>&1)"
+tok1=$(cat "$mk/etc/kmemprof/serve.token" 2> /dev/null)
 out=$(KMEMPROF_ROOT=$mk timeout 10 "$K" serve --make-token 2>&1)
+rc=$?
 check "--make-token again: refused, the token kept" \
-	"1|kmemprof: serve --make-token: $mk/etc/kmemprof/serve.token exists: serve reads it as it is (remove it first for a new token)" \
-	"$?|$out"
+	"1|kmemprof: serve --make-token: $mk/etc/kmemprof/serve.token exists: serve reads it as it is (remove it first for a new token)|kept" \
+	"$rc|$out|$([ -n "$tok1" ] && [ "$(cat "$mk/etc/kmemprof/serve.token")" = "$tok1" ] && echo kept)"
 
 # --- A: HTTPS, basic auth ----------------------------------------------
 KMEMPROF_ROOT=$R timeout 300 "$K" serve --listen 127.0.0.1:0 \
