@@ -3,8 +3,9 @@
 # kmemprof serve (the guest's dynamic build, kmemprof-serve) against the
 # live module, read with busybox wget: /metrics agrees with /proc/kmemprof
 # (the hog's page tag exactly, and every site that held still while it was
-# read), /debug/pprof/heap is gzip, an unknown path is 404, and SIGTERM
-# stops it with exit 0.
+# read), /debug/pprof/heap is gzip, an unknown path is 404, a request
+# without the token 401, and SIGTERM stops it with exit 0. The token is
+# made by serve --make-token in a file of this test's.
 . /tests/lib.sh
 
 K=/bin/kmemprof-serve
@@ -15,6 +16,7 @@ K=/bin/kmemprof-serve
 [ -r /proc/kmemprof ] || fail "no /proc/kmemprof (module not loaded?)"
 
 LOG=/tmp/serve.log
+TOKEN=/tmp/serve.token
 pid=
 made_etc=
 lo_was_down=
@@ -23,7 +25,8 @@ cleanup() {
 	rmmod kmemprof_hog 2>/dev/null
 	[ -n "$made_etc" ] && rm -rf /etc
 	[ -n "$lo_was_down" ] && ip link set lo down
-	rm -f $LOG /tmp/serve.metrics /tmp/serve.a /tmp/serve.b /tmp/serve.heap
+	rm -f $LOG /tmp/serve.metrics /tmp/serve.a /tmp/serve.b /tmp/serve.heap \
+		$TOKEN
 }
 trap cleanup EXIT
 
@@ -43,17 +46,24 @@ if ! ip link show lo | grep -q '<.*UP'; then
 	ip link set lo up || fail "cannot bring lo up"
 fi
 
-# get PATH: the body of http://127.0.0.1:$port/PATH, bounded by timeout
-# (Debian's static busybox 1.35 crashes on wget -T).
+rm -f $TOKEN
+$K serve --make-token --token-file $TOKEN || fail "serve --make-token"
+expect_eq "token file: mode, one line of 64 hex digits" \
+	"$(stat -c %a $TOKEN) $(grep -c '^[0-9a-f]\{64\}$' $TOKEN)" "600 1"
+tok=$(cat $TOKEN)
+
+# get PATH: the body of http://127.0.0.1:$port/PATH with the token as a
+# basic auth password, bounded by timeout (Debian's static busybox 1.35
+# crashes on wget -T).
 get() {
-	timeout 20 busybox wget -q -O- "http://127.0.0.1:$port$1"
+	timeout 20 busybox wget -q -O- "http://kmemprof:$tok@127.0.0.1:$port$1"
 }
 
 rmmod kmemprof_hog 2>/dev/null
 insmod /modules/kmemprof_hog.ko pages=64 order=0 || fail "insmod hog"
 
 # -n: a series for every site, past the default guard of 1000.
-$K serve --listen 127.0.0.1:0 -n 1000000 2> $LOG &
+$K serve --listen 127.0.0.1:0 -n 1000000 --token-file $TOKEN 2> $LOG &
 pid=$!
 i=0
 while ! grep -q 'listening on' $LOG; do
@@ -146,9 +156,16 @@ expect_eq "heap gzip magic" "$(head -c 2 /tmp/serve.heap | od -An -tx1 | tr -d '
 [ "$(wc -c < /tmp/serve.heap)" -gt 100 ] || fail "heap: $(wc -c < /tmp/serve.heap) bytes"
 
 # An unknown path.
-out=$(timeout 20 busybox wget -S -O /dev/null "http://127.0.0.1:$port/nope" 2>&1) &&
+out=$(timeout 20 busybox wget -S -O /dev/null "http://kmemprof:$tok@127.0.0.1:$port/nope" 2>&1) &&
 	fail "GET /nope succeeded: $out"
 echo "$out" | grep -q 'HTTP/1\.[01] 404 ' || fail "GET /nope: $out"
+
+# Without the token, and with a wrong one: 401.
+for u in "" "kmemprof:x$tok@"; do
+	out=$(timeout 20 busybox wget -S -O /dev/null "http://${u}127.0.0.1:$port/metrics" 2>&1) &&
+		fail "GET /metrics without the token succeeded: $out"
+	echo "$out" | grep -q 'HTTP/1\.[01] 401 ' || fail "GET /metrics without the token: $out"
+done
 
 # SIGTERM: a clean stop, exit 0, within 10 s.
 kill -TERM $pid

@@ -35,6 +35,9 @@ struct kp_opts {
 	const char *prom_file;	/* watch --prometheus-file FILE */
 	const char *listen;	/* serve --listen ADDR:PORT */
 	const char *user;	/* serve --user NAME */
+	const char *web_config;	/* serve --web.config.file FILE */
+	const char *token_file;	/* serve --token-file FILE */
+	bool make_token;	/* serve --make-token */
 	struct kp_filter filter;
 	double interval;	/* watch -d, top --sort rate -d */
 	long count;		/* watch -c */

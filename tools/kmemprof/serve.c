@@ -1,55 +1,102 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kmemprof serve: a scrape target for Prometheus and for pprof scrapers
- * (go tool pprof, Parca, Pyroscope), over HTTP through libmicrohttpd.
+ * (go tool pprof, Parca, Pyroscope), over HTTP(S) through libmicrohttpd.
  *
  *   GET /metrics             the Prometheus text format 0.0.4, or
  *                            OpenMetrics 1.0 when Accept asks for it
  *   GET /debug/pprof/heap    gzipped pprof, inuse_space the default type
  *   GET /debug/pprof/allocs  the same, alloc_space the default type;
- *                            ?seconds=N: the allocations of the next N s
+ *                            ?seconds=N (1 to MAX_SECONDS): the
+ *                            allocations of the next N s, MAX_DELTAS such
+ *                            requests at once (503 beyond)
  *
- * Any other path is 404, any other method 405.
+ * Any other path is 404, any other method 405; any request without
+ * credentials 401, whatever its path.
  *
- * Security. It listens on 127.0.0.1 unless --listen says otherwise. It
- * opens the files it reads (the profile and the stacks view) at start,
- * as root if it is run so, then drops to --user (nobody by default) with
- * no supplementary groups and no_new_privs, and reads the same
- * descriptors again on every request, from offset 0 (a seq_file such as
- * /proc/kmemprof builds its text anew then). It never writes a knob.
- * libmicrohttpd bounds the rest: the request's size (headers included)
- * to REQ_MEMORY, the connections to MAX_CONN (MAX_PER_IP from one
- * address), and an idle connection's life to IDLE_SECS.
+ * Security. What serve hands out is what /proc/kmemprof (0400) holds:
+ * per-site live counts, which help to groom the heap. So:
+ *
+ * - Every request needs credentials: basic auth against the web
+ *   configuration's basic_auth_users (webauth.c), else the token of the
+ *   token file (root's, 0600), as a bearer token or a basic auth
+ *   password. Without TLS (tls_server_config) it listens on loopback
+ *   only: credentials never cross a network in clear.
+ * - Order at start: read the web configuration, its certificate and key
+ *   and the token; bind and listen; open the profile and the stacks view;
+ *   drop to --user (nobody by default) for good: no supplementary groups,
+ *   no capabilities, setuid(0) checked to fail, no_new_privs, not
+ *   dumpable; only then start libmicrohttpd, on the socket bound before,
+ *   so that no thread ever runs as root and no request is answered
+ *   before the drop. Each request reads the descriptors opened before
+ *   the drop again from offset 0 (a seq_file such as /proc/kmemprof
+ *   builds its text anew then). It never writes a knob.
+ * - A site the kernel could not name is printed as its address ("0x"
+ *   and 16 hex digits; sprint_symbol() and %pS ignore kptr_restrict):
+ *   every such word is replaced, in sites, functions, callers and stack
+ *   frames, by "unknown#N", N the order in which serve first met that
+ *   address (stable while it runs, up to MAX_ADDRS, "unknown" past
+ *   that), before any output is made. Errors name no path or value to
+ *   the client (the log has them).
+ * - libmicrohttpd bounds the rest: the request's size (headers
+ *   included) to REQ_MEMORY, the connections to MAX_CONN (MAX_PER_IP
+ *   from one address), and an idle connection's life to IDLE_SECS.
  *
  * Locking: @lock serialises the reads of the two descriptors (their file
  * offset is shared); parsing and rendering work on each request's own
- * copy of the text, in the connection's thread.
+ * copy of the text, in the connection's thread. @state_lock guards
+ * @deltas and @stopping (with @wake, which ends a delta's wait at
+ * SIGTERM); @addr_lock the address table.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "webauth.h"
+
+static int make_token(const struct kp_opts *o)
+{
+	char path[512], err[600];
+
+	if (o->token_file)
+		snprintf(path, sizeof(path), "%s", o->token_file);
+	else
+		kp_path(KP_TOKEN_FILE, path, sizeof(path));
+	if (kp_token_make(path, err, sizeof(err))) {
+		fprintf(stderr, "kmemprof: serve --make-token: %s\n", err);
+		return 1;
+	}
+	fprintf(stderr, "kmemprof serve: a new token in %s (mode 0600)\n",
+		path);
+	return 0;
+}
 
 #ifndef KP_HAVE_SERVE
 
 static int run(struct kp_opts *o)
 {
-	(void)o;
+	if (o->make_token)
+		return make_token(o);
 	fprintf(stderr, "kmemprof: this build has no serve (built without libmicrohttpd)\n");
 	return 2;
 }
 
 #else
 
+#include <ctype.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <linux/capability.h>
 #include <netdb.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <pwd.h>
 #include <signal.h>
+#include <strings.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #include <microhttpd.h>
@@ -61,10 +108,15 @@ static int run(struct kp_opts *o)
 #define MAX_CONN 32
 #define MAX_PER_IP 16
 #define IDLE_SECS 10
-#define MAX_SECONDS 300		/* ?seconds= on allocs */
+#define MAX_SECONDS 60		/* ?seconds= on allocs */
+#define MAX_DELTAS 2		/* ?seconds= requests at once */
+#define MAX_ADDRS 1024		/* unnamed addresses numbered */
+#define STOP_MS 1000		/* at SIGTERM, for the answers under way */
+#define REALM "kmemprof"
 
 #define CT_PROM "text/plain; version=0.0.4; charset=utf-8"
 #define CT_OM "application/openmetrics-text; version=1.0.0; charset=utf-8"
+#define CT_TEXT "text/plain; charset=utf-8"
 
 struct serve {
 	const struct kp_opts *o;
@@ -72,7 +124,88 @@ struct serve {
 	char prof[512], stacks[512];
 	size_t max;		/* sites with series */
 	pthread_mutex_t lock;	/* the reads of prof_fd and stacks_fd */
+	/* Credentials: @web's users if it has any, else @token. */
+	const struct kp_web *web;
+	const char *token;
+	size_t token_len;
+	pthread_mutex_t state_lock;
+	pthread_cond_t wake;
+	int deltas;		/* ?seconds= requests under way */
+	bool stopping;
+	pthread_mutex_t addr_lock;
+	uint64_t addrs[MAX_ADDRS];
+	size_t naddrs;
 };
+
+/* The number of @a in the address table, from 1; 0 when it is full. */
+static size_t addr_number(struct serve *sv, uint64_t a)
+{
+	size_t i;
+
+	pthread_mutex_lock(&sv->addr_lock);
+	for (i = 0; i < sv->naddrs && sv->addrs[i] != a; i++)
+		;
+	if (i == sv->naddrs && i < MAX_ADDRS)
+		sv->addrs[sv->naddrs++] = a;
+	pthread_mutex_unlock(&sv->addr_lock);
+	return i < MAX_ADDRS ? i + 1 : 0;
+}
+
+/*
+ * Each word of @s (after its start, a blank or a comma) that is a kernel
+ * address, "0x" and 8 or more hex digits or 16 hex digits bare, becomes
+ * "unknown#N" (or "unknown" where that does not fit), in place.
+ */
+static void redact(struct serve *sv, char *s)
+{
+	char ph[32], *p;
+	size_t off, n, len, pl;
+
+	for (p = s; p && *p; p++) {
+		if (p != s && p[-1] != ' ' && p[-1] != ',')
+			continue;
+		off = p[0] == '0' && (p[1] == 'x' || p[1] == 'X') ? 2 : 0;
+		for (n = 0; isxdigit((unsigned char)p[off + n]); n++)
+			;
+		if (off ? n < 8 : n < 16)
+			continue;
+		len = off + n;
+		n = addr_number(sv, strtoull(p + off, NULL, 16));
+		pl = (size_t)snprintf(ph, sizeof(ph), "unknown#%zu", n);
+		if (!n || pl > len)
+			pl = (size_t)snprintf(ph, sizeof(ph), "unknown");
+		memcpy(p, ph, pl);
+		memmove(p + pl, p + len, strlen(p + len) + 1);
+		p += pl - 1;
+	}
+}
+
+static void redact_site(struct serve *sv, struct kp_site *s)
+{
+	redact(sv, s->site);
+	redact(sv, s->func);
+	redact(sv, s->callers);
+}
+
+static void redact_profile(struct serve *sv, struct kp_profile *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		redact_site(sv, &p->sites[i]);
+}
+
+static void redact_stacks(struct serve *sv, struct kp_stacks *st)
+{
+	size_t i, f;
+
+	for (i = 0; i < st->n; i++) {
+		for (f = 0; f < st->v[i].nframes; f++)
+			redact(sv, st->v[i].frames[f]);
+		redact(sv, st->v[i].site);
+		redact_site(sv, &st->v[i].tag);
+	}
+}
 
 /* The whole text behind @fd, read again from offset 0. */
 static char *reread(struct serve *sv, int fd, size_t *size)
@@ -151,28 +284,52 @@ static int parse_stacks(FILE *f, const char *name, void *s, char *err,
 	return kp_parse_stacks(f, name, s, err, errlen);
 }
 
+/* The profile now, with no address in it. */
 static int load_profile(struct serve *sv, struct kp_profile *p, char *err,
 			size_t errlen)
 {
-	return load_fd(sv, sv->prof_fd, sv->prof, parse_profile, p, err,
-		       errlen);
+	if (load_fd(sv, sv->prof_fd, sv->prof, parse_profile, p, err,
+		    errlen))
+		return -1;
+	redact_profile(sv, p);
+	return 0;
 }
 
-static enum MHD_Result reply(struct MHD_Connection *c, unsigned int status,
-			     void *buf, size_t len, const char *type)
+static int load_stacks(struct serve *sv, struct kp_stacks *st, char *err,
+		       size_t errlen)
+{
+	if (load_fd(sv, sv->stacks_fd, sv->stacks, parse_stacks, st, err,
+		    errlen))
+		return -1;
+	redact_stacks(sv, st);
+	return 0;
+}
+
+static struct MHD_Response *response(void *buf, size_t len,
+				     const char *type)
 {
 	struct MHD_Response *r;
-	enum MHD_Result ret;
 
 	r = MHD_create_response_from_buffer(len, buf, MHD_RESPMEM_MUST_FREE);
 	if (!r) {
 		free(buf);
-		return MHD_NO;
+		return NULL;
 	}
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
 	if (!strcmp(type, "application/octet-stream"))
 		MHD_add_response_header(r, "Content-Disposition",
 					"attachment; filename=\"profile\"");
+	return r;
+}
+
+static enum MHD_Result reply(struct MHD_Connection *c, unsigned int status,
+			     void *buf, size_t len, const char *type)
+{
+	struct MHD_Response *r = response(buf, len, type);
+	enum MHD_Result ret;
+
+	if (!r)
+		return MHD_NO;
 	ret = MHD_queue_response(c, status, r);
 	MHD_destroy_response(r);
 	return ret;
@@ -185,16 +342,59 @@ static enum MHD_Result text(struct MHD_Connection *c, unsigned int status,
 
 	if (!buf)
 		return MHD_NO;
-	return reply(c, status, buf, strlen(buf), "text/plain; charset=utf-8");
+	return reply(c, status, buf, strlen(buf), CT_TEXT);
 }
 
+/* @err to the log only: it may name a path or quote the profile. */
 static enum MHD_Result failed(struct MHD_Connection *c, const char *err)
 {
-	char msg[600];
-
 	fprintf(stderr, "kmemprof serve: %s\n", err);
-	snprintf(msg, sizeof(msg), "kmemprof: %s\n", err);
-	return text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, msg);
+	return text(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
+		    "kmemprof: cannot read the profile (serve's log says why)\n");
+}
+
+/* Credentials: the token or a user's, as the configuration asks. */
+static bool authorized(struct serve *sv, struct MHD_Connection *c)
+{
+	const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+					MHD_HTTP_HEADER_AUTHORIZATION);
+	char *user, *pass = NULL;
+	bool ok = false;
+
+	if (!h)
+		return false;
+	if (!sv->web && !strncasecmp(h, "Bearer ", 7)) {
+		for (h += 7; *h == ' '; h++)
+			;
+		return kp_ct_equal(h, strlen(h), sv->token, sv->token_len);
+	}
+	user = MHD_basic_auth_get_username_password(c, &pass);
+	if (user && pass)
+		ok = sv->web ? kp_web_check(sv->web, user, pass) :
+			kp_ct_equal(pass, strlen(pass), sv->token,
+				    sv->token_len);
+	if (pass) {
+		explicit_bzero(pass, strlen(pass));
+		MHD_free(pass);
+	}
+	if (user)
+		MHD_free(user);
+	return ok;
+}
+
+static enum MHD_Result unauthorized(struct MHD_Connection *c)
+{
+	static const char msg[] = "kmemprof: credentials needed (basic auth, or the token as a bearer token)\n";
+	char *buf = strdup(msg);
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	r = buf ? response(buf, strlen(buf), CT_TEXT) : NULL;
+	if (!r)
+		return MHD_NO;
+	ret = MHD_queue_basic_auth_fail_response(c, REALM, r);
+	MHD_destroy_response(r);
+	return ret;
 }
 
 static enum MHD_Result metrics(struct serve *sv, struct MHD_Connection *c)
@@ -251,6 +451,62 @@ static int delta(const struct kp_profile *a, const struct kp_profile *b,
 	return 0;
 }
 
+/* A slot for a delta request: false if MAX_DELTAS are under way. */
+static bool delta_begin(struct serve *sv)
+{
+	bool ok;
+
+	pthread_mutex_lock(&sv->state_lock);
+	ok = sv->deltas < MAX_DELTAS && !sv->stopping;
+	if (ok)
+		sv->deltas++;
+	pthread_mutex_unlock(&sv->state_lock);
+	return ok;
+}
+
+static void delta_end(struct serve *sv)
+{
+	pthread_mutex_lock(&sv->state_lock);
+	sv->deltas--;
+	pthread_mutex_unlock(&sv->state_lock);
+}
+
+/* Wait @seconds, or less if serve stops: false then. */
+static bool delta_wait(struct serve *sv, long seconds)
+{
+	struct timespec end;
+	bool stopped;
+
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += seconds;
+	pthread_mutex_lock(&sv->state_lock);
+	while (!sv->stopping &&
+	       pthread_cond_timedwait(&sv->wake, &sv->state_lock, &end) !=
+	       ETIMEDOUT)
+		;
+	stopped = sv->stopping;
+	pthread_mutex_unlock(&sv->state_lock);
+	return !stopped;
+}
+
+static enum MHD_Result busy(struct MHD_Connection *c, const char *msg)
+{
+	char *buf = strdup(msg);
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	r = buf ? response(buf, strlen(buf), CT_TEXT) : NULL;
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "10");
+	ret = MHD_queue_response(c, MHD_HTTP_SERVICE_UNAVAILABLE, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
 static enum MHD_Result pprof(struct serve *sv, struct MHD_Connection *c,
 			     bool allocs)
 {
@@ -259,7 +515,7 @@ static enum MHD_Result pprof(struct serve *sv, struct MHD_Connection *c,
 	struct kp_profile a, b, g;
 	struct kp_stacks st;
 	struct kp_diff d;
-	bool have_st = false;
+	bool have_st = false, stopped;
 	char err[600], *end;
 	long seconds = 0;
 	void *buf;
@@ -272,17 +528,24 @@ static enum MHD_Result pprof(struct serve *sv, struct MHD_Connection *c,
 		if (!allocs || errno || *end || end == secs || seconds < 1 ||
 		    seconds > MAX_SECONDS)
 			return text(c, MHD_HTTP_BAD_REQUEST, allocs ?
-				    "kmemprof: seconds: expected 1 to 300\n" :
+				    "kmemprof: seconds: expected 1 to " STR(MAX_SECONDS) "\n" :
 				    "kmemprof: seconds is for /debug/pprof/allocs\n");
+		if (!delta_begin(sv))
+			return busy(c, "kmemprof: " STR(MAX_DELTAS) " delta profiles (?seconds=) are under way already; try again later\n");
 	}
-	if (load_profile(sv, &b, err, sizeof(err)))
+	if (load_profile(sv, &b, err, sizeof(err))) {
+		if (seconds)
+			delta_end(sv);
 		return failed(c, err);
+	}
 	if (seconds) {
-		struct timespec ts = { .tv_sec = seconds };
-
 		a = b;
-		while (nanosleep(&ts, &ts) && errno == EINTR)
-			;
+		stopped = !delta_wait(sv, seconds);
+		delta_end(sv);
+		if (stopped) {
+			kp_free(&a);
+			return busy(c, "kmemprof: serve is stopping\n");
+		}
 		if (load_profile(sv, &b, err, sizeof(err))) {
 			kp_free(&a);
 			return failed(c, err);
@@ -290,8 +553,7 @@ static enum MHD_Result pprof(struct serve *sv, struct MHD_Connection *c,
 	}
 	/* Stacks only for the state now: a delta is per site. */
 	if (sv->stacks_fd >= 0 && !seconds &&
-	    !load_fd(sv, sv->stacks_fd, sv->stacks, parse_stacks, &st, err,
-		     sizeof(err)))
+	    !load_stacks(sv, &st, err, sizeof(err)))
 		have_st = true;
 	if (seconds && delta(&a, &b, &g, &d)) {
 		kp_free(&a);
@@ -324,12 +586,16 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 
 	(void)version;
 	(void)upload;
-	if (strcmp(method, MHD_HTTP_METHOD_GET) &&
-	    strcmp(method, MHD_HTTP_METHOD_HEAD))
-		return text(c, MHD_HTTP_METHOD_NOT_ALLOWED,
-			    "kmemprof: GET only\n");
 	if (!*con_cls) {
-		/* The headers are in; answer on the next call. */
+		/* The headers are in: refuse now, before any body, or answer
+		 * on the next call.
+		 */
+		if (!authorized(sv, c))
+			return unauthorized(c);
+		if (strcmp(method, MHD_HTTP_METHOD_GET) &&
+		    strcmp(method, MHD_HTTP_METHOD_HEAD))
+			return text(c, MHD_HTTP_METHOD_NOT_ALLOWED,
+				    "kmemprof: GET only\n");
 		*con_cls = &started;
 		return MHD_YES;
 	}
@@ -374,10 +640,73 @@ static int listen_addr(const char *spec, struct sockaddr_storage *ss,
 	return 0;
 }
 
-/* Become @user (nobody by default) for good, if root. */
+static bool loopback(const struct sockaddr_storage *ss)
+{
+	const struct sockaddr_in6 *s6 = (const void *)ss;
+	const struct sockaddr_in *s4 = (const void *)ss;
+	const uint8_t *b = s6->sin6_addr.s6_addr;
+
+	if (ss->ss_family == AF_INET)
+		return (ntohl(s4->sin_addr.s_addr) >> 24) == 127;
+	return IN6_IS_ADDR_LOOPBACK(&s6->sin6_addr) ||
+	       (IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr) && b[12] == 127);
+}
+
+/* A socket bound to @ss and listening, its port in @port; -1 if not. */
+static int bind_listen(const struct sockaddr_storage *ss, socklen_t len,
+		       unsigned int *port)
+{
+	struct sockaddr_storage got;
+	socklen_t gl = sizeof(got);
+	int fd, one = 1;
+
+	/* Non-blocking: a connection gone before accept() blocks nothing. */
+	fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -1;
+	/* [::]: IPv6 only, as libmicrohttpd's own socket was. */
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    (ss->ss_family == AF_INET6 &&
+	     setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one))) ||
+	    bind(fd, (const struct sockaddr *)ss, len) ||
+	    listen(fd, 64) ||
+	    getsockname(fd, (struct sockaddr *)&got, &gl)) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	*port = ntohs(got.ss_family == AF_INET6 ?
+		      ((struct sockaddr_in6 *)&got)->sin6_port :
+		      ((struct sockaddr_in *)&got)->sin_port);
+	return fd;
+}
+
+/* No capability left, effective or permitted. */
+static bool no_caps(void)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+
+	memset(d, 0, sizeof(d));
+	if (syscall(SYS_capget, &h, d))
+		return false;
+	return !d[0].effective && !d[0].permitted && !d[1].effective &&
+	       !d[1].permitted;
+}
+
+/*
+ * Become @user (nobody by default) for good, if root: no supplementary
+ * groups, no capabilities, no way back (checked). Before any thread.
+ */
 static int drop(const char *user)
 {
 	const char *name = user ? user : "nobody";
+	uid_t r, e, s;
+	gid_t rg, eg, sg;
 	struct passwd *pw;
 
 	if (geteuid()) {
@@ -393,12 +722,92 @@ static int drop(const char *user)
 		fprintf(stderr, "kmemprof: serve: no user '%s'\n", name);
 		return -1;
 	}
-	if (setgroups(0, NULL) || setgid(pw->pw_gid) || setuid(pw->pw_uid) ||
-	    !setuid(0)) {
+	if (!pw->pw_uid || !pw->pw_gid) {
+		fprintf(stderr, "kmemprof: serve --user %s: that is root's uid or gid; serve does not answer as root\n",
+			name);
+		return -1;
+	}
+	if (setgroups(0, NULL) || setresgid(pw->pw_gid, pw->pw_gid, pw->pw_gid) ||
+	    setresuid(pw->pw_uid, pw->pw_uid, pw->pw_uid)) {
 		fprintf(stderr, "kmemprof: serve: cannot become %s: %s\n", name,
 			strerror(errno));
 		return -1;
 	}
+	if (getresuid(&r, &e, &s) || getresgid(&rg, &eg, &sg) || !r || !e ||
+	    !s || !rg || !eg || !sg || !setuid(0) || !setgid(0) ||
+	    !setgroups(0, NULL) || !no_caps()) {
+		fprintf(stderr, "kmemprof: serve: still privileged after becoming %s\n",
+			name);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * No new connection; the deltas under way end (503) and their answers go
+ * out, for up to STOP_MS; then the rest is cut.
+ */
+static void stop(struct serve *sv, struct MHD_Daemon *d)
+{
+	const union MHD_DaemonInfo *info;
+	struct timespec ts = { .tv_nsec = 50 * 1000 * 1000 };
+	MHD_socket ls;
+	int i;
+
+	if (d) {
+		ls = MHD_quiesce_daemon(d);
+		if (ls != MHD_INVALID_SOCKET)
+			close(ls);
+	}
+	pthread_mutex_lock(&sv->state_lock);
+	sv->stopping = true;
+	pthread_cond_broadcast(&sv->wake);
+	pthread_mutex_unlock(&sv->state_lock);
+	if (!d)
+		return;
+	for (i = 0; i < STOP_MS / 50; i++) {
+		pthread_mutex_lock(&sv->state_lock);
+		info = sv->deltas ? NULL :
+			MHD_get_daemon_info(d, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+		pthread_mutex_unlock(&sv->state_lock);
+		if (info && !info->num_connections)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	MHD_stop_daemon(d);
+}
+
+/* The credentials serve asks for: @w's users, else the token. */
+static int credentials(const struct kp_opts *o, struct kp_web *w,
+		       char **token, char *what, size_t wlen)
+{
+	char path[512], err[700];
+	int rc;
+
+	if (o->web_config) {
+		rc = kp_web_load(o->web_config, w, err, sizeof(err));
+		if (rc) {
+			fprintf(stderr, "kmemprof: serve --web.config.file: %s\n",
+				err);
+			return rc == -2 ? 2 : 1;
+		}
+		if (w->nusers) {
+			snprintf(what, wlen, "basic auth (%zu user%s of %s)",
+				 w->nusers, w->nusers == 1 ? "" : "s",
+				 o->web_config);
+			return 0;
+		}
+	}
+	if (o->token_file)
+		snprintf(path, sizeof(path), "%s", o->token_file);
+	else
+		kp_path(KP_TOKEN_FILE, path, sizeof(path));
+	if (kp_token_load(path, token, err, sizeof(err))) {
+		fprintf(stderr, "kmemprof: serve: %s\n", err);
+		return 1;
+	}
+	snprintf(what, wlen, "the token in %s (bearer, or basic auth password)",
+		 path);
 	return 0;
 }
 
@@ -407,19 +816,64 @@ static int run(struct kp_opts *o)
 	struct serve sv = { .o = o, .prof_fd = -1, .stacks_fd = -1 };
 	const char *spec = o->listen ? o->listen : DEFAULT_LISTEN;
 	struct sockaddr_storage ss;
-	const union MHD_DaemonInfo *info;
-	struct MHD_Daemon *d;
+	struct kp_web web = { 0 };
+	struct MHD_Daemon *d = NULL;
+	char *token = NULL, what[700];
+	struct MHD_OptionItem tls[] = {
+		{ MHD_OPTION_HTTPS_MEM_CERT, 0, NULL },
+		{ MHD_OPTION_HTTPS_MEM_KEY, 0, NULL },
+		{ MHD_OPTION_HTTPS_PRIORITIES, 0, web.priorities },
+		{ MHD_OPTION_END, 0, NULL },
+	};
+	pthread_condattr_t ca;
+	unsigned int port = 0;
+	int sig, lfd = -1, rc;
 	socklen_t sslen;
 	sigset_t sigs;
-	int sig, rc = 1;
 
+	if (o->make_token)
+		return make_token(o);
+	pthread_mutex_init(&sv.lock, NULL);
+	pthread_mutex_init(&sv.state_lock, NULL);
+	pthread_mutex_init(&sv.addr_lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&sv.wake, &ca);
+	pthread_condattr_destroy(&ca);
+	rc = 2;
 	if (listen_addr(spec, &ss, &sslen)) {
 		fprintf(stderr, "kmemprof: serve --listen %s: expected ADDR:PORT, e.g. 127.0.0.1:9465 or [::1]:9465\n",
 			spec);
-		return 2;
+		goto out;
 	}
+	/* The credentials and the TLS key, while we may be root. */
+	rc = credentials(o, &web, &token, what, sizeof(what));
+	if (rc)
+		goto out;
+	rc = 2;
+	if (!web.cert && !loopback(&ss)) {
+		fprintf(stderr, "kmemprof: serve --listen %s: beyond loopback only with TLS (--web.config.file with tls_server_config): credentials never cross a network in clear\n",
+			spec);
+		goto out;
+	}
+	if (web.cert && !MHD_is_feature_supported(MHD_FEATURE_TLS)) {
+		fprintf(stderr, "kmemprof: serve: this libmicrohttpd has no TLS (tls_server_config)\n");
+		goto out;
+	}
+	rc = 1;
+	sv.web = web.nusers ? &web : NULL;
+	sv.token = token;
+	sv.token_len = token ? strlen(token) : 0;
 	sv.max = o->n_set ? (size_t)o->n : KP_SERIES_GUARD;
-	pthread_mutex_init(&sv.lock, NULL);
+	tls[0].ptr_value = web.cert;
+	tls[1].ptr_value = web.key;
+	/* Bind now: a port below 1024 needs root. */
+	lfd = bind_listen(&ss, sslen, &port);
+	if (lfd < 0) {
+		fprintf(stderr, "kmemprof: serve: cannot listen on %s: %s\n",
+			spec, strerror(errno));
+		goto out;
+	}
 	/* The files, opened now, while we may be root. */
 	if (o->input)
 		snprintf(sv.prof, sizeof(sv.prof), "%s", o->input);
@@ -429,7 +883,7 @@ static int run(struct kp_opts *o)
 	if (sv.prof_fd < 0) {
 		fprintf(stderr, "kmemprof: serve: cannot open %s: %s\n", sv.prof,
 			strerror(errno));
-		return 1;
+		goto out;
 	}
 	if (o->stacks)
 		snprintf(sv.stacks, sizeof(sv.stacks), "%s", o->stacks);
@@ -443,6 +897,10 @@ static int run(struct kp_opts *o)
 			goto out;
 		}
 	}
+	/* Root no more, and still one thread. */
+	if (drop(o->user) || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
+		goto out;
 	/* The threads inherit this mask: only sigwait() below sees them. */
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGINT);
@@ -452,39 +910,48 @@ static int run(struct kp_opts *o)
 	signal(SIGPIPE, SIG_IGN);
 	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD |
 			     MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL |
-			     MHD_USE_ERROR_LOG |
-			     (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
+			     MHD_USE_ERROR_LOG | MHD_USE_ITC |
+			     (web.cert ? MHD_USE_TLS : 0),
 			     0, NULL, NULL, handle, &sv,
-			     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+			     MHD_OPTION_LISTEN_SOCKET, (MHD_socket)lfd,
 			     MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)REQ_MEMORY,
 			     MHD_OPTION_CONNECTION_LIMIT, (unsigned int)MAX_CONN,
 			     MHD_OPTION_PER_IP_CONNECTION_LIMIT,
 			     (unsigned int)MAX_PER_IP,
 			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)IDLE_SECS,
+			     MHD_OPTION_ARRAY, web.cert ? tls : tls + 3,
 			     MHD_OPTION_END);
 	if (!d) {
-		fprintf(stderr, "kmemprof: serve: cannot listen on %s: %s\n",
-			spec, strerror(errno));
+		fprintf(stderr, "kmemprof: serve: cannot start on %s%s\n", spec,
+			web.cert ? " (do cert_file and key_file make a pair?)" : "");
 		goto out;
 	}
-	if (drop(o->user) || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)) {
-		MHD_stop_daemon(d);
-		goto out;
-	}
-	info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+	lfd = -1;		/* libmicrohttpd's now */
 	fprintf(stderr, "kmemprof serve: listening on %.*s:%u, reading %s%s%s, as uid %u\n",
-		(int)(strrchr(spec, ':') - spec), spec,
-		info ? info->port : 0, sv.prof,
+		(int)(strrchr(spec, ':') - spec), spec, port, sv.prof,
 		sv.stacks_fd >= 0 ? " and " : "",
 		sv.stacks_fd >= 0 ? sv.stacks : "", (unsigned int)getuid());
+	fprintf(stderr, "kmemprof serve: %s, clients need %s\n",
+		web.cert ? "HTTPS" : "HTTP on loopback", what);
 	while (sigwait(&sigs, &sig) || sig == SIGHUP)
 		;
-	MHD_stop_daemon(d);
 	rc = 0;
 out:
+	stop(&sv, d);
+	if (lfd >= 0)
+		close(lfd);
 	if (sv.stacks_fd >= 0)
 		close(sv.stacks_fd);
-	close(sv.prof_fd);
+	if (sv.prof_fd >= 0)
+		close(sv.prof_fd);
+	if (token) {
+		explicit_bzero(token, strlen(token));
+		free(token);
+	}
+	kp_web_free(&web);
+	pthread_cond_destroy(&sv.wake);
+	pthread_mutex_destroy(&sv.addr_lock);
+	pthread_mutex_destroy(&sv.state_lock);
 	pthread_mutex_destroy(&sv.lock);
 	return rc;
 }
@@ -503,8 +970,47 @@ static int set_user(struct kp_opts *o, const char *arg)
 	return 0;
 }
 
+static int set_web_config(struct kp_opts *o, const char *arg)
+{
+	o->web_config = arg;
+	return 0;
+}
+
+static int set_token_file(struct kp_opts *o, const char *arg)
+{
+	o->token_file = arg;
+	return 0;
+}
+
+static int set_make_token(struct kp_opts *o, const char *arg)
+{
+	(void)arg;
+	o->make_token = true;
+	return 0;
+}
+
+static const struct kp_option opt_web_config = {
+	"web.config.file", 1, 0, "FILE",
+	"TLS and basic auth, in the YAML Prometheus exporters share "
+	"(tls_server_config, basic_auth_users)", set_web_config,
+};
+
+static const struct kp_option opt_token_file = {
+	"token-file", 1, 0, "FILE",
+	"without basic_auth_users, the token clients must present (default "
+	KP_TOKEN_FILE ", 0600)", set_token_file,
+};
+
+static const struct kp_option opt_make_token = {
+	"make-token", 0, 0, NULL,
+	"write a new random token into the token file, which must not exist, "
+	"and exit", set_make_token,
+};
+
 static const struct kp_option opt_listen = {
-	"listen", 1, 0, "ADDR:PORT", "where to listen (default 127.0.0.1:9465)",
+	"listen", 1, 0, "ADDR:PORT",
+	"where to listen (default 127.0.0.1:9465; beyond loopback only with "
+	"TLS)",
 	set_listen,
 };
 
@@ -516,10 +1022,11 @@ static const struct kp_option opt_user = {
 
 const struct kp_cmd kp_cmd_serve = {
 	.name = "serve", .args = "",
-	.what = "a Prometheus and pprof scrape target over HTTP",
+	.what = "a Prometheus and pprof scrape target over HTTP(S), for clients with credentials",
 	.opts = (const struct kp_option *const[]){
 		&kp_opt_input, &kp_opt_lines, &kp_opt_source, &kp_opt_stacks,
-		&opt_listen, &opt_user, NULL,
+		&opt_listen, &opt_user, &opt_web_config, &opt_token_file,
+		&opt_make_token, NULL,
 	},
 	.run = run,
 };

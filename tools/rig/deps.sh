@@ -13,7 +13,8 @@ PKGS="make gcc bc bison flex cpio kmod xz-utils python3 rsync
       pkg-config libdw-dev libprotobuf-c-dev protobuf-c-compiler
       protobuf-compiler zlib1g-dev jq libxml2-utils librsvg2-bin clang
       libncurses-dev python3-prometheus-client
-      libmicrohttpd-dev prometheus golang-go curl
+      libmicrohttpd-dev libyaml-dev libcrypt-dev openssl prometheus golang-go
+      curl
       debhelper dh-dkms dkms lintian device-tree-compiler fakeroot"
 
 missing=""
