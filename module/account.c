@@ -109,14 +109,22 @@ static void kmp_pfn_obj(u32 v, struct kmp_obj *obj)
 	obj->req = obj->size;
 }
 
-/* A PFN map entry still there when its block is taken again. */
+/*
+ * A PFN map entry still there when its block is taken again. A
+ * before-load entry (prior.c) is taken as freed, not as lost: the scan
+ * may enter a block whose allocation's event comes just after, or one
+ * freed just before, with no free to see.
+ */
 static void kmp_pfn_stale(u32 v)
 {
 	struct kmp_obj old;
 
 	if (v & KMP_PFN_VALID) {
 		kmp_pfn_obj(v, &old);
-		kmp_account_stale(&old);
+		if (test_bit(KMP_TAG_PRIOR, &kmp_tag_at(old.tag)->flags))
+			kmp_count_free(old.tag, &old, 1);
+		else
+			kmp_account_stale(&old);
 	}
 }
 
@@ -726,6 +734,41 @@ void kmp_account_page_unfollowed(unsigned long pfn)
 	if (kmp_live_get(kmp_key_pfn(pfn), &obj))
 		kmp_mark_inaccurate(obj.tag);
 	local_irq_restore(flags);
+}
+
+/*
+ * A block of @order at @pfn that was allocated before the page probes
+ * were attached (prior.c), entered on @tag unless its frame has an entry:
+ * counted first, as any allocation, then entered with cmpxchg() from 0,
+ * so that an event's entry, there first, wins (and the count is taken
+ * back). Whether it was entered. With interrupts off.
+ */
+bool kmp_account_prior(unsigned long pfn, unsigned int order, u32 tag)
+{
+	u32 *slot = kmp_pfn_slot(pfn);
+	size_t bytes = PAGE_SIZE << order;
+
+	if (!slot || READ_ONCE(*slot))
+		return false;
+	kmp_count_alloc(tag, bytes, bytes, 1);
+	if (cmpxchg(slot, 0, kmp_pfn_entry(tag, order))) {
+		kmp_count_alloc(tag, bytes, bytes, -1);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Take back the entry kmp_account_prior() made, if it is still there: the
+ * block was freed meanwhile. With interrupts off.
+ */
+void kmp_account_prior_undo(unsigned long pfn, unsigned int order, u32 tag)
+{
+	u32 *slot = kmp_pfn_slot(pfn), e = kmp_pfn_entry(tag, order);
+	size_t bytes = PAGE_SIZE << order;
+
+	if (slot && cmpxchg(slot, e, 0) == e)
+		kmp_count_alloc(tag, bytes, bytes, -1);
 }
 
 /*

@@ -60,41 +60,92 @@
 #define KMP_FRAME_BITS		9
 #define KMP_FRAME_MASK		(BIT(KMP_FRAME_BITS) - 1)
 
-static const char * const kmp_page_fns[] = {
-	"__alloc_pages", "alloc_pages", "__get_free_pages", "get_zeroed_page",
-	"get_free_pages", "__folio_alloc", "folio_alloc", "vma_alloc_folio",
-	"alloc_page_interleave",
-	"__alloc_frozen_pages", "alloc_frozen_pages",
-	/*
-	 * CMA (probes.c's cma_alloc_finish) and the DMA API over it and the
-	 * page allocator: the device's driver is the site.
-	 */
-	"cma_alloc", "__cma_alloc", "alloc_contig_", "__alloc_contig_",
-	"dma_alloc_contiguous", "dma_alloc_from_contiguous",
-	"__dma_direct_alloc_pages", "dma_direct_alloc", "dma_alloc_attrs",
-	"dma_alloc_pages", "iommu_dma_alloc",
-};
-
 /*
- * Where a page free that no allocation entered is not a lost owner but
- * pages taken off the free lists and given back, never allocated:
- * alloc_contig_range()'s head and tail outside the range it was asked
- * for (free_contig_range() under it), and compaction's isolated free
- * pages it did not use (release_free_list(), release_freepages(), which
- * compact_zone() may inline).
+ * The allocators' own functions, by name prefix (which also matches the
+ * _noprof forms of 6.10+ and the compiler's .constprop/.isra clones), and
+ * what a frame in each is to the walk:
+ *
+ * - KMP_FRAME_PAGE: an entry point of an interface that hands out pages,
+ *   passed over to the caller that asked for them, as allocinfo's
+ *   alloc_hooks() charges that caller: the page allocator; vmalloc() and
+ *   kvmalloc(), whose pages go to vmalloc()'s caller; CMA (probes.c's
+ *   cma_alloc_finish) and the DMA API over it and over the page allocator
+ *   (dma-direct, iommu-dma, dma_alloc_pages()), whose pages go to the
+ *   driver; the page fragment cache, whose pages go to the caller whose
+ *   fragment made it refill; the system dma-buf heap's helper, whose pages
+ *   go to the heap's allocate op (its caller is userspace's ioctl).
+ * - KMP_FRAME_PERCPU: the percpu allocator, where its event names itself
+ *   (before 6.10).
+ * - KMP_FRAME_SLAB: where a large kmalloc's event names the allocator
+ *   (compat.h).
+ * - KMP_FRAME_RETURN: gives pages that were never allocated back to the
+ *   free lists: alloc_contig_range()'s head and tail outside the range it
+ *   was asked for (free_contig_range() under it), and compaction's
+ *   isolated free pages it did not use (release_free_list(),
+ *   release_freepages(), which compact_zone() may inline).
+ *
+ * Only the kernel's own functions are looked up: module code is never an
+ * allocator (kmp_frame_lookup()).
  */
-static const char * const kmp_return_fns[] = {
-	"alloc_contig_", "__alloc_contig_", "release_free", "compact_zone",
-	"isolate_freepages_range",
-};
-
-static const char * const kmp_percpu_fns[] = {
-	"pcpu_alloc", "__alloc_percpu", "__alloc_reserved_percpu",
-};
-
-/* Where a large kmalloc's event names the allocator (compat.h). */
-static const char * const kmp_slab_fns[] = {
-	"__kmalloc", "kmalloc_order",
+static const struct kmp_frame_fn {
+	const char *prefix;
+	unsigned long kind;
+} kmp_frame_fns[] = {
+	/* the page allocator */
+	{ "__alloc_pages",		KMP_FRAME_PAGE },
+	{ "alloc_pages",		KMP_FRAME_PAGE },
+	{ "__get_free_pages",		KMP_FRAME_PAGE },
+	{ "get_zeroed_page",		KMP_FRAME_PAGE },
+	{ "get_free_pages",		KMP_FRAME_PAGE },
+	{ "__folio_alloc",		KMP_FRAME_PAGE },
+	{ "folio_alloc",		KMP_FRAME_PAGE },
+	{ "vma_alloc_folio",		KMP_FRAME_PAGE },
+	{ "alloc_page_interleave",	KMP_FRAME_PAGE },
+	{ "__alloc_frozen_pages",	KMP_FRAME_PAGE },
+	{ "alloc_frozen_pages",		KMP_FRAME_PAGE },
+	/* vmalloc() and kvmalloc() */
+	{ "__vmalloc",			KMP_FRAME_PAGE },
+	{ "vmalloc",			KMP_FRAME_PAGE },
+	{ "vzalloc",			KMP_FRAME_PAGE },
+	{ "vm_area_alloc_pages",	KMP_FRAME_PAGE },
+	{ "__vcalloc",			KMP_FRAME_PAGE },
+	{ "vcalloc",			KMP_FRAME_PAGE },
+	{ "__kvmalloc",			KMP_FRAME_PAGE },
+	{ "kvmalloc",			KMP_FRAME_PAGE },
+	{ "kvrealloc",			KMP_FRAME_PAGE },
+	/* CMA and the DMA API */
+	{ "cma_alloc",			KMP_FRAME_PAGE },
+	{ "__cma_alloc",		KMP_FRAME_PAGE },
+	{ "alloc_contig_",		KMP_FRAME_PAGE | KMP_FRAME_RETURN },
+	{ "__alloc_contig_",		KMP_FRAME_PAGE | KMP_FRAME_RETURN },
+	{ "dma_alloc_contiguous",	KMP_FRAME_PAGE },
+	{ "dma_alloc_from_contiguous",	KMP_FRAME_PAGE },
+	{ "__dma_direct_alloc_pages",	KMP_FRAME_PAGE },
+	{ "dma_direct_alloc",		KMP_FRAME_PAGE },
+	{ "dma_alloc_attrs",		KMP_FRAME_PAGE },
+	{ "__dma_alloc_pages",		KMP_FRAME_PAGE },
+	{ "dma_alloc_pages",		KMP_FRAME_PAGE },
+	{ "dma_alloc_noncontiguous",	KMP_FRAME_PAGE },
+	{ "alloc_single_sgt",		KMP_FRAME_PAGE },
+	{ "dma_common_alloc_pages",	KMP_FRAME_PAGE },
+	{ "__iommu_dma_alloc",		KMP_FRAME_PAGE },
+	{ "iommu_dma_alloc",		KMP_FRAME_PAGE },
+	/* the page fragment cache */
+	{ "__page_frag_",		KMP_FRAME_PAGE },
+	{ "page_frag_alloc",		KMP_FRAME_PAGE },
+	/* the system dma-buf heap */
+	{ "alloc_largest_available",	KMP_FRAME_PAGE },
+	/* given back, never allocated */
+	{ "release_free",		KMP_FRAME_RETURN },
+	{ "compact_zone",		KMP_FRAME_RETURN },
+	{ "isolate_freepages_range",	KMP_FRAME_RETURN },
+	/* percpu */
+	{ "pcpu_alloc",			KMP_FRAME_PERCPU },
+	{ "__alloc_percpu",		KMP_FRAME_PERCPU },
+	{ "__alloc_reserved_percpu",	KMP_FRAME_PERCPU },
+	/* large kmalloc, where its event names the allocator */
+	{ "__kmalloc",			KMP_FRAME_SLAB },
+	{ "kmalloc_order",		KMP_FRAME_SLAB },
 };
 
 /*
@@ -119,13 +170,16 @@ static const char * const kmp_relay_fns[] = {
 static unsigned long kmp_frame_cache[1 << KMP_FRAME_CACHE_BITS];
 static DEFINE_PER_CPU(char [KSYM_SYMBOL_LEN], kmp_sym_buf);
 
-static bool kmp_has_prefix(const char *name, const char * const *list,
-			   size_t n)
+/* What the kernel function @name is to the walk (kmp_frame_fns). */
+static unsigned long kmp_frame_fn_kind(const char *name)
 {
-	while (n--)
-		if (str_has_prefix(name, list[n]))
-			return true;
-	return false;
+	unsigned long kind = 0;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(kmp_frame_fns); i++)
+		if (str_has_prefix(name, kmp_frame_fns[i].prefix))
+			kind |= kmp_frame_fns[i].kind;
+	return kind;
 }
 
 /* Whether @addr, in the function @name, returns from a relay's call. */
@@ -176,14 +230,7 @@ static unsigned long kmp_frame_lookup(unsigned long addr)
 	    strstr(name, "[" KBUILD_MODNAME "]"))
 		verdict |= KMP_FRAME_PAGE | KMP_FRAME_BULK;
 	if (!strchr(name, ' ')) {
-		if (kmp_has_prefix(name, kmp_page_fns, ARRAY_SIZE(kmp_page_fns)))
-			verdict |= KMP_FRAME_PAGE;
-		if (kmp_has_prefix(name, kmp_percpu_fns,
-				   ARRAY_SIZE(kmp_percpu_fns)))
-			verdict |= KMP_FRAME_PERCPU;
-		if (kmp_has_prefix(name, kmp_slab_fns,
-				   ARRAY_SIZE(kmp_slab_fns)))
-			verdict |= KMP_FRAME_SLAB;
+		verdict |= kmp_frame_fn_kind(name);
 		if (str_has_prefix(name, "__traceiter_"))
 			verdict |= KMP_FRAME_TRACE;
 		if (str_has_prefix(name, "alloc_pages_bulk") ||
@@ -191,9 +238,6 @@ static unsigned long kmp_frame_lookup(unsigned long addr)
 			verdict |= KMP_FRAME_BULKFN;
 		if (!strcmp(name, "return_to_handler"))
 			verdict |= KMP_FRAME_GRAPH;
-		if (kmp_has_prefix(name, kmp_return_fns,
-				   ARRAY_SIZE(kmp_return_fns)))
-			verdict |= KMP_FRAME_RETURN;
 		if (kmp_is_relay(addr, name))
 			verdict |= KMP_FRAME_RELAY;
 	}
@@ -268,7 +312,7 @@ bool kmp_pages_bulk_exits;
 
 /*
  * Whether the page free being taken, which found no entry, gives back
- * pages that were never allocated (kmp_return_fns). With interrupts off,
+ * pages that were never allocated (KMP_FRAME_RETURN). With interrupts off,
  * never in NMI; only on that rare path, as it unwinds.
  */
 bool kmp_page_free_returns(void)
@@ -595,12 +639,31 @@ void kmp_callers_text(const struct kmp_tag *tag, char *buf)
 
 /*
  * The text of a call site as /proc/kmemprof prints it, into @buf of
- * KMP_SITE_TEXT_LEN bytes: "symbol+0xoff/0xlen [module] func:symbol".
+ * KMP_SITE_TEXT_LEN bytes: "symbol+0xoff/0xlen [module] func:symbol", or
+ * a name for prior.c's sites, which are not code.
  */
 int kmp_site_text(char *buf, unsigned long site)
 {
+	static const char * const prior[KMP_PRIOR_NR] = {
+		[KMP_PRIOR_SLAB]	= "slab",
+		[KMP_PRIOR_ANON]	= "anon",
+		[KMP_PRIOR_FILE]	= "file",
+		[KMP_PRIOR_PGTABLE]	= "pagetable",
+		[KMP_PRIOR_OTHER]	= "other",
+		[KMP_PRIOR_RESERVED]	= "reserved",
+	};
 	size_t n, flen;
 
+	/* prior.c's: "before_load:<what> func:before_load" */
+	if (site == KMP_SITE_SELF)
+		return scnprintf(buf, KMP_SITE_TEXT_LEN,
+				 "kmemprof:tables func:kmemprof");
+	if (kmp_site_synthetic(site) &&
+	    !((site - KMP_SITE_PRIOR) & (BIT(KMP_SITE_PRIOR_SHIFT) - 1)))
+		return scnprintf(buf, KMP_SITE_TEXT_LEN,
+				 "before_load:%s func:before_load",
+				 prior[(site - KMP_SITE_PRIOR) >>
+				       KMP_SITE_PRIOR_SHIFT]);
 	n = kmp_sym(buf, site);
 	flen = strcspn(buf, "+ ");
 	n += scnprintf(buf + n, KMP_SITE_TEXT_LEN - n, " func:");

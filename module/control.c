@@ -17,7 +17,9 @@
  * Pairing needs both ends of an object's life. When the probes of a kind
  * are detached, any object of that kind still live may be freed unseen, so
  * every tag with live objects of that kind is marked inaccurate. Objects
- * allocated while detached and freed later count as unpaired frees.
+ * allocated while detached and freed later count as unpaired frees, but
+ * for page blocks: each time the page probes are attached, the blocks
+ * allocated meanwhile are entered on the before-load tags (prior.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -28,6 +30,7 @@
 static DEFINE_MUTEX(kmp_control_lock);
 static bool kmp_enabled;
 static unsigned int kmp_kinds = KMP_KIND_ALL;
+static bool kmp_pages_on;	/* the page probes are attached */
 
 /* Rebuild kmp_mode from the knobs. With kmp_control_lock held. */
 void kmp_mode_update(void)
@@ -111,6 +114,7 @@ int kmp_walk_views(void (*fn)(unsigned long key, const struct kmp_obj *obj,
  */
 static int kmp_attach(bool enabled, unsigned int kinds)
 {
+	bool pages = enabled && (kinds & BIT(KMP_KIND_PAGE));
 	int ret = kmp_probes_set(enabled, kinds);
 
 	if (ret)
@@ -118,6 +122,10 @@ static int kmp_attach(bool enabled, unsigned int kinds)
 	kmp_hooks_set(enabled, kinds);
 	if (!enabled)
 		kmp_nmi_sync(true);
+	/* the page blocks allocated while their probes were not attached */
+	if (pages && !kmp_pages_on)
+		kmp_prior_scan();
+	kmp_pages_on = pages;
 	return 0;
 }
 

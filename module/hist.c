@@ -238,6 +238,19 @@ size_t kmp_hist_memory(void)
 	       (size_t)kmp_max_hist * KMP_HIST_N * sizeof(atomic64_t);
 }
 
+void kmp_hist_areas(kmp_area_fn fn, void *priv)
+{
+	unsigned int i;
+	int cpu;
+
+	fn(kmp_hist_fold, array_size(kmp_max_hist,
+				     KMP_HIST_N * sizeof(atomic64_t)), priv);
+	for (i = 0; i < kmp_hist_nblocks; i++)
+		for_each_possible_cpu(cpu)
+			fn(per_cpu_ptr(kmp_hist_blocks[i], cpu),
+			   sizeof(struct kmp_hist) * KMP_HIST_BLOCK, priv);
+}
+
 int kmp_hist_init(void)
 {
 	unsigned int i;

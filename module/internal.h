@@ -6,7 +6,8 @@
  * (account.c) -> tables (tags.c, live.c, pfnmap.c, hist.c, stacks.c) ->
  * views (procfs.c, debugfs.c). The leaves below the tables (options.c,
  * stat.c, clock.c, topology.c, callsite.c) call nothing of kmemprof's;
- * control.c changes state, main.c alone owns lifetimes. No file calls a
+ * control.c changes state (and has prior.c enter the page blocks from
+ * before the page probes), main.c alone owns lifetimes. No file calls a
  * file above it: tools/rig/callgraph.py checks the built objects.
  *
  * Notes on locking
@@ -126,6 +127,7 @@ enum {
 	KMP_TAG_GONE,		/* code of its key was unloaded */
 	KMP_TAG_SAMPLED,	/* its frees are estimated: sample_rate > 1 */
 	KMP_TAG_RELAY,		/* its events are relays: see compat.h */
+	KMP_TAG_PRIOR,		/* a before-load tag (prior.c) */
 };
 
 struct kmp_tag {
@@ -229,6 +231,48 @@ void kmp_account_alloc_nmi(unsigned long site, unsigned long key, u32 size,
 			   unsigned int n, const struct kmp_obj *stale);
 void kmp_account_mark_live(unsigned int kinds);
 void kmp_account_page_unfollowed(unsigned long pfn);
+bool kmp_account_prior(unsigned long pfn, unsigned int order, u32 tag);
+void kmp_account_prior_undo(unsigned long pfn, unsigned int order, u32 tag);
+
+/*
+ * prior.c: the page blocks allocated before the page probes were attached,
+ * on tags of sites that are not code: KMP_SITE_PRIOR + (kind << shift), one
+ * per enum kmp_prior, and kmemprof's own tables last (KMP_SITE_SELF).
+ */
+enum kmp_prior {
+	KMP_PRIOR_SLAB,
+	KMP_PRIOR_ANON,
+	KMP_PRIOR_FILE,
+	KMP_PRIOR_PGTABLE,
+	KMP_PRIOR_OTHER,
+	KMP_PRIOR_RESERVED,
+	KMP_PRIOR_NR,
+};
+
+#define KMP_SITE_PRIOR		0x100UL
+#define KMP_SITE_PRIOR_SHIFT	4
+#define KMP_SITE_SELF		(KMP_SITE_PRIOR + \
+				 (KMP_PRIOR_NR << KMP_SITE_PRIOR_SHIFT))
+
+/* Whether @site is one of prior.c's, not code. */
+static inline bool kmp_site_synthetic(unsigned long site)
+{
+	return site >= KMP_SITE_PRIOR && site <= KMP_SITE_SELF;
+}
+
+void kmp_prior_scan(void);
+size_t kmp_self_memory(void);
+
+/*
+ * The memory of each table, area by area, for prior.c: @fn is called with
+ * the address and size of each allocation (per CPU: each CPU's copy).
+ */
+typedef void (*kmp_area_fn)(const void *addr, size_t size, void *priv);
+void kmp_tags_areas(kmp_area_fn fn, void *priv);
+void kmp_live_areas(kmp_area_fn fn, void *priv);
+void kmp_hist_areas(kmp_area_fn fn, void *priv);
+void kmp_stacks_areas(kmp_area_fn fn, void *priv);
+void kmp_pfnmap_areas(kmp_area_fn fn, void *priv);
 void kmp_account_clear(void);
 struct kmp_stats {
 	u64 count[KMP_ST_NR];
@@ -242,6 +286,11 @@ static __always_inline void kmp_stat_inc(enum kmp_stat st)
 {
 	lockdep_assert_irqs_disabled();
 	kmp_add(this_cpu_ptr(&kmp_stats.count[st]), 1);
+}
+static __always_inline void kmp_stat_add(enum kmp_stat st, u64 n)
+{
+	lockdep_assert_irqs_disabled();
+	kmp_add(this_cpu_ptr(&kmp_stats.count[st]), n);
 }
 void kmp_stat_nmi(void);
 u64 kmp_stat_read(enum kmp_stat st);

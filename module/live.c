@@ -479,6 +479,20 @@ size_t kmp_live_memory(void)
 	       (sizeof(u32) << kmp_spill_bits);
 }
 
+void kmp_live_areas(kmp_area_fn fn, void *priv)
+{
+	unsigned long ngroups = 1UL << kmp_group_bits;
+
+	fn(kmp_tab.slots, array_size(ngroups * KMP_GROUP,
+				     sizeof(*kmp_tab.slots)), priv);
+	fn(kmp_tab.group_spill, array_size(ngroups,
+					   sizeof(*kmp_tab.group_spill)), priv);
+	fn(kmp_spill_pool, array_size(max(kmp_spill_n, 1U),
+				      sizeof(*kmp_spill_pool)), priv);
+	fn(kmp_spill_heads, array_size(1U << kmp_spill_bits,
+				       sizeof(*kmp_spill_heads)), priv);
+}
+
 int kmp_live_init(void)
 {
 	unsigned int i, groups;

@@ -132,8 +132,7 @@ static int __init kmemprof_init(void)
 		goto err_debugfs;
 	pr_info("loaded: %u tags, %u live entries, %zu KiB; %s\n",
 		kmp_max_tags, kmp_max_live,
-		(kmp_tags_memory() + kmp_live_memory() + kmp_hist_memory() +
-		 kmp_stacks_memory() + kmp_pfnmap_memory()) >> 10,
+		kmp_self_memory() >> 10,
 		enabled ? "enabled" : "disabled");
 	return 0;
 

@@ -131,6 +131,16 @@ void kmp_pfnmap_walk(void (*fn)(unsigned long pfn, u32 entry, void *priv),
 	}
 }
 
+void kmp_pfnmap_areas(kmp_area_fn fn, void *priv)
+{
+	unsigned long c;
+
+	fn(kmp_tab.pfn_chunks, kmp_pfn_nchunks * sizeof(*kmp_tab.pfn_chunks),
+	   priv);
+	for (c = 0; c < kmp_pfn_nchunks; c++)
+		fn(kmp_tab.pfn_chunks[c], KMP_PFN_CHUNK * sizeof(u32), priv);
+}
+
 size_t kmp_pfnmap_memory(void)
 {
 	return kmp_pfn_present * KMP_PFN_CHUNK * sizeof(u32) +

@@ -191,6 +191,13 @@ void kmp_stacks_reset(void)
 	mutex_unlock(&kmp_stack_text_lock);
 }
 
+void kmp_stacks_areas(kmp_area_fn fn, void *priv)
+{
+	fn(kmp_stack_pool, array_size(kmp_max_stacks ?: 1,
+				      sizeof(*kmp_stack_pool)), priv);
+	fn(kmp_stack_heads, sizeof(u32) << kmp_stack_bits, priv);
+}
+
 int kmp_stacks_init(void)
 {
 	unsigned int i;

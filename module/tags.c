@@ -423,6 +423,21 @@ size_t kmp_tags_memory(void)
 	       sizeof(struct kmp_counters) * num_possible_cpus();
 }
 
+void kmp_tags_areas(kmp_area_fn fn, void *priv)
+{
+	unsigned int i;
+	int cpu;
+
+	fn(kmp_tag_pool, array_size(kmp_max_tags, sizeof(*kmp_tag_pool)), priv);
+	fn(kmp_tag_hash, sizeof(*kmp_tag_hash) << kmp_tag_bits, priv);
+	fn(kmp_tab.sites, array_size(kmp_tab.sites_mask + 1,
+				     sizeof(*kmp_tab.sites)), priv);
+	for (i = 0; i < kmp_ctr_nblocks; i++)
+		for_each_possible_cpu(cpu)
+			fn(per_cpu_ptr(kmp_tab.ctr_blocks[i], cpu),
+			   sizeof(struct kmp_counters) * KMP_CTR_BLOCK, priv);
+}
+
 /*
  * A module is going, or its init text is: those call sites' addresses will
  * mean something else soon. Give each such tag a name of its own, and take

@@ -61,6 +61,7 @@ enum kmp_stat {
 	KMP_ST_PAGE_SPLIT,	/* page blocks split by a free of a part */
 	KMP_ST_PAGE_MOVED,	/* page blocks whose owner followed a migration */
 	KMP_ST_PAGE_RETURNED,	/* frees of free pages given back (contig) */
+	KMP_ST_PRIOR_PAGES,	/* pages entered as allocated before load */
 	KMP_ST_SKIP_NMI,	/* events skipped in NMI context */
 	KMP_ST_DROP_HIST,	/* tags without histograms: pool full */
 	KMP_ST_DROP_STACKS,	/* sampled stacks lost: stack store full */

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemprof: the page blocks allocated before the page probes were attached.
+ *
+ * kmemprof sees the pages allocated since it loaded. A block allocated
+ * before has no entry, so its free was an unpaired one, and nothing ever
+ * showed the memory. So whenever the page probes are attached (at load,
+ * enabled=1, events gaining page, a reset), every allocated block of RAM
+ * that has no entry is entered on one of the before-load tags, by what its
+ * struct page tells: slab, anonymous memory, page cache, page tables,
+ * reserved (memblock's, the kernel image, the memory map: kept apart, since
+ * the page allocator never handed them out) and other (everything else the
+ * kernel allocated: vmalloc, stacks, drivers' pages). Their frees then
+ * pair, and /proc/kmemprof adds up to the memory in use.
+ *
+ * A block is a compound page (its head, of its order) or a single page. A
+ * block of higher order that is not compound (alloc_pages() without
+ * __GFP_COMP) has a reference on its first page only, and is entered as
+ * that page alone: its free takes that one page off the tag
+ * (account.c, "Split page blocks": a free of more than the block at its
+ * PFN takes the blocks in its range).
+ *
+ * kmemprof's own tables, allocated at load before any probe, have a line
+ * of their own too, kmemprof:tables: their pages are entered on it before
+ * the scan, which then passes them over. A table's per-CPU copies are
+ * entered with the pages they lie on, which other per-CPU data may share.
+ *
+ * Notes on locking: the scan runs under kmp_control_lock (control.c),
+ * with the probes already attached, so a block allocated or freed during
+ * the scan has its event. It reads each struct page without a lock, as
+ * page_owner's and /proc/kpageflags' readers do; a block may be allocated
+ * or freed under it:
+ *
+ * - allocated after the scan read its frame's entry: the entry is written
+ *   with cmpxchg() from 0, so the allocation's entry, there first, wins;
+ *   one written after ours replaces ours, and account.c takes a
+ *   before-load entry found so as freed, not as a stale one;
+ * - freed between the scan's read of the page and its entry: the free,
+ *   unpaired, went before; after the cmpxchg() (a full barrier) the scan
+ *   reads the page again and, if it is free now, takes its own entry back
+ *   with cmpxchg(), unless the free's event took it already.
+ *
+ * Counts are written as the probes write them, with interrupts off.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/memory_hotplug.h>
+#include <linux/mm.h>
+#include <linux/page-flags.h>
+#include <linux/sched.h>
+
+#include "internal.h"
+
+/* Frames looked at with interrupts off at a time. */
+#define KMP_PRIOR_BATCH		512
+
+static u32 kmp_prior_tags[KMP_PRIOR_NR + 1];
+static bool kmp_prior_have_tags;
+
+/* kmemprof's own memory: its tables, all allocated at load. */
+size_t kmp_self_memory(void)
+{
+	return kmp_tags_memory() + kmp_live_memory() + kmp_hist_memory() +
+	       kmp_stacks_memory() + kmp_pfnmap_memory();
+}
+
+/*
+ * What the block headed by @page is, or -1 if it is free (in the buddy
+ * or per-CPU lists) or not a head.
+ */
+static int kmp_prior_kind(struct page *page)
+{
+	unsigned long mapping;
+
+	if (PageTail(page) || PageBuddy(page))
+		return -1;
+	if (PageReserved(page))
+		return KMP_PRIOR_RESERVED;
+	/* before its reference: slab pages are frozen (no reference) on 7.x */
+	if (PageSlab(page))
+		return KMP_PRIOR_SLAB;
+	if (PageTable(page))
+		return KMP_PRIOR_PGTABLE;
+	if (!page_ref_count(page))
+		return -1;
+	if (PageAnon(page))
+		return KMP_PRIOR_ANON;
+	/* a plain address_space: not anon, KSM or movable_ops flags */
+	mapping = (unsigned long)READ_ONCE(page->mapping);
+	if (mapping && !(mapping & 3))
+		return KMP_PRIOR_FILE;
+	return KMP_PRIOR_OTHER;
+}
+
+/* The block at @page is free now (see the locking note). */
+static bool kmp_prior_gone(struct page *page)
+{
+	return PageBuddy(page) ||
+	       (!page_ref_count(page) && !PageSlab(page) && !PageTable(page));
+}
+
+/* The tags, made once: the pool keeps them across resets. */
+static bool kmp_prior_get_tags(void)
+{
+	unsigned long flags;
+	struct kmp_tag *tag;
+	unsigned int i;
+
+	if (kmp_prior_have_tags)
+		return true;
+	for (i = 0; i <= KMP_PRIOR_NR; i++) {
+		local_irq_save(flags);
+		tag = kmp_tag_get(KMP_SITE_PRIOR + (i << KMP_SITE_PRIOR_SHIFT),
+				  KMP_KIND_PAGE, NULL, 0);
+		local_irq_restore(flags);
+		if (!tag)
+			return false;
+		set_bit(KMP_TAG_PRIOR, &tag->flags);
+		kmp_prior_tags[i] = kmp_tag_index(tag);
+	}
+	kmp_prior_have_tags = true;
+	return true;
+}
+
+/*
+ * The pages of one of kmemprof's allocations (kmp_*_areas()), onto its
+ * own tag: vmalloc()'s page by page, a block of the linear map whole, and
+ * a slab object's not at all (its slab is the slab allocator's).
+ */
+static void kmp_self_area(const void *addr, size_t size, void *priv)
+{
+	unsigned long p = (unsigned long)addr & PAGE_MASK;
+	unsigned long end = (unsigned long)addr + size, flags;
+	u32 tag = kmp_prior_tags[KMP_PRIOR_NR];
+
+	if (!addr)
+		return;
+	while (p < end) {
+		struct page *page;
+		unsigned int order = 0;
+
+		if (is_vmalloc_addr((void *)p)) {
+			page = vmalloc_to_page((void *)p);
+		} else {
+			page = virt_to_head_page((void *)p);
+			if (PageSlab(page))
+				return;
+			order = compound_order(page);
+			p = (unsigned long)page_address(page);
+		}
+		if (page) {
+			local_irq_save(flags);
+			kmp_account_prior(page_to_pfn(page), order, tag);
+			local_irq_restore(flags);
+		}
+		p += PAGE_SIZE << order;
+	}
+	cond_resched();
+}
+
+/* Enter the blocks of [@pfn, @end) that need it. Interrupts off. */
+static unsigned long kmp_prior_batch(unsigned long pfn, unsigned long end,
+				     unsigned long *pages)
+{
+	while (pfn < end) {
+		struct page *page = pfn_to_online_page(pfn);
+		unsigned int order = 0;
+		int kind;
+
+		if (!page) {
+			pfn++;
+			continue;
+		}
+		kind = kmp_prior_kind(page);
+		if (kind >= 0 && PageHead(page))
+			order = compound_order(page);
+		if (kind >= 0 &&
+		    kmp_account_prior(pfn, order, kmp_prior_tags[kind])) {
+			*pages += 1UL << order;
+			if (kmp_prior_gone(page))
+				kmp_account_prior_undo(pfn, order,
+						       kmp_prior_tags[kind]);
+		}
+		pfn += 1UL << order;
+	}
+	return pfn;
+}
+
+/*
+ * Enter every allocated block that has no entry (see the top of the
+ * file). With kmp_control_lock held and the page probes attached.
+ */
+void kmp_prior_scan(void)
+{
+	unsigned long pfn = kmp_tab.pfn_base, end = pfn + kmp_tab.pfn_span;
+	unsigned long flags, pages = 0;
+
+	if (!kmp_prior_get_tags()) {
+		pr_warn("no tags left for the pages from before load\n");
+		return;
+	}
+	/* ours first, or they would count as before_load:other */
+	kmp_tags_areas(kmp_self_area, NULL);
+	kmp_live_areas(kmp_self_area, NULL);
+	kmp_hist_areas(kmp_self_area, NULL);
+	kmp_stacks_areas(kmp_self_area, NULL);
+	kmp_pfnmap_areas(kmp_self_area, NULL);
+	while (pfn < end) {
+		local_irq_save(flags);
+		pfn = kmp_prior_batch(pfn, min(pfn + KMP_PRIOR_BATCH, end),
+				      &pages);
+		local_irq_restore(flags);
+		cond_resched();
+	}
+	kmp_stat_add(KMP_ST_PRIOR_PAGES, pages);
+}
+

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Pages taken through the kernel's interfaces over the page allocator, for
+ * the guest test 63-callers: while loaded it holds
+ *
+ *   vmalloc=BYTES   one vmalloc() of BYTES, by kmpcall_vmalloc();
+ *   kvmalloc=BYTES  one kvmalloc() of BYTES, by kmpcall_kvmalloc() (more
+ *                   than kmalloc() gives, so vmalloc() backs it);
+ *   coherent=N      N dma_alloc_coherent() buffers of half a page each, by
+ *                   kmpcall_coherent(), for a platform device of its own
+ *                   (no IOMMU: dma-direct, one page each from the page
+ *                   allocator, since CMA takes no single page);
+ *   frags=N         N page fragments of 1 KiB from a page_frag_cache of
+ *                   its own, by kmpcall_frag().
+ *
+ * and gives them back at unload, the fragment cache drained. Each is made
+ * from a function of its own, so each is a call site of its own in
+ * /proc/kmemprof: there, and not inside mm/ or kernel/dma/, is where the
+ * pages must show. The fragment cache's page size (an order-3 block, or a
+ * single page where that failed) is said in dmesg:
+ * "kmemprof_callers: frag block BYTES".
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/device.h>
+#include <linux/dma-mapping.h>
+#include <linux/err.h>
+#include <linux/gfp.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/platform_device.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#ifdef KMPCALL_HAVE_FRAG_CACHE_H
+#include <linux/page_frag_cache.h>
+#endif
+
+static unsigned int vmalloc_bytes;
+module_param_named(vmalloc, vmalloc_bytes, uint, 0444);
+MODULE_PARM_DESC(vmalloc, "Bytes to hold from vmalloc() (default: 0)");
+
+static unsigned int kvmalloc_bytes;
+module_param_named(kvmalloc, kvmalloc_bytes, uint, 0444);
+MODULE_PARM_DESC(kvmalloc, "Bytes to hold from kvmalloc() (default: 0)");
+
+static unsigned int coherent;
+module_param(coherent, uint, 0444);
+MODULE_PARM_DESC(coherent, "Half-page dma_alloc_coherent() buffers to hold (default: 0)");
+
+static unsigned int frags;
+module_param(frags, uint, 0444);
+MODULE_PARM_DESC(frags, "1 KiB page fragments to hold (default: 0)");
+
+#define KMPCALL_MAX	256
+#define KMPCALL_FRAG	1024
+
+static void *kmpcall_vm, *kmpcall_kv;
+static struct platform_device *kmpcall_pdev;
+static void *kmpcall_cpu[KMPCALL_MAX];
+static dma_addr_t kmpcall_dma[KMPCALL_MAX];
+static struct page_frag_cache kmpcall_nc;
+static void *kmpcall_frags[KMPCALL_MAX];
+
+static noinline void *kmpcall_vmalloc(void)
+{
+	return vmalloc(vmalloc_bytes);
+}
+
+static noinline void *kmpcall_kvmalloc(void)
+{
+	return kvmalloc(kvmalloc_bytes, GFP_KERNEL);
+}
+
+static noinline void *kmpcall_coherent(unsigned int i)
+{
+	return dma_alloc_coherent(&kmpcall_pdev->dev, PAGE_SIZE / 2,
+				  &kmpcall_dma[i], GFP_KERNEL);
+}
+
+static noinline void *kmpcall_frag(void)
+{
+	return page_frag_alloc(&kmpcall_nc, KMPCALL_FRAG, GFP_KERNEL);
+}
+
+static void kmpcall_release(void)
+{
+	unsigned int i;
+
+	vfree(kmpcall_vm);
+	kmpcall_vm = NULL;
+	kvfree(kmpcall_kv);
+	kmpcall_kv = NULL;
+	for (i = 0; i < KMPCALL_MAX; i++) {
+		if (kmpcall_cpu[i])
+			dma_free_coherent(&kmpcall_pdev->dev, PAGE_SIZE / 2,
+					  kmpcall_cpu[i], kmpcall_dma[i]);
+		kmpcall_cpu[i] = NULL;
+		if (kmpcall_frags[i])
+			page_frag_free(kmpcall_frags[i]);
+		kmpcall_frags[i] = NULL;
+	}
+	/* the cache's own references to its block */
+#ifdef KMPCALL_HAVE_FRAG_DRAIN
+	page_frag_cache_drain(&kmpcall_nc);
+#else
+	if (kmpcall_nc.va)
+		__page_frag_cache_drain(virt_to_head_page(kmpcall_nc.va),
+					kmpcall_nc.pagecnt_bias);
+	kmpcall_nc.va = NULL;
+#endif
+	if (kmpcall_pdev)
+		platform_device_unregister(kmpcall_pdev);
+	kmpcall_pdev = NULL;
+}
+
+static int kmpcall_take_coherent(void)
+{
+	unsigned int i;
+	int ret;
+
+	kmpcall_pdev = platform_device_register_simple(KBUILD_MODNAME,
+						       PLATFORM_DEVID_NONE,
+						       NULL, 0);
+	if (IS_ERR(kmpcall_pdev)) {
+		ret = PTR_ERR(kmpcall_pdev);
+		kmpcall_pdev = NULL;
+		return ret;
+	}
+	ret = dma_coerce_mask_and_coherent(&kmpcall_pdev->dev,
+					   DMA_BIT_MASK(64));
+	if (ret)
+		return ret;
+	for (i = 0; i < coherent; i++) {
+		kmpcall_cpu[i] = kmpcall_coherent(i);
+		if (!kmpcall_cpu[i])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int kmpcall_take_frags(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < frags; i++) {
+		kmpcall_frags[i] = kmpcall_frag();
+		if (!kmpcall_frags[i])
+			return -ENOMEM;
+	}
+	pr_info("frag block %lu\n",
+		PAGE_SIZE << compound_order(virt_to_head_page(kmpcall_frags[0])));
+	return 0;
+}
+
+static int __init kmpcall_init(void)
+{
+	int ret = 0;
+
+	if (coherent > KMPCALL_MAX || frags > KMPCALL_MAX)
+		return -EINVAL;
+	/* enough fragments to fill one block would refill the cache */
+	if (frags * KMPCALL_FRAG > PAGE_SIZE)
+		return -EINVAL;
+	if (vmalloc_bytes) {
+		kmpcall_vm = kmpcall_vmalloc();
+		if (!kmpcall_vm)
+			ret = -ENOMEM;
+	}
+	if (!ret && kvmalloc_bytes) {
+		kmpcall_kv = kmpcall_kvmalloc();
+		if (!kmpcall_kv)
+			ret = -ENOMEM;
+	}
+	if (!ret && coherent)
+		ret = kmpcall_take_coherent();
+	if (!ret && frags)
+		ret = kmpcall_take_frags();
+	if (ret)
+		kmpcall_release();
+	return ret;
+}
+
+static void __exit kmpcall_exit(void)
+{
+	kmpcall_release();
+}
+
+module_init(kmpcall_init);
+module_exit(kmpcall_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Pages through vmalloc, the DMA API and page fragments, for kmemprof's guest tests");
