@@ -212,6 +212,8 @@ void kmp_prior_scan(void)
 		local_irq_restore(flags);
 		cond_resched();
 	}
+	local_irq_save(flags);
 	kmp_stat_add(KMP_ST_PRIOR_PAGES, pages);
+	local_irq_restore(flags);
 }
 
