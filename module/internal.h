@@ -507,6 +507,9 @@ struct kmp_proc_line {		/* a line of /proc/kmemprof, in parts */
 };
 
 void kmp_proc_put(struct seq_file *m, const struct kmp_proc_line *l); /* tests */
+/* debugfs.c: " frag:<percent> waste:<bytes>", and "<percent>%" (tests) */
+void kmp_put_frag(struct seq_file *m, u64 live_bytes, u64 live_req);
+void kmp_put_permille(struct seq_file *m, u64 part, u64 whole);
 int kmp_procfs_init(void);
 void kmp_procfs_exit(void);
 int kmp_sysctl_init(void);

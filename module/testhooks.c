@@ -383,6 +383,25 @@ int kmemprof_test_proc_line(struct seq_file *m, const char *site,
 
 kmp_export_test_hook(kmemprof_test_proc_line);
 
+/*
+ * The percentages of the views as they print them into @m: hist's
+ * " frag:<percent> waste:<bytes>" of @live_bytes of which @live_req were
+ * asked for, and stacks' "<percent>%" of @part in @whole.
+ */
+void kmemprof_test_frag(struct seq_file *m, u64 live_bytes, u64 live_req)
+{
+	kmp_put_frag(m, live_bytes, live_req);
+}
+
+kmp_export_test_hook(kmemprof_test_frag);
+
+void kmemprof_test_percent(struct seq_file *m, u64 part, u64 whole)
+{
+	kmp_put_permille(m, part, whole);
+}
+
+kmp_export_test_hook(kmemprof_test_percent);
+
 /* Whether the hook that stats lists as @name is attached (hooks.c). */
 bool kmemprof_hooked(const char *name)
 {

@@ -156,6 +156,8 @@ struct seq_file;
 int kmemprof_test_proc_line(struct seq_file *m, const char *site,
 			    const char *callers, enum kmp_kind kind,
 			    bool marks, const struct kmp_totals *t);
+void kmemprof_test_frag(struct seq_file *m, u64 live_bytes, u64 live_req);
+void kmemprof_test_percent(struct seq_file *m, u64 part, u64 whole);
 unsigned long kmemprof_test_page_walk(unsigned long fp, unsigned int *passed,
 				      unsigned long *fast);
 void kmemprof_test_slab_event(unsigned long site, const void *ptr,

@@ -96,7 +96,7 @@ expect_eq "leaks columns" "$(echo "$out" | sed -n 2p)" \
 echo "$out" | sed -n 3p | grep -Eq "^ +4194304 +128 +[0-9.]+m?s page +hog_alloc$IDENT \[kmemprof_hog\]$" ||
 	fail "leaks hog: $(echo "$out" | sed -n 3p)"
 expect_eq "leaks: objects shown" \
-	"$(echo "$out" | sed 1,3d | grep -Ec '^ +32768 +[0-9.]+m?s cpu[0-3] +[^ ]+$')" 5
+	"$(echo "$out" | sed 1,3d | grep -Ec '^ +32768 +1 +[0-9.]+m?s page +object [0-9a-f]+ on cpu[0-3]$')" 5
 restore leak_age_ms 10000
 
 # stacks: set stack_depth through the reader, load the hog again.

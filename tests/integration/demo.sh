@@ -24,12 +24,18 @@ insmod /modules/kmemprof.ko || exit 1
 dmesg | grep 'kmemprof: defaults from' | sed 's/^\[[^]]*\] //'
 ev() { echo "kmalloc $(stat_value events.kmalloc), page allocs $(stat_value events.mm_page_alloc), tags $(stat_value tags.used), live objects $(stat_value live.used)"; }
 echo "=== kmemprof loaded: $(ev)"
+# hist and lifetimes are off by default (each sends every event to the
+# general path): on for the load, so that hist, ages and leaks have data.
+echo "=== knobs for the load (kmemprof set hist=1 lifetimes=1 stack_depth=4):"
+for k in hist=1 lifetimes=1 stack_depth=4; do
+	echo ${k#*=} > $KMP_SYSCTL/${k%=*}
+	echo "echo ${k#*=} > $KMP_SYSCTL/${k%=*}"
+done
 echo "=== load: 200 rounds of file churn, and a module holding 1024 x 16 KiB"
-echo 4 > $KMP_SYSCTL/stack_depth
 workload 200
 insmod /modules/kmemprof_hog.ko pages=1024 order=2
 echo 0 > $KMP_SYSCTL/stack_depth
-echo "=== after the load: $(ev)"
+echo "=== after the load: $(ev); stack_depth back to 0, hist and lifetimes stay on"
 echo
 # CMA and migration (Documentation/kmemprof.rst, "Pages"): a buffer from
 # the CMA dma-buf heap enters on the heap's site, and pages that compaction
@@ -69,25 +75,41 @@ echo "=== the busiest sites by allocations since load"
 sed 1,2d /proc/kmemprof | awk '{ for (i = 3; i <= NF; i++) if ($i ~ /^allocs:/) { split($i, a, ":"); print a[2], $0 } }' |
 	sort -rn | head -n 5 | cut -d' ' -f2-
 echo
-echo "=== $D/hist (the three 'all' lines)"
-sed -n '1,5p' $D/hist | cut -c1-400
+# The reader (tools/kmemprof, static in the guest) formats the views.
+echo "=== kmemprof top -H -n 8: the sites holding the most now"
+kmemprof top -H -n 8
 echo
-echo "=== $D/hist, the hog's line"
-grep 'func:hog_alloc ' $D/hist | cut -c1-400
+echo "=== $D/hist: the 'all' lines, without their buckets"
+sed -rn '/^all /s/ (size|req|life):[^ ]*//gp' $D/hist
 echo
-echo "=== $D/ages, first 5 lines"
-head -n 5 $D/ages | cut -c1-300
+echo "=== kmemprof hist hog_alloc: the hog's line of $D/hist"
+kmemprof hist hog_alloc
+echo
+echo "=== kmemprof ages -H -n 5: the sites whose live objects are oldest ($D/ages)"
+kmemprof ages -H -n 5
 echo
 echo "=== $D/cpus"
 cat $D/cpus
 echo
 echo 1000 > $KMP_SYSCTL/leak_age_ms
 sleep 2
-echo "=== $D/leaks (leak_age_ms=1000), first 12 lines"
-head -n 12 $D/leaks
+echo "=== kmemprof leaks -H -n 3: leak suspects, leak_age_ms=1000 ($D/leaks)"
+kmemprof leaks -H -n 3
 echo
 echo "=== $D/stacks (stack_depth was 4 during the load), first 16 lines"
 head -n 16 $D/stacks
 echo
-echo "=== $D/stats"
-cat $D/stats
+echo "=== kmemprof stats -H ($D/stats)"
+kmemprof stats -H
+echo
+cat <<EOF
+=== next: the reader, kmemprof (kmemprof help; kmemprof COMMAND --help)
+  kmemprof top -H                what holds kernel memory now, by call site
+  kmemprof watch -d 2            the same, refreshed, with rates
+  kmemprof snapshot -o a.snap    and later: kmemprof diff a.snap b.snap -H
+  kmemprof leaks -H              objects older than leak_age_ms (lifetimes=1)
+  kmemprof ages -H               sites by their oldest live object (lifetimes=1)
+  kmemprof hist SITE             size and lifetime histograms (hist=1)
+  kmemprof stacks SITE           sampled stacks (stack_depth=4 or more)
+  kmemprof set hist=0 lifetimes=0   back to the cheap defaults
+EOF

@@ -189,9 +189,70 @@ static void procfs_short_line_fits(struct kunit *test)
 	KMP_EXPECT_EQ(test, c->m.count, PROC_PAGE);
 }
 
+/* What a view's percentage prints, as kmemprof_test_frag() lays it out. */
+static void frag_text(struct seq_file *m, char *buf, size_t len, u64 bytes,
+		      u64 req)
+{
+	memset(m, 0, sizeof(*m));
+	memset(buf, 0, len);
+	m->buf = buf;
+	m->size = len - 1;
+	kmemprof_test_frag(m, bytes, req);
+}
+
+static void percent_text(struct seq_file *m, char *buf, size_t len,
+			 u64 part, u64 whole)
+{
+	memset(m, 0, sizeof(*m));
+	memset(buf, 0, len);
+	m->buf = buf;
+	m->size = len - 1;
+	kmemprof_test_percent(m, part, whole);
+}
+
+/*
+ * hist's frag and stacks' shares are rounded to the nearest tenth of a
+ * percent (a half up), not cut: 2 of 3 is 66.7%.
+ */
+static void procfs_percent_rounds(struct kunit *test)
+{
+	struct seq_file m;
+	char buf[128];
+
+	/* 2 of 3 bytes wasted: 66.666...% */
+	frag_text(&m, buf, sizeof(buf), 3, 1);
+	KUNIT_EXPECT_STREQ(test, buf, " frag:66.7 waste:2");
+	/* 1 of 2000: 0.05%, a half, up */
+	frag_text(&m, buf, sizeof(buf), 2000, 1999);
+	KUNIT_EXPECT_STREQ(test, buf, " frag:0.1 waste:1");
+	/* 1 of 3000: 0.033...% */
+	frag_text(&m, buf, sizeof(buf), 3000, 2999);
+	KUNIT_EXPECT_STREQ(test, buf, " frag:0.0 waste:1");
+	/* 1999 of 2000: 99.95%, up to 100.0 */
+	frag_text(&m, buf, sizeof(buf), 2000, 1);
+	KUNIT_EXPECT_STREQ(test, buf, " frag:100.0 waste:1999");
+	frag_text(&m, buf, sizeof(buf), 0, 0);
+	KUNIT_EXPECT_STREQ(test, buf, " frag:0.0 waste:0");
+	/* a request larger than the allocation wastes nothing */
+	frag_text(&m, buf, sizeof(buf), 8, 9);
+	KUNIT_EXPECT_STREQ(test, buf, " frag:0.0 waste:0");
+
+	percent_text(&m, buf, sizeof(buf), 2, 3);
+	KUNIT_EXPECT_STREQ(test, buf, "66.7%");
+	percent_text(&m, buf, sizeof(buf), 1, 3);
+	KUNIT_EXPECT_STREQ(test, buf, "33.3%");
+	percent_text(&m, buf, sizeof(buf), 1, 8);
+	KUNIT_EXPECT_STREQ(test, buf, "12.5%");
+	percent_text(&m, buf, sizeof(buf), 7, 2000);
+	KUNIT_EXPECT_STREQ(test, buf, "0.4%");
+	percent_text(&m, buf, sizeof(buf), 0, 0);
+	KUNIT_EXPECT_STREQ(test, buf, "0.0%");
+}
+
 static struct kunit_case procfs_cases[] = {
 	KUNIT_CASE(procfs_longest_line),
 	KUNIT_CASE(procfs_short_line_fits),
+	KUNIT_CASE(procfs_percent_rounds),
 	{}
 };
 

@@ -293,7 +293,9 @@ fi
 
 # The views' JSON, read back by jq against awk's reading of the view.
 for v in leaks stacks hist ages cpus stats; do
-	if ! "$K" "$v" --json -n 0 -i "$F/view-$v.txt" > "$T/$v.json" 2> "$T/err"; then
+	all="-n 0"	# cpus and stats have no sites to cut
+	case $v in cpus|stats) all= ;; esac
+	if ! "$K" "$v" --json $all -i "$F/view-$v.txt" > "$T/$v.json" 2> "$T/err"; then
 		ko "json $v" "$(cat "$T/err")"
 		continue
 	fi

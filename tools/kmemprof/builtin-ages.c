@@ -51,7 +51,7 @@ static int ages_run(struct kp_opts *o)
 	for (i = 0; i < a.n; i++) {
 		uint64_t total = 0, half = 0;
 
-		if (o->filter.kind && strcmp(a.v[i].tag.kind, o->filter.kind))
+		if (!kp_view_keep(o, &a.v[i].tag))
 			continue;
 		rows[n].a = &a.v[i];
 		for (j = 0; j < a.v[i].nage; j++) {
@@ -93,6 +93,10 @@ static int ages_run(struct kp_opts *o)
 	}
 	printf("%12s %8s %8s %8s %-6s %s\n", "LIVE", "OBJS", "OLDEST>=",
 	       "MEDIAN>=", "KIND", "SITE");
+	if (!n)
+		printf("(no live objects with an age%s)\n", a.off ?
+		       ": lifetimes are off; kmemprof set lifetimes=1, and"
+		       " objects allocated from then on have an age" : "");
 	for (i = 0; i < n && (!o->n || shown < (size_t)o->n); i++, shown++) {
 		kp_cell(rows[i].a->bytes, o->human, b, sizeof(b));
 		kp_hist_label(KP_B_LIFE, rows[i].oldest, old, sizeof(old));

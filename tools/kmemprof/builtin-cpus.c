@@ -59,5 +59,7 @@ static int cpus_run(struct kp_opts *o)
 const struct kp_cmd kp_cmd_cpus = {
 	.name = "cpus", .args = "",
 	.what = "allocations and frees per CPU, remote frees",
-	.opts = kp_view_opts, .run = cpus_run,
+	.opts = (const struct kp_option *const[]){
+		&kp_opt_view_input, &kp_opt_json, NULL,
+	}, .run = cpus_run,
 };

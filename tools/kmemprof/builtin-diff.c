@@ -25,6 +25,17 @@ static int diff_cmp_allocs(const void *x, const void *y)
 	return strcmp(kp_delta_site(a)->site, kp_delta_site(b)->site);
 }
 
+/* -s bytes: by live bytes in B (a site gone from B has none). */
+static int diff_cmp_live(const void *x, const void *y)
+{
+	const struct kp_delta *a = x, *b = y;
+	int64_t la = a->b ? a->b->bytes : -1, lb = b->b ? b->b->bytes : -1;
+
+	if (la != lb)
+		return la < lb ? 1 : -1;
+	return strcmp(kp_delta_site(a)->site, kp_delta_site(b)->site);
+}
+
 static int diff_machine(const struct kp_diff *d, const struct kp_opts *o)
 {
 	struct kp_profile g = { .source = KP_KMEMPROF, .version = "1.0",
@@ -92,6 +103,8 @@ static int run(struct kp_opts *o)
 	if (o->key_set && !o->growth &&
 	    (o->key == KP_ALLOCS || o->key == KP_RATE))
 		qsort(d.v, d.n, sizeof(*d.v), diff_cmp_allocs);
+	else if (o->key_set && !o->growth && o->key == KP_BYTES)
+		qsort(d.v, d.n, sizeof(*d.v), diff_cmp_live);
 	if (o->filter.min_bytes) {
 		size_t k = 0;
 
@@ -157,7 +170,7 @@ const struct kp_cmd kp_cmd_diff = {
 	.max_args = 2,
 	.opts = (const struct kp_option *const[]){
 		&kp_opt_sort_growth, &kp_opt_lines, &kp_opt_human, &kp_opt_kind,
-		&kp_opt_module, &kp_opt_func, &kp_opt_min_bytes, &kp_opt_json,
+		&kp_opt_module, &kp_opt_func, &kp_opt_min_growth, &kp_opt_json,
 		&kp_opt_csv, &kp_opt_prometheus, &kp_opt_openmetrics,
 		&kp_opt_source, &kp_opt_resolve, NULL,
 	},

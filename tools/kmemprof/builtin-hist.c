@@ -49,16 +49,18 @@ static bool same(const uint64_t *a, const uint64_t *b, size_t n)
 	return !memcmp(a, b, n * sizeof(*a));
 }
 
-static void hist_one(const struct kp_hist *h)
+static void hist_one(const struct kp_hist *h, bool human)
 {
 	enum kp_bucket sz = !strcmp(h->kind, "page") ? KP_B_ORDER : KP_B_SIZE;
+	char w[32];
 
 	if (!strcmp(h->site, "all"))
 		printf("all %s allocations", h->kind);
 	else
 		kp_print_tag(stdout, &h->tag), printf(" kind:%s", h->kind);
-	printf(": xcpu %" PRIu64 ", xcluster %" PRIu64 ", frag %.1f%%, waste %"
-	       PRId64 " bytes\n", h->xcpu, h->xcluster, h->frag, h->waste);
+	kp_cell(h->waste, human, w, sizeof(w));
+	printf(": xcpu %" PRIu64 ", xcluster %" PRIu64 ", frag %.1f%%, waste %s"
+	       " bytes\n", h->xcpu, h->xcluster, h->frag, w);
 	bars(sz == KP_B_ORDER ? "allocations by size (page order)" :
 	     "allocations by size (each bucket: up to)", h->size, h->nsize,
 	     sz);
@@ -74,6 +76,7 @@ static int hist_run(struct kp_opts *o)
 	char path[512], err[512];
 	struct kp_hists h;
 	size_t i, shown = 0;
+	bool off;
 	FILE *in;
 	int rc;
 
@@ -94,7 +97,8 @@ static int hist_run(struct kp_opts *o)
 
 		if (want ? all || !kp_tag_match(&x->tag, want) : !all)
 			continue;
-		if (o->filter.kind && strcmp(x->kind, o->filter.kind))
+		if ((o->filter.kind && strcmp(x->kind, o->filter.kind)) ||
+		    (!all && !kp_view_keep(o, &x->tag)))
 			continue;
 		if (o->n && shown >= (size_t)o->n)
 			break;
@@ -110,8 +114,9 @@ static int hist_run(struct kp_opts *o)
 			continue;
 		}
 		printf("%s", shown++ ? "\n" : "");
-		hist_one(x);
+		hist_one(x, o->human);
 	}
+	off = h.off;
 	kp_hists_free(&h);
 	if (o->json) {
 		fputs("\n]", stdout);
@@ -121,8 +126,9 @@ static int hist_run(struct kp_opts *o)
 		char knob[8] = "";
 
 		/* The module keeps none while /proc/sys/kmemprof/hist is 0. */
-		if (!o->input && !kp_knob_read("hist", knob, sizeof(knob)) &&
-		    !strcmp(knob, "0"))
+		if (off || (!o->input &&
+			      !kp_knob_read("hist", knob, sizeof(knob)) &&
+			      !strcmp(knob, "0")))
 			snprintf(knob, sizeof(knob), "off");
 		fprintf(stderr, "kmemprof: no histograms%s%s%s in %s%s\n",
 			want ? " for '" : "", want ? want : "", want ? "'" : "",

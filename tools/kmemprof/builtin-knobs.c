@@ -3,6 +3,7 @@
  * kmemprof enable, disable, reset and set: the commands that write the
  * module's knobs under /proc/sys/kmemprof (knobs.c does the writing).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -28,25 +29,52 @@ static int knob(const char *k, const char *v)
 	return 0;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * Every knob the module has, by name: the files of /proc/sys/kmemprof but
+ * reset, which is an action, not a setting.
+ */
 static int list_knobs(void)
 {
-	static const char *const knobs[] = {
-		"enabled", "events", "key_depth", "leak_age_ms", "max_size",
-		"min_size", "sample_rate", "stack_depth", "stack_sample",
-	};
-	char dir[512], v[64];
-	size_t i;
+	char dir[512], v[64], **names = NULL, **nv;
+	size_t i, n = 0, cap = 0;
+	struct dirent *e;
+	DIR *d;
 
-	if (access(kp_path("/proc/sys/kmemprof", dir, sizeof(dir)), F_OK)) {
+	d = opendir(kp_path("/proc/sys/kmemprof", dir, sizeof(dir)));
+	if (!d) {
 		fprintf(stderr, "kmemprof: the kmemprof module is not loaded (no %s)\n",
 			dir);
 		return 1;
 	}
-	for (i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++) {
-		if (kp_knob_read(knobs[i], v, sizeof(v)))
-			snprintf(v, sizeof(v), "(%s)", strerror(errno));
-		printf("%s=%s\n", knobs[i], v);
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.' || !strcmp(e->d_name, "reset"))
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 32;
+			nv = realloc(names, cap * sizeof(*names));
+			if (!nv)
+				break;
+			names = nv;
+		}
+		names[n] = strdup(e->d_name);
+		if (names[n])
+			n++;
 	}
+	closedir(d);
+	if (n > 1)
+		qsort(names, n, sizeof(*names), cmp_str);
+	for (i = 0; i < n; i++) {
+		if (kp_knob_read(names[i], v, sizeof(v)))
+			snprintf(v, sizeof(v), "(%s)", strerror(errno));
+		printf("%s=%s\n", names[i], v);
+		free(names[i]);
+	}
+	free(names);
 	return 0;
 }
 
@@ -111,6 +139,7 @@ const struct kp_cmd kp_cmd_reset = {
 
 const struct kp_cmd kp_cmd_set = {
 	.name = "set", .args = "[KEY=VALUE]...",
-	.what = "write sysctl knobs; without arguments, list them",
+	.what = "write knobs, e.g. hist=1 lifetimes=1; without arguments, "
+		"list them",
 	.max_args = 64, .run = set_run,
 };

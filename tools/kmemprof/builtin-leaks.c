@@ -44,10 +44,7 @@ static int leaks_run(struct kp_opts *o)
 	for (i = 0; i < l.n; i++) {
 		const struct kp_leak *k = &l.v[i];
 
-		if (o->filter.kind && strcmp(k->tag.kind, o->filter.kind))
-			continue;
-		if (o->filter.module && (!k->tag.module ||
-					 strcmp(k->tag.module, o->filter.module)))
+		if (!kp_view_keep(o, &k->tag))
 			continue;
 		if (o->n && shown++ >= (size_t)o->n)
 			break;
@@ -75,11 +72,16 @@ static int leaks_run(struct kp_opts *o)
 		       k->tag.kind);
 		kp_print_tag(stdout, &k->tag);
 		putchar('\n');
+		/*
+		 * Its oldest objects, each a row of the same columns: its
+		 * size, one object, its age, the kind; under SITE, indented,
+		 * the object's address and the CPU that allocated it.
+		 */
 		for (j = 0; j < k->nobj; j++) {
 			kp_cell(k->obj[j].size, o->human, sz, sizeof(sz));
 			kp_view_age(k->obj[j].age_ms, a, sizeof(a));
-			printf("%12s %8s %8s cpu%-3d %s\n", sz, "", a,
-			       k->obj[j].cpu, k->obj[j].addr);
+			printf("%12s %8d %8s %-6s   object %s on cpu%d\n", sz, 1,
+			       a, k->tag.kind, k->obj[j].addr, k->obj[j].cpu);
 		}
 	}
 	if (o->json) {
@@ -88,7 +90,9 @@ static int leaks_run(struct kp_opts *o)
 		return kp_view_json_end();
 	}
 	if (!l.n)
-		printf("(no leak suspects)\n");
+		printf("(no leak suspects%s)\n", l.off ?
+		       ": lifetimes are off; kmemprof set lifetimes=1, and"
+		       " objects allocated from then on have an age" : "");
 	kp_leaks_free(&l);
 	return 0;
 }
@@ -96,8 +100,5 @@ static int leaks_run(struct kp_opts *o)
 const struct kp_cmd kp_cmd_leaks = {
 	.name = "leaks", .args = "",
 	.what = "leak suspects: objects live too long",
-	.opts = (const struct kp_option *const[]){
-		&kp_opt_input, &kp_opt_lines, &kp_opt_human, &kp_opt_kind,
-		&kp_opt_module, &kp_opt_json, NULL,
-	}, .run = leaks_run,
+	.opts = kp_view_opts, .run = leaks_run,
 };

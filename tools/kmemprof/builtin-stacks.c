@@ -43,8 +43,7 @@ static int stacks_run(struct kp_opts *o)
 		if (strcmp(key, prev)) {
 			snprintf(prev, sizeof(prev), "%s", key);
 			skip = (want && !kp_tag_match(&st->tag, want)) ||
-			       (o->filter.kind &&
-				strcmp(st->tag.kind, o->filter.kind)) ||
+			       !kp_view_keep(o, &st->tag) ||
 			       (o->n && tags >= (size_t)o->n);
 			if (skip)
 				continue;

@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "util.h"
+#include "viewcmd.h"
 #ifdef KP_HAVE_OUTPUTS
 #include "output.h"
 #endif
@@ -172,15 +173,16 @@ static char *put_cell(char *q, int64_t v, bool dash, bool human, int width)
 	return q + len;
 }
 
-/* Live bytes an object, or -1 for none. */
+/* Live bytes an object, rounded, or -1 for none. */
 static int64_t avg(const struct kp_site *s)
 {
 	if (s->objs <= 0 || s->bytes < 0)
 		return -1;
 	/* A 32-bit division is the faster, where it does. */
-	if (!(((uint64_t)s->bytes | (uint64_t)s->objs) >> 32))
-		return (uint32_t)s->bytes / (uint32_t)s->objs;
-	return s->bytes / s->objs;
+	if (!(((uint64_t)s->bytes | (uint64_t)s->objs) >> 31))
+		return ((uint32_t)s->bytes + (uint32_t)s->objs / 2) /
+		       (uint32_t)s->objs;
+	return kp_avg(s);
 }
 
 /* Sites ahead whose text top fetches before it prints them. */
@@ -189,14 +191,15 @@ static int64_t avg(const struct kp_site *s)
 static void print_top(const struct kp_profile *p, const struct kp_opts *o)
 {
 	static struct obuf ob;
-	char x[32] = "";
+	char x[32] = "", a[24];
 	bool rate = o->key == KP_RATE, age = o->key == KP_AGE;
+	bool frag = o->key == KP_FRAG;
 	size_t i, k, n = p->n;
 	char *q;
 
 	printf("%12s %8s %9s %9s ", "LIVE", "OBJS", "AVG", "ALLOCS");
-	if (rate || age)
-		printf("%9s ", rate ? "ALLOCS/S" : "AGE>=");
+	if (rate || age || frag)
+		printf("%9s ", rate ? "ALLOCS/S" : age ? "AGE>=" : "FRAG");
 	printf("%-6s %s\n", "KIND", "SITE");
 	if (o->n && (size_t)o->n < n)
 		n = (size_t)o->n;
@@ -215,10 +218,21 @@ static void print_top(const struct kp_profile *p, const struct kp_opts *o)
 			f++;
 			t++;
 		}
-		if (rate)
+		if (rate) {
 			snprintf(x, sizeof(x), "%9.1f ", s->rate);
-		else if (age)
-			snprintf(x, sizeof(x), "%7" PRId64 "ms ", s->age_ms);
+		} else if (age) {
+			/* As the ages view: 850ms, 4.3s, 12.5m, 3.1h */
+			kp_view_age(s->age_ms, a, sizeof(a));
+			snprintf(x, sizeof(x), "%9s ", a);
+		} else if (frag) {
+			int64_t f = kp_frag(s);
+
+			if (f < 0)
+				snprintf(x, sizeof(x), "%9s ", "-");
+			else
+				snprintf(x, sizeof(x), "%6" PRId64 ".%" PRId64
+					 "%% ", f / 10, f % 10);
+		}
 		/*
 		 * As printf("%12s %8s %9s %9s %s%-6s %s" and the optional
 		 * parts, "\n") would: four cells of up to 31 bytes and x.
@@ -307,6 +321,15 @@ static int run(struct kp_opts *o)
 	if (kp_filter(&p, o) || kp_resolve_opt(o, &p))
 		goto out;
 	kp_sort(&p, o->key);
+	/* Sites with no ratio rank last; say so when that is all of them. */
+	if ((o->key == KP_FRAG || o->key == KP_AVG) && p.n &&
+	    (o->key == KP_FRAG ? kp_frag(&p.sites[0]) : kp_avg(&p.sites[0])) < 0)
+		fprintf(stderr, "kmemprof: --sort %s: no site has %s: in site order\n",
+			o->key == KP_FRAG ? "frag" : "avg",
+			o->key == KP_AVG ? "live objects" :
+			p.source == KP_ALLOCINFO ?
+			"requested sizes (allocinfo counts none)" :
+			"live objects");
 	if (!kp_machine(o) && !o->pprof) {
 		print_top(&p, o);
 		rc = 0;
@@ -373,7 +396,7 @@ static int sort_top(struct kp_opts *o, const char *arg)
 {
 	o->key_set = true;
 	if (kp_key_parse(arg, &o->key)) {
-		fprintf(stderr, "kmemprof: --sort %s: expected bytes, calls, avg, allocs, frag, rate or age\n",
+		fprintf(stderr, "kmemprof: --sort %s: expected bytes, objs, calls, avg, allocs, frag, rate or age\n",
 			arg);
 		return 2;
 	}
@@ -400,8 +423,12 @@ static int set_pprof(struct kp_opts *o, const char *arg)
 
 static const struct kp_option opt_sort = {
 	"sort", 1, 's', "KEY",
-	"bytes (live, default), calls, avg, allocs, frag, rate, age; "
-	"growth (watch, diff)", sort_top,
+	"bytes (live, the default), objs (live objects; also calls, "
+	"allocinfo's name), avg (live bytes an object), allocs (since load), "
+	"frag (1 - requested/allocated bytes since load: a FRAG column), "
+	"rate (allocations a second: -d, --since), age (the oldest live "
+	"object: --ages); sites with no avg or frag (no live objects) last",
+	sort_top,
 };
 
 static const struct kp_option opt_since = {

@@ -54,7 +54,9 @@ static void watch_frame(const struct kp_profile *p, const struct kp_diff *d,
 		growth += x->bytes;
 		allocs += x->allocs > 0 ? x->allocs : 0;
 		rows[n].d = x;
-		rows[n].key = o->growth ? (double)x->bytes :
+		/* The first frame has no growth or rate yet: live bytes. */
+		rows[n].key = dt <= 0 ? (double)x->b->bytes :
+			      o->growth ? (double)x->bytes :
 			      o->key == KP_RATE || o->key == KP_ALLOCS ?
 			      (double)x->allocs : (double)x->b->bytes;
 		n++;
@@ -272,7 +274,22 @@ static const struct kp_option opt_record = {
 };
 
 static const struct kp_option opt_delay = {
-	"delay", 1, 'd', "SECS", KP_DELAY_HELP, set_delay,
+	"delay", 1, 'd', "SECS",
+	"seconds between refreshes (default 2, at least 0.1)", set_delay,
+};
+
+static int set_lines(struct kp_opts *o, const char *arg)
+{
+	if (kp_arg_count("-n", arg, &o->n))
+		return 2;
+	o->n_set = true;
+	return 0;
+}
+
+static const struct kp_option opt_lines = {
+	"lines", 1, 'n', "N",
+	"the first N sites (default: what fits the terminal; 20 when not a "
+	"terminal; 0: all)", set_lines,
 };
 
 static const struct kp_option opt_prom_file = {
@@ -285,7 +302,7 @@ const struct kp_cmd kp_cmd_watch = {
 	.name = "watch", .args = "", .what = "top, refreshed, with rates per second",
 	.opts = (const struct kp_option *const[]){
 		&kp_opt_input, &opt_count, &opt_record, &kp_opt_sort_growth,
-		&opt_delay, &kp_opt_lines, &kp_opt_human, &kp_opt_kind,
+		&opt_delay, &opt_lines, &kp_opt_human, &kp_opt_kind,
 		&kp_opt_module, &kp_opt_func, &kp_opt_min_bytes,
 		&kp_opt_source, &opt_prom_file, NULL,
 	},

@@ -78,10 +78,8 @@ extern const struct kp_option kp_opt_input, kp_opt_output,
 	kp_opt_sort_growth, kp_opt_delay, kp_opt_lines, kp_opt_human,
 	kp_opt_kind, kp_opt_module, kp_opt_func, kp_opt_min_bytes,
 	kp_opt_json, kp_opt_csv, kp_opt_prometheus, kp_opt_openmetrics,
-	kp_opt_source, kp_opt_stacks, kp_opt_resolve;
-#define KP_DELAY_HELP							\
-	"watch: seconds between refreshes (default 2); top --sort rate: "	\
-	"between the two reads (default 1)"
+	kp_opt_source, kp_opt_stacks, kp_opt_resolve, kp_opt_view_input,
+	kp_opt_view_lines, kp_opt_min_growth;
 
 /* Parse @c's options into @o: 0, 2 after a message, -1 after --help. */
 int kp_parse_opts(const struct kp_cmd *c, int argc, char **argv,

@@ -155,16 +155,27 @@ const struct kp_option kp_opt_output = {
 };
 const struct kp_option kp_opt_sort_growth = {
 	"sort", 1, 's', "KEY",
-	"bytes (live, default), calls, avg, allocs, frag, rate, age; "
-	"growth (watch, diff)", set_sort_growth,
+	"growth (live bytes gained; diff's default), bytes (live; watch's "
+	"default), allocs (allocations made), rate (the same)",
+	set_sort_growth,
 };
 const struct kp_option kp_opt_delay = {
-	"delay", 1, 'd', "SECS", KP_DELAY_HELP, set_delay,
+	"delay", 1, 'd', "SECS",
+	"--sort rate: seconds between the two reads (default 1)", set_delay,
 };
 const struct kp_option kp_opt_lines = {
 	"lines", 1, 'n', "N",
 	"the first N entries (tables: default 20; --json, --csv, --pprof: "
 	"all; series: 1000, said on stderr; 0: all)", set_lines,
+};
+const struct kp_option kp_opt_view_input = {
+	"input", 1, 'i', "FILE",
+	"read FILE, a saved copy of the view (- is stdin), not debugfs",
+	set_input,
+};
+const struct kp_option kp_opt_view_lines = {
+	"lines", 1, 'n', "N", "the first N sites (default 20; 0: all)",
+	set_lines,
 };
 const struct kp_option kp_opt_human = {
 	"human", 0, 'H', NULL, "sizes in IEC units, as numfmt --to=iec",
@@ -182,7 +193,11 @@ const struct kp_option kp_opt_func = {
 };
 const struct kp_option kp_opt_min_bytes = {
 	"min-bytes", 1, 0, "N",
-	"sites holding at least N live bytes (diff: growing by N)",
+	"sites holding at least N live bytes (4096, 4K, 2M)", set_min_bytes,
+};
+const struct kp_option kp_opt_min_growth = {
+	"min-bytes", 1, 0, "N",
+	"sites whose live bytes grew by at least N (4096, 4K, 2M)",
 	set_min_bytes,
 };
 const struct kp_option kp_opt_json = {

@@ -77,6 +77,12 @@ int kp_key_parse(const char *s, enum kp_key *key);
 int kp_filter_apply(struct kp_profile *p, const struct kp_filter *f,
 		    char *err, size_t errlen);
 void kp_sort(struct kp_profile *p, enum kp_key key);
+/* @part * @scale / @whole, rounded to the nearest (a half away from 0). */
+int64_t kp_ratio_round(int64_t part, int64_t whole, int64_t scale);
+/* Fragmentation in tenths of a percent, or -1 where undefined; sort.c */
+int64_t kp_frag(const struct kp_site *s);
+/* Live bytes an object, rounded, or -1 for no live objects; sort.c */
+int64_t kp_avg(const struct kp_site *s);
 
 /* Sizes as numfmt --to=iec prints them: human.c */
 void kp_iec(int64_t v, char *buf, size_t len);
@@ -138,6 +144,7 @@ struct kp_hist {
 struct kp_hists {
 	struct kp_hist *v;
 	size_t n, cap;
+	bool off;	/* "# ... off: echo 1 > ...": the knob is off */
 };
 
 int kp_parse_hist(FILE *in, const char *name, struct kp_hists *h,
@@ -161,6 +168,7 @@ struct kp_age {
 struct kp_ages {
 	struct kp_age *v;
 	size_t n, cap;
+	bool off;	/* "# ... off: echo 1 > ...": the knob is off */
 };
 
 int kp_parse_ages(FILE *in, const char *name, struct kp_ages *a,
@@ -185,6 +193,7 @@ struct kp_leaks {
 	int64_t age_ms, objs, bytes, sites;	/* the summary line */
 	struct kp_leak *v;
 	size_t n, cap;
+	bool off;	/* "# lifetimes off: ...": no ages are kept */
 };
 
 int kp_parse_leaks(FILE *in, const char *name, struct kp_leaks *l,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* kmemprof reader: sorting and filtering the parsed profile. */
 #include <regex.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,11 @@ static const char * const key_names[] = {
 	[KP_AGE] = "age",
 };
 
+/* Other names of the keys: allocinfo calls its live objects "calls". */
+static const struct { const char *name; enum kp_key key; } key_aliases[] = {
+	{ "objs", KP_OBJS },
+};
+
 int kp_key_parse(const char *s, enum kp_key *key)
 {
 	size_t i;
@@ -24,15 +30,77 @@ int kp_key_parse(const char *s, enum kp_key *key)
 			return 0;
 		}
 	}
+	for (i = 0; i < sizeof(key_aliases) / sizeof(key_aliases[0]); i++) {
+		if (!strcmp(s, key_aliases[i].name)) {
+			*key = key_aliases[i].key;
+			return 0;
+		}
+	}
 	return -1;
 }
 
-/* Fragmentation in thousandths: 1 - requested / allocated, cumulative. */
-static int64_t frag(const struct kp_site *s)
+int64_t kp_ratio_round(int64_t part, int64_t whole, int64_t scale)
 {
-	if (s->total <= 0 || s->req < 0 || s->req > s->total)
+	bool neg = (part < 0) != (whole < 0);
+	uint64_t p = part < 0 ? -(uint64_t)part : (uint64_t)part;
+	uint64_t w = whole < 0 ? -(uint64_t)whole : (uint64_t)whole;
+	uint64_t r;
+
+	if (!w)
 		return 0;
-	return (s->total - s->req) * 1000 / s->total;
+#ifdef __SIZEOF_INT128__
+	{
+		unsigned __int128 x = (unsigned __int128)p * (uint64_t)scale;
+
+		x = (x + w / 2) / w;
+		r = x > INT64_MAX ? INT64_MAX : (uint64_t)x;
+	}
+#else
+	{
+		double x = (double)p * (double)scale / (double)w + 0.5;
+
+		r = x >= 9.2e18 ? INT64_MAX : (uint64_t)x;
+	}
+#endif
+	return neg ? -(int64_t)r : (int64_t)r;
+}
+
+/*
+ * Fragmentation, 1 - requested / allocated over every allocation since
+ * load (bytes: and req:), in tenths of a percent, rounded; -1 where it
+ * means nothing: a site with no live objects wastes nothing now, and
+ * allocinfo has no requested sizes.
+ */
+int64_t kp_frag(const struct kp_site *s)
+{
+	if (s->objs <= 0 || s->bytes <= 0 || s->total <= 0 || s->req < 0)
+		return -1;
+	if (s->req >= s->total)
+		return 0;
+	return kp_ratio_round(s->total - s->req, s->total, 1000);
+}
+
+/* Live bytes an object, rounded; -1 for a site with no live objects. */
+int64_t kp_avg(const struct kp_site *s)
+{
+	if (s->objs <= 0 || s->bytes < 0)
+		return -1;
+	return kp_ratio_round(s->bytes, s->objs, 1);
+}
+
+/*
+ * The sort key of a ratio, finer than it prints (1/1024 of a byte, of a
+ * tenth of a percent); INT64_MIN where it is undefined, which ranks last.
+ */
+static int64_t ratio_key(const struct kp_site *s, enum kp_key key)
+{
+	if (key == KP_AVG)
+		return kp_avg(s) < 0 ? INT64_MIN :
+		       kp_ratio_round(s->bytes, s->objs, 1024);
+	if (kp_frag(s) < 0)
+		return INT64_MIN;
+	return s->req >= s->total ? 0 :
+	       kp_ratio_round(s->total - s->req, s->total, 1000 * 1024);
 }
 
 static int64_t value(const struct kp_site *s, enum kp_key key)
@@ -41,11 +109,10 @@ static int64_t value(const struct kp_site *s, enum kp_key key)
 	case KP_OBJS:
 		return s->objs;
 	case KP_AVG:
-		return s->objs > 0 ? s->bytes / s->objs : 0;
+	case KP_FRAG:
+		return ratio_key(s, key);
 	case KP_ALLOCS:
 		return s->allocs;
-	case KP_FRAG:
-		return frag(s);
 	case KP_RATE:
 		/* allocations a second, in thousandths */
 		return s->rate >= 9e15 ? INT64_MAX :

@@ -82,6 +82,15 @@ void kp_view_age(int64_t ms, char *buf, size_t len)
 }
 
 const struct kp_option *const kp_view_opts[] = {
-	&kp_opt_input, &kp_opt_lines, &kp_opt_human, &kp_opt_kind,
-	&kp_opt_json, NULL,
+	&kp_opt_view_input, &kp_opt_view_lines, &kp_opt_human, &kp_opt_kind,
+	&kp_opt_module, &kp_opt_json, NULL,
 };
+
+/* Whether a view's tag passes --kind and --module. */
+bool kp_view_keep(const struct kp_opts *o, const struct kp_site *t)
+{
+	if (o->filter.kind && (!t->kind || strcmp(t->kind, o->filter.kind)))
+		return false;
+	return !o->filter.module ||
+	       (t->module && !strcmp(t->module, o->filter.module));
+}

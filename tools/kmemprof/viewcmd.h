@@ -5,8 +5,10 @@
 
 #include "cli.h"
 
-/* -i, -n, -H, --kind and --json: the options of every view command. */
+/* -i, -n, -H, --kind, --module, --json: the views of sites' options. */
 extern const struct kp_option *const kp_view_opts[];
+/* Whether a view's tag passes --kind and --module. */
+bool kp_view_keep(const struct kp_opts *o, const struct kp_site *t);
 
 /* {"schema":N,"view":"@view" ... then the caller's fields. */
 void kp_view_json_begin(const char *view);

@@ -40,6 +40,13 @@ static bool blank(const char *s)
 	return !s[strspn(s, " \t")];
 }
 
+/* What a view says while its knob is off (KMP_HIST_OFF, KMP_LIFE_OFF). */
+static bool off_line(const char *s)
+{
+	return !strncmp(s, KMP_HIST_OFF, strlen(KMP_HIST_OFF) - 1) ||
+	       !strncmp(s, KMP_LIFE_OFF, strlen(KMP_LIFE_OFF) - 1);
+}
+
 /*
  * A view of one record a line (hist, ages, cpus): its header, then each
  * line that is not a comment or blank parsed by @parse into a new, zeroed
@@ -49,7 +56,7 @@ static bool blank(const char *s)
 static int parse_records(FILE *in, const char *name, const char *view,
 			 void **v, size_t *n, size_t *cap, size_t size,
 			 const char *(*parse)(char *line, void *rec),
-			 char *err, size_t errlen)
+			 bool *off, char *err, size_t errlen)
 {
 	struct kp_lines l = { .in = in, .name = name };
 	const char *why;
@@ -58,6 +65,8 @@ static int parse_records(FILE *in, const char *name, const char *view,
 
 	rc = header(&l, view, err, errlen);
 	while (!rc && (got = kp_next(&l, err, errlen)) > 0) {
+		if (l.line[0] == '#' && off && off_line(l.line))
+			*off = true;
 		if (l.line[0] == '#' || blank(l.line))
 			continue;
 		if (kp_grow(v, *n, cap, size)) {
@@ -180,7 +189,8 @@ int kp_parse_hist(FILE *in, const char *name, struct kp_hists *h,
 
 	memset(h, 0, sizeof(*h));
 	rc = parse_records(in, name, "hist", (void **)&h->v, &h->n,
-			   &h->cap, sizeof(*h->v), hist_line, err, errlen);
+			   &h->cap, sizeof(*h->v), hist_line, &h->off, err,
+			   errlen);
 	if (rc)
 		kp_hists_free(h);
 	return rc;
@@ -300,7 +310,8 @@ int kp_parse_ages(FILE *in, const char *name, struct kp_ages *a,
 
 	memset(a, 0, sizeof(*a));
 	rc = parse_records(in, name, "ages", (void **)&a->v, &a->n,
-			   &a->cap, sizeof(*a->v), age_line, err, errlen);
+			   &a->cap, sizeof(*a->v), age_line, &a->off, err,
+			   errlen);
 	if (rc)
 		kp_ages_free(a);
 	return rc;
@@ -377,6 +388,8 @@ int kp_parse_leaks(FILE *in, const char *name, struct kp_leaks *l,
 	rc = header(&ls, "leaks", err, errlen);
 	while (!rc && (got = kp_next(&ls, err, errlen)) > 0) {
 		if (ls.line[0] == '#') {
+			if (off_line(ls.line))
+				l->off = true;
 			if (sscanf(ls.line, "# live longer than %lld ms: %lld objects, %lld bytes, %lld sites",
 				   &ms, &objs, &bytes, &sites) == 4) {
 				l->age_ms = ms;
@@ -526,7 +539,8 @@ int kp_parse_cpus(FILE *in, const char *name, struct kp_cpus *c,
 
 	memset(c, 0, sizeof(*c));
 	rc = parse_records(in, name, "cpus", (void **)&c->v, &c->n,
-			   &c->cap, sizeof(*c->v), cpu_line, err, errlen);
+			   &c->cap, sizeof(*c->v), cpu_line, NULL, err,
+			   errlen);
 	if (rc)
 		kp_cpus_free(c);
 	return rc;
