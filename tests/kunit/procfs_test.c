@@ -218,35 +218,37 @@ static void procfs_percent_rounds(struct kunit *test)
 {
 	struct seq_file m;
 	char buf[128];
+	/* a pointer: 5.10's KUNIT_EXPECT_STREQ() copies its operands */
+	const char *got = buf;
 
 	/* 2 of 3 bytes wasted: 66.666...% */
 	frag_text(&m, buf, sizeof(buf), 3, 1);
-	KUNIT_EXPECT_STREQ(test, buf, " frag:66.7 waste:2");
+	KUNIT_EXPECT_STREQ(test, got, " frag:66.7 waste:2");
 	/* 1 of 2000: 0.05%, a half, up */
 	frag_text(&m, buf, sizeof(buf), 2000, 1999);
-	KUNIT_EXPECT_STREQ(test, buf, " frag:0.1 waste:1");
+	KUNIT_EXPECT_STREQ(test, got, " frag:0.1 waste:1");
 	/* 1 of 3000: 0.033...% */
 	frag_text(&m, buf, sizeof(buf), 3000, 2999);
-	KUNIT_EXPECT_STREQ(test, buf, " frag:0.0 waste:1");
+	KUNIT_EXPECT_STREQ(test, got, " frag:0.0 waste:1");
 	/* 1999 of 2000: 99.95%, up to 100.0 */
 	frag_text(&m, buf, sizeof(buf), 2000, 1);
-	KUNIT_EXPECT_STREQ(test, buf, " frag:100.0 waste:1999");
+	KUNIT_EXPECT_STREQ(test, got, " frag:100.0 waste:1999");
 	frag_text(&m, buf, sizeof(buf), 0, 0);
-	KUNIT_EXPECT_STREQ(test, buf, " frag:0.0 waste:0");
+	KUNIT_EXPECT_STREQ(test, got, " frag:0.0 waste:0");
 	/* a request larger than the allocation wastes nothing */
 	frag_text(&m, buf, sizeof(buf), 8, 9);
-	KUNIT_EXPECT_STREQ(test, buf, " frag:0.0 waste:0");
+	KUNIT_EXPECT_STREQ(test, got, " frag:0.0 waste:0");
 
 	percent_text(&m, buf, sizeof(buf), 2, 3);
-	KUNIT_EXPECT_STREQ(test, buf, "66.7%");
+	KUNIT_EXPECT_STREQ(test, got, "66.7%");
 	percent_text(&m, buf, sizeof(buf), 1, 3);
-	KUNIT_EXPECT_STREQ(test, buf, "33.3%");
+	KUNIT_EXPECT_STREQ(test, got, "33.3%");
 	percent_text(&m, buf, sizeof(buf), 1, 8);
-	KUNIT_EXPECT_STREQ(test, buf, "12.5%");
+	KUNIT_EXPECT_STREQ(test, got, "12.5%");
 	percent_text(&m, buf, sizeof(buf), 7, 2000);
-	KUNIT_EXPECT_STREQ(test, buf, "0.4%");
+	KUNIT_EXPECT_STREQ(test, got, "0.4%");
 	percent_text(&m, buf, sizeof(buf), 0, 0);
-	KUNIT_EXPECT_STREQ(test, buf, "0.0%");
+	KUNIT_EXPECT_STREQ(test, got, "0.0%");
 }
 
 static struct kunit_case procfs_cases[] = {
