@@ -96,6 +96,7 @@ static int run(struct kp_opts *o)
 #include <strings.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/eventfd.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -777,6 +778,29 @@ static void stop(struct serve *sv, struct MHD_Daemon *d)
 	MHD_stop_daemon(d);
 }
 
+/* libmicrohttpd on the bound socket @lfd, with @itc or not. */
+static struct MHD_Daemon *start_daemon(struct serve *sv,
+				       const struct kp_web *web,
+				       struct MHD_OptionItem *tls, int lfd,
+				       unsigned int itc)
+{
+	return MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD |
+				MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL |
+				MHD_USE_ERROR_LOG | itc |
+				(web->cert ? MHD_USE_TLS : 0),
+				0, NULL, NULL, handle, sv,
+				MHD_OPTION_LISTEN_SOCKET, (MHD_socket)lfd,
+				MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+				(size_t)REQ_MEMORY,
+				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)MAX_CONN,
+				MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+				(unsigned int)MAX_PER_IP,
+				MHD_OPTION_CONNECTION_TIMEOUT,
+				(unsigned int)IDLE_SECS,
+				MHD_OPTION_ARRAY, web->cert ? tls : tls + 3,
+				MHD_OPTION_END);
+}
+
 /* The credentials serve asks for: @w's users, else the token. */
 static int credentials(const struct kp_opts *o, struct kp_web *w,
 		       char **token, char *what, size_t wlen)
@@ -827,7 +851,7 @@ static int run(struct kp_opts *o)
 	};
 	pthread_condattr_t ca;
 	unsigned int port = 0;
-	int sig, lfd = -1, rc;
+	int sig, lfd = -1, efd, rc;
 	socklen_t sslen;
 	sigset_t sigs;
 
@@ -908,19 +932,17 @@ static int run(struct kp_opts *o)
 	sigaddset(&sigs, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD |
-			     MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL |
-			     MHD_USE_ERROR_LOG | MHD_USE_ITC |
-			     (web.cert ? MHD_USE_TLS : 0),
-			     0, NULL, NULL, handle, &sv,
-			     MHD_OPTION_LISTEN_SOCKET, (MHD_socket)lfd,
-			     MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)REQ_MEMORY,
-			     MHD_OPTION_CONNECTION_LIMIT, (unsigned int)MAX_CONN,
-			     MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-			     (unsigned int)MAX_PER_IP,
-			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)IDLE_SECS,
-			     MHD_OPTION_ARRAY, web.cert ? tls : tls + 3,
-			     MHD_OPTION_END);
+	/*
+	 * MHD_USE_ITC lets stop() quiesce the daemon; libmicrohttpd makes it
+	 * an eventfd, which a kernel without EVENTFD (an EXPERT config, as
+	 * the 5.10 guest's) does not have, and libmicrohttpd then fails:
+	 * serve runs without it there, and stop() cuts what is under way
+	 * after STOP_MS.
+	 */
+	efd = eventfd(0, EFD_CLOEXEC);
+	if (efd >= 0)
+		close(efd);
+	d = start_daemon(&sv, &web, tls, lfd, efd >= 0 ? MHD_USE_ITC : 0);
 	if (!d) {
 		fprintf(stderr, "kmemprof: serve: cannot start on %s%s\n", spec,
 			web.cert ? " (do cert_file and key_file make a pair?)" : "");
