@@ -738,6 +738,51 @@ static void resolve_arm64(void **state)
 }
 
 /*
+ * file:line without asking, for the kernel: a vmlinux with -g at
+ * /lib/modules/R/build/vmlinux (a build tree) under $KMEMPROF_ROOT, its
+ * build id in /sys/kernel/notes, serves the kernel's sites; the modules,
+ * without notes, keep their symbols.
+ */
+static void resolve_auto_kernel(void **state)
+{
+#ifdef KP_HAVE_DW
+	char out[1024], root[512], text[1024], want[128];
+	unsigned long ret, size;
+	struct kp_profile p;
+
+	(void)state;
+	snprintf(want, sizeof(want), "out-resolve.c:%d", marker_line("SITE-A"));
+	tmp_path(root, sizeof(root), "autoroot");
+	assert_int_equal(run(out, sizeof(out),
+			     "rm -rf %s && mkdir -p %s/proc/sys/kernel %s/sys/kernel %s/lib/modules/6.12.0-test/build && echo 6.12.0-test > %s/proc/sys/kernel/osrelease && cd %s && aarch64-linux-gnu-gcc -g -O2 -nostdlib -static -Wl,--build-id=sha1 -Wl,-e,fx_alloc -Wl,--unresolved-symbols=ignore-all -o %s/lib/modules/6.12.0-test/build/vmlinux out-resolve.c 2>&1 && aarch64-linux-gnu-objcopy -O binary --only-section=.note.gnu.build-id %s/lib/modules/6.12.0-test/build/vmlinux %s/sys/kernel/notes 2>&1",
+			     root, root, root, root, root, fixtures, root, root,
+			     root), 0);
+	snprintf(text, sizeof(text), "%s/lib/modules/6.12.0-test/build/vmlinux",
+		 root);
+	first_call(text, &ret, &size);
+	site_text(text, sizeof(text), ret, size);
+	setenv("KMEMPROF_ROOT", root, 1);
+	load_str(text, &p);
+	assert_int_equal(kp_resolve_auto(&p), 1);
+	assert_null(p.sites[0].srcline);
+	assert_string_equal(p.sites[2].srcline, want);
+	kp_free(&p);
+	/* Another build id in the notes: the file is not used. */
+	assert_int_equal(run(out, sizeof(out),
+			     "printf '\\004\\0\\0\\0\\024\\0\\0\\0\\003\\0\\0\\0GNU\\0abcdefghijklmnopqrst' > %s/sys/kernel/notes",
+			     root), 0);
+	load_str(text, &p);
+	assert_int_equal(kp_resolve_auto(&p), 0);
+	assert_null(p.sites[2].srcline);
+	kp_free(&p);
+	unsetenv("KMEMPROF_ROOT");
+#else
+	(void)state;
+	skip();
+#endif
+}
+
+/*
  * The rig's own test module, built for the 6.12 guest with -g (and
  * -ffile-prefix-map, for relative paths), code identical to the one the
  * snapshot was taken with: its three sites in the snapshot resolve to the
@@ -842,6 +887,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(plot_series),
 		cmocka_unit_test(resolve_arm64),
 		cmocka_unit_test(resolve_real_module),
+		cmocka_unit_test(resolve_auto_kernel),
 		cmocka_unit_test(resolve_errors),
 		cmocka_unit_test(features),
 	};

@@ -643,6 +643,176 @@ static void set_lists_every_knob(void **state)
 			    "self_timing=0\nstack_depth=4\nstack_sample=1\n");
 }
 
+/*
+ * file:line without asking (issue 22, part 2): the live read finds the
+ * module's debug file by its build id, read from
+ * /sys/module/MOD/notes/.note.gnu.build-id, in each usual place; a file
+ * of another build id is not used; --no-resolve turns it off and
+ * --resolve still names the file. The module is the rig's test module
+ * built with -g (out-kmemprof_hog-6.12-g.elf), its build id
+ * 26c2c284b01bfa334bff5e8f531610df5da8bc83 (readelf -n).
+ */
+#define HOG_ID "26c2c284b01bfa334bff5e8f531610df5da8bc83"
+#define HOG_ROW "     2097152      256      8192       256 page   " \
+	"hog_alloc+0x38/0x48 [kmemprof_hog]"
+#define HOG_LINE " (tests/modules/kmemprof_hog.c:28)"
+
+/* @rel as a blob of ELF notes: a Linux note, then GNU's build id @hex. */
+static void write_notes(const char *rel, const char *hex)
+{
+	unsigned char id[64];
+	uint32_t h[3];
+	char path[512];
+	size_t i, n = strlen(hex) / 2;
+	FILE *f;
+
+	for (i = 0; i < n; i++)
+		assert_int_equal(sscanf(hex + 2 * i, "%2hhx", &id[i]), 1);
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	h[0] = 6;	/* "Linux", padded to 8 */
+	h[1] = 4;
+	h[2] = 0x100;
+	fwrite(h, 4, 3, f);
+	fwrite("Linux\0\0\0\0\0\0\0", 1, 12, f);
+	h[0] = 4;
+	h[1] = (uint32_t)n;
+	h[2] = 3;	/* NT_GNU_BUILD_ID */
+	fwrite(h, 4, 3, f);
+	fwrite("GNU", 1, 4, f);
+	fwrite(id, 1, n, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void sh(const char *fmt, ...)
+{
+	char cmd[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	if (system(cmd))
+		fail_msg("failed: %s", cmd);
+}
+
+static int setup_debug(void **state)
+{
+	if (setup(state))
+		return -1;
+	sh("mkdir -p '%s/sys/module/kmemprof_hog/notes' '%s/proc/sys/kernel'",
+	   root, root);
+	write_file("proc/sys/kernel/osrelease", "6.12.0-test\n");
+	write_notes("sys/module/kmemprof_hog/notes/.note.gnu.build-id", HOG_ID);
+	return 0;
+}
+
+/* The ELF at @rel, and nowhere else. */
+static void place(const char *rel)
+{
+	sh("cd '%s' && rm -rf usr lib && mkdir -p \"$(dirname '%s')\" && cp '%s/out-kmemprof_hog-6.12-g.elf' '%s'",
+	   root, rel, kp_fixtures, rel);
+}
+
+static bool have_resolve(void)
+{
+	assert_int_equal(run("--help"), 0);
+	return strstr(out, "Outputs in this build:") &&
+	       strstr(strstr(out, "Outputs in this build:"), "resolve");
+}
+
+static void auto_resolve_by_build_id(void **state)
+{
+	static const char *const where[] = {
+		"usr/lib/debug/.build-id/26/c2c284b01bfa334bff5e8f531610df5da8bc83.debug",
+		"usr/lib/debug/lib/modules/6.12.0-test/extra/kmemprof_hog.ko",
+		"lib/modules/6.12.0-test/extra/kmemprof-hog.ko",
+		"lib/modules/6.12.0-test/updates/dkms/kmemprof_hog.ko",
+	};
+	size_t i;
+
+	(void)state;
+	if (!have_resolve())
+		skip();
+	for (i = 0; i < sizeof(where) / sizeof(where[0]); i++) {
+		place(where[i]);
+		if (i == 3)	/* as modules.dep lists it */
+			write_file("lib/modules/6.12.0-test/modules.dep",
+				   "kernel/fs/other.ko.xz:\nupdates/dkms/kmemprof_hog.ko: kernel/fs/other.ko.xz\n");
+		assert_int_equal(run("top -n 0"), 0);
+		if (!strstr(out, HOG_ROW HOG_LINE "\n"))
+			fail_msg("%s: no file:line in:\n%s", where[i], out);
+		/* Unloaded sites: their code is gone; no guess. */
+		assert_non_null(strstr(out, " slab   hog_init+0x7c/0x1000 [kmemprof_hog] (unloaded)\n"));
+	}
+	/* The table stays under its header, file:line and all. */
+	tables("top -n 0", top_cols, 6, "RRRRLL", 4, 100);
+	assert_non_null(strstr(out, HOG_LINE));
+	/* The machine outputs carry it. */
+	assert_int_equal(run("top --json"), 0);
+	assert_non_null(strstr(out, "\"site\":\"hog_alloc+0x38/0x48\",\"module\":\"kmemprof_hog\",\"func\":\"hog_alloc\",\"kind\":\"page\",\"srcline\":\"tests/modules/kmemprof_hog.c:28\","));
+	assert_int_equal(run("top --csv"), 0);
+	assert_non_null(strstr(out, "\nhog_alloc+0x38/0x48,kmemprof_hog,hog_alloc,page,tests/modules/kmemprof_hog.c:28,2097152,"));
+	/* A snapshot (-i) is not the running kernel's: none either. */
+	assert_int_equal(run("top -n 3 -i proc/kmemprof"), 0);
+	assert_non_null(strstr(out, HOG_ROW "\n"));
+}
+
+/* --no-resolve: none, where the live read would find it. */
+static void auto_resolve_off(void **state)
+{
+	(void)state;
+	if (!have_resolve())
+		skip();
+	place("lib/modules/6.12.0-test/extra/kmemprof_hog.ko");
+	assert_int_equal(run("top -n 3"), 0);
+	assert_non_null(strstr(out, HOG_ROW HOG_LINE "\n"));
+	assert_int_equal(run("top -n 3 --no-resolve"), 0);
+	assert_non_null(strstr(out, HOG_ROW "\n"));
+	assert_null(strstr(out, "kmemprof_hog.c"));
+	assert_int_equal(run("top --json --no-resolve"), 0);
+	assert_non_null(strstr(out, "\"func\":\"hog_alloc\",\"kind\":\"page\",\"srcline\":null,"));
+}
+
+/*
+ * The same file, in every place, under another build id: not used (once
+ * seen used under its own, so that the test means something).
+ */
+static void auto_resolve_other_build_id(void **state)
+{
+	static const char *const where[] = {
+		"usr/lib/debug/.build-id/26/c2c284b01bfa334bff5e8f531610df5da8bc84.debug",
+		"usr/lib/debug/lib/modules/6.12.0-test/extra/kmemprof_hog.ko",
+		"lib/modules/6.12.0-test/extra/kmemprof_hog.ko",
+	};
+	size_t i;
+
+	(void)state;
+	if (!have_resolve())
+		skip();
+	place(where[2]);
+	assert_int_equal(run("top -n 3"), 0);
+	assert_non_null(strstr(out, HOG_ROW HOG_LINE "\n"));
+	write_notes("sys/module/kmemprof_hog/notes/.note.gnu.build-id",
+		    "26c2c284b01bfa334bff5e8f531610df5da8bc84");
+	for (i = 0; i < sizeof(where) / sizeof(where[0]); i++) {
+		place(where[i]);
+		assert_int_equal(run2("top -n 3"), 0);
+		if (!strstr(out, HOG_ROW "\n") || strstr(out, "kmemprof_hog.c"))
+			fail_msg("%s: used under another build id:\n%s",
+				 where[i], out);
+	}
+	/* No notes at all: none, and not a word on stderr. */
+	sh("rm -rf '%s/sys/module'", root);
+	assert_int_equal(run2("top -n 3"), 0);
+	assert_non_null(strstr(out, "\n" HOG_ROW "\n"));
+	assert_null(strstr(out, "kmemprof:"));
+	/* --resolve names the file: it wins, whatever the build id. */
+	assert_int_equal(run("top -n 3 --resolve=%s", where[2]), 0);
+	assert_non_null(strstr(out, HOG_ROW HOG_LINE "\n"));
+}
+
 const struct CMUnitTest kp_ux_tests[] = {
 	cmocka_unit_test_setup_teardown(tables_top, setup, teardown),
 	cmocka_unit_test_setup_teardown(tables_top_old_age, setup, teardown),
@@ -663,6 +833,12 @@ const struct CMUnitTest kp_ux_tests[] = {
 	cmocka_unit_test_setup_teardown(views_offer_what_works, setup,
 					teardown),
 	cmocka_unit_test_setup_teardown(set_lists_every_knob, setup, teardown),
+	cmocka_unit_test_setup_teardown(auto_resolve_by_build_id, setup_debug,
+					teardown),
+	cmocka_unit_test_setup_teardown(auto_resolve_off, setup_debug,
+					teardown),
+	cmocka_unit_test_setup_teardown(auto_resolve_other_build_id,
+					setup_debug, teardown),
 };
 
 const size_t kp_ux_ntests = sizeof(kp_ux_tests) / sizeof(kp_ux_tests[0]);

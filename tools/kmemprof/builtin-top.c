@@ -321,6 +321,20 @@ static int run(struct kp_opts *o)
 	if (kp_filter(&p, o) || kp_resolve_opt(o, &p))
 		goto out;
 	kp_sort(&p, o->key);
+#ifdef KP_HAVE_OUTPUTS
+	/*
+	 * The live read: file:line by build id, unless --resolve said where
+	 * or --no-resolve not to; for the sites shown only.
+	 */
+	if (!o->input && !o->do_resolve && !o->no_resolve) {
+		size_t all = p.n;
+
+		if (o->n > 0 && (size_t)o->n < p.n)
+			p.n = (size_t)o->n;
+		kp_resolve_auto(&p);
+		p.n = all;
+	}
+#endif
 	/* Sites with no ratio rank last; say so when that is all of them. */
 	if ((o->key == KP_FRAG || o->key == KP_AVG) && p.n &&
 	    (o->key == KP_FRAG ? kp_frag(&p.sites[0]) : kp_avg(&p.sites[0])) < 0)
@@ -473,7 +487,8 @@ const struct kp_cmd kp_cmd_top = {
 		&kp_opt_lines, &kp_opt_human, &kp_opt_kind, &kp_opt_module,
 		&kp_opt_func, &kp_opt_min_bytes, &kp_opt_json, &kp_opt_csv,
 		&kp_opt_prometheus, &kp_opt_openmetrics, &kp_opt_source,
-		&opt_pprof, &kp_opt_stacks, &kp_opt_resolve, NULL,
+		&opt_pprof, &kp_opt_stacks, &kp_opt_resolve,
+		&kp_opt_no_resolve, NULL,
 	},
 	.check = check, .run = run,
 };

@@ -24,6 +24,7 @@ struct kp_opts {
 	const char *stacks;	/* --stacks FILE (for --pprof) */
 	const char *resolve;	/* --resolve[=SPEC] */
 	bool do_resolve;
+	bool no_resolve;	/* --no-resolve: no lookup by build id */
 	enum kp_key key;
 	bool key_set;
 	bool growth;		/* watch/diff -s growth */
@@ -78,7 +79,8 @@ extern const struct kp_option kp_opt_input, kp_opt_output,
 	kp_opt_sort_growth, kp_opt_delay, kp_opt_lines, kp_opt_human,
 	kp_opt_kind, kp_opt_module, kp_opt_func, kp_opt_min_bytes,
 	kp_opt_json, kp_opt_csv, kp_opt_prometheus, kp_opt_openmetrics,
-	kp_opt_source, kp_opt_stacks, kp_opt_resolve, kp_opt_view_input,
+	kp_opt_source, kp_opt_stacks, kp_opt_resolve, kp_opt_no_resolve,
+	kp_opt_view_input,
 	kp_opt_view_lines, kp_opt_min_growth;
 
 /* Parse @c's options into @o: 0, 2 after a message, -1 after --help. */

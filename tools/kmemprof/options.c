@@ -127,6 +127,13 @@ static int set_resolve(struct kp_opts *o, const char *arg)
 	return 0;
 }
 
+static int set_no_resolve(struct kp_opts *o, const char *arg)
+{
+	(void)arg;
+	o->no_resolve = true;
+	return 0;
+}
+
 /* watch and diff: the growth, or what else they can sort by. */
 static int set_sort_growth(struct kp_opts *o, const char *arg)
 {
@@ -229,6 +236,11 @@ const struct kp_option kp_opt_resolve = {
 	"resolve", 2, 0, "SPEC",
 	"file:line of each site through DWARF; SPEC is VMLINUX[,MOD.ko...] "
 	"(default: the running kernel's)", set_resolve,
+};
+const struct kp_option kp_opt_no_resolve = {
+	"no-resolve", 0, 0, NULL,
+	"no file:line from debug files found by build id (the live read "
+	"looks for them by itself)", set_no_resolve,
 };
 static const struct kp_option opt_help = {
 	"help", 0, 'h', NULL, "this help", NULL,

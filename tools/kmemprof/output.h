@@ -74,6 +74,13 @@ int kp_plot_series(FILE *out, const struct kp_series *s);
 int kp_resolve(struct kp_profile *p, const char *spec, char *err,
 	       size_t errlen);
 
+/*
+ * The same without asking: the debug files of the running kernel and its
+ * modules, found by build id (see resolve.c), silently. Returns the
+ * number of sites resolved, 0 when nothing is at hand.
+ */
+int kp_resolve_auto(struct kp_profile *p);
+
 /* Which optional features this build has, e.g. "pprof resolve". */
 const char *kp_out_features(void);
 

@@ -36,9 +36,16 @@ int kp_resolve(struct kp_profile *p, const char *spec, char *err,
 	return -ENOTSUP;
 }
 
+int kp_resolve_auto(struct kp_profile *p)
+{
+	(void)p;
+	return 0;
+}
+
 #else
 
 #include <dwarf.h>
+#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 
 struct rsym {
@@ -428,8 +435,13 @@ static int files_of(const char *spec, char *err, size_t errlen)
 	return ret;
 }
 
-/* Resolve the sites that belong to @f; returns how many, or -ENOMEM. */
-static int resolve_file(struct kp_profile *p, struct elf_file *f)
+/*
+ * Resolve the sites that belong to @f; returns how many, or -ENOMEM.
+ * @quiet: found by build id, not named by the user: say nothing, and
+ * leave the sites of unloaded modules alone (their code is gone, and a
+ * module of that name loaded since may be another build).
+ */
+static int resolve_file(struct kp_profile *p, struct elf_file *f, bool quiet)
 {
 	const char *name = f->ep->name;
 	size_t i, tried = 0;
@@ -440,7 +452,8 @@ static int resolve_file(struct kp_profile *p, struct elf_file *f)
 		struct kp_site *s = &p->sites[i];
 
 		if (s->srcline || !strstr(s->site, "+0x") ||
-		    strcmp(s->module ? s->module : "", name))
+		    strcmp(s->module ? s->module : "", name) ||
+		    (quiet && s->unloaded))
 			continue;
 		tried++;
 		if (!lookup(f, s->site, buf, sizeof(buf)))
@@ -450,47 +463,359 @@ static int resolve_file(struct kp_profile *p, struct elf_file *f)
 			return -ENOMEM;
 		done++;
 	}
-	if (tried && !f->has_lines)
+	if (tried && !f->has_lines && !quiet)
 		fprintf(stderr, "kmemprof: --resolve: %s: no DWARF line table "
 			"for its sites (build with CONFIG_DEBUG_INFO_DWARF5=y, "
 			"or -g)\n", f->ep->path);
 	return done;
 }
 
-int kp_resolve(struct kp_profile *p, const char *spec, char *err,
-	       size_t errlen)
+/* Resolve @p's sites through files.v; -ENOENT if none opened. */
+static int resolve_files(struct kp_profile *p, bool quiet, char *err,
+			 size_t errlen)
 {
-	int ret, r, done = 0, opened = 0;
+	int ret = 0, r, done = 0, opened = 0;
 	size_t j;
 
-	files.p = p;
-	files.n = 0;
-	ret = files_of(spec, err, errlen);
-	for (j = 0; !ret && j < files.n; j++) {
+	for (j = 0; j < files.n; j++) {
 		struct elf_file f = { .ep = &files.v[j] };
 
 		if (elf_open(&f, err, errlen)) {
 			/* Say why, and go on with the others. */
-			fprintf(stderr, "kmemprof: --resolve: %s\n", err);
+			if (!quiet)
+				fprintf(stderr, "kmemprof: --resolve: %s\n",
+					err);
 			elf_close(&f);
 			continue;
 		}
 		opened++;
-		r = resolve_file(p, &f);
+		r = resolve_file(p, &f, quiet);
 		elf_close(&f);
 		if (r < 0)
 			ret = r;
 		else
 			done += r;
 	}
-	free(files.v);
-	memset(&files, 0, sizeof(files));
 	if (ret)
 		return ret;
 	if (!opened)
 		return -ENOENT;
 	err[0] = '\0';
 	return done;
+}
+
+int kp_resolve(struct kp_profile *p, const char *spec, char *err,
+	       size_t errlen)
+{
+	int ret;
+
+	files.p = p;
+	files.n = 0;
+	ret = files_of(spec, err, errlen);
+	if (!ret)
+		ret = resolve_files(p, false, err, errlen);
+	free(files.v);
+	memset(&files, 0, sizeof(files));
+	return ret;
+}
+
+/*
+ * Resolution without asking: the debug files of the running kernel and
+ * its modules, found by GNU build id. Each object of the profile (the
+ * kernel, each loaded module with sites) has its build id read from
+ * /sys/kernel/notes or /sys/module/MOD/notes/.note.gnu.build-id; the
+ * candidates below, in this order, are taken only when theirs is the
+ * same and they carry DWARF:
+ *
+ *   /usr/lib/debug/.build-id/XX/REST.debug          (Debian's -dbg)
+ *   the kernel: /usr/lib/debug/boot/vmlinux-R, /usr/lib/debug/lib/modules/R/
+ *     vmlinux, /lib/modules/R/build/vmlinux, /boot/vmlinux-R
+ *   a module: MOD.ko under /usr/lib/debug/lib/modules/R, then as
+ *     /lib/modules/R/modules.dep lists it (a walk of /lib/modules/R
+ *     without one)
+ *
+ * R is the release, from /proc/sys/kernel/osrelease; every path is under
+ * $KMEMPROF_ROOT. Whatever is not found keeps its symbol, silently.
+ */
+#define MAX_ID 64
+
+struct want {
+	char name[128];		/* module, "" for the kernel */
+	unsigned char id[MAX_ID];
+	size_t idlen;
+	bool found;
+};
+
+static struct {
+	struct want *v;
+	size_t n;
+} wants;
+
+/* The GNU build id in a blob of ELF notes (native byte order). */
+static size_t note_build_id(const unsigned char *b, size_t len,
+			    unsigned char *id)
+{
+	size_t off = 0;
+
+	while (len - off >= 12) {
+		uint32_t nsz, dsz, type;
+		uint64_t name, desc, next;
+
+		memcpy(&nsz, b + off, 4);
+		memcpy(&dsz, b + off + 4, 4);
+		memcpy(&type, b + off + 8, 4);
+		name = off + 12;
+		desc = name + (((uint64_t)nsz + 3) & ~3ULL);
+		next = desc + (((uint64_t)dsz + 3) & ~3ULL);
+		if (desc + dsz > len)
+			return 0;
+		if (type == NT_GNU_BUILD_ID && nsz == 4 &&
+		    !memcmp(b + name, "GNU", 4) && dsz && dsz <= MAX_ID) {
+			memcpy(id, b + desc, dsz);
+			return dsz;
+		}
+		if (next >= len)
+			return 0;
+		off = next;
+	}
+	return 0;
+}
+
+static size_t file_build_id(const char *rel, unsigned char *id)
+{
+	unsigned char buf[4096];
+	char path[4096];
+	size_t n;
+	FILE *f = fopen(kp_path(rel, path, sizeof(path)), "re");
+
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	return note_build_id(buf, n, id);
+}
+
+/* Whether @path (already under the root) has @w's build id and DWARF. */
+static bool matches(const char *path, const struct want *w)
+{
+	const void *id;
+	Elf_Scn *scn = NULL;
+	size_t shstr;
+	bool ok = false;
+	Elf *e;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (e && dwelf_elf_gnu_build_id(e, &id) == (ssize_t)w->idlen &&
+	    !memcmp(id, w->id, w->idlen) && !elf_getshdrstrndx(e, &shstr)) {
+		while (!ok && (scn = elf_nextscn(e, scn))) {
+			GElf_Shdr sh;
+			const char *n;
+
+			if (!gelf_getshdr(scn, &sh))
+				break;
+			n = elf_strptr(e, shstr, sh.sh_name);
+			ok = n && (!strcmp(n, ".debug_line") ||
+				   !strcmp(n, ".zdebug_line"));
+		}
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+	return ok;
+}
+
+/* Take @rel for @w if it matches. */
+static bool try_path(struct want *w, const char *rel, bool under_root)
+{
+	char path[4096];
+	size_t i = files.n;
+
+	if (w->found)
+		return true;
+	if (under_root)
+		kp_path(rel, path, sizeof(path));
+	else
+		snprintf(path, sizeof(path), "%s", rel);
+	if (!matches(path, w) || add_file(path, true))
+		return false;
+	snprintf(files.v[i].name, sizeof(files.v[i].name), "%s", w->name);
+	w->found = true;
+	return true;
+}
+
+static struct want *want_of(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < wants.n; i++)
+		if (!wants.v[i].found && !strcmp(wants.v[i].name, name))
+			return &wants.v[i];
+	return NULL;
+}
+
+static int walk_want(const char *path, const struct stat *st, int type,
+		     struct FTW *ftw)
+{
+	char name[128];
+	struct want *w;
+
+	(void)st;
+	if (type != FTW_F || !strstr(path + ftw->base, ".ko"))
+		return 0;
+	module_name(path, name, sizeof(name));
+	w = want_of(name);
+	if (w)
+		try_path(w, path, false);
+	return 0;
+}
+
+static bool missing_module(void)
+{
+	size_t i;
+
+	for (i = 0; i < wants.n; i++)
+		if (!wants.v[i].found && *wants.v[i].name)
+			return true;
+	return false;
+}
+
+/* The modules as modules.dep lists them; false without one. */
+static bool modules_dep(const char *rel)
+{
+	char dep[512], path[4096], *line = NULL, *c;
+	size_t cap = 0;
+	struct want *w;
+	FILE *f;
+
+	snprintf(dep, sizeof(dep), "/lib/modules/%s/modules.dep", rel);
+	f = fopen(kp_path(dep, path, sizeof(path)), "re");
+	if (!f)
+		return false;
+	while (missing_module() && getline(&line, &cap, f) > 0) {
+		c = strchr(line, ':');
+		if (!c)
+			continue;
+		*c = '\0';
+		module_name(line, dep, sizeof(dep));
+		w = want_of(dep);
+		if (!w)
+			continue;
+		snprintf(path, sizeof(path), "/lib/modules/%s/%s", rel, line);
+		try_path(w, path, true);
+	}
+	free(line);
+	fclose(f);
+	return true;
+}
+
+static void find_debug_files(const char *rel)
+{
+	static const char *const kernel[] = {
+		"/usr/lib/debug/boot/vmlinux-%s",
+		"/usr/lib/debug/lib/modules/%s/vmlinux",
+		"/lib/modules/%s/build/vmlinux",
+		"/boot/vmlinux-%s",
+	};
+	char path[4096], root[4096], hex[2 * MAX_ID + 1];
+	size_t i, j;
+
+	for (i = 0; i < wants.n; i++) {
+		struct want *w = &wants.v[i];
+
+		for (j = 0; j < w->idlen; j++)
+			sprintf(hex + 2 * j, "%02x", w->id[j]);
+		snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%.2s/%s.debug",
+			 hex, hex + 2);
+		if (try_path(w, path, true) || *w->name)
+			continue;
+		for (j = 0; j < sizeof(kernel) / sizeof(kernel[0]); j++) {
+			snprintf(path, sizeof(path), kernel[j], rel);
+			if (try_path(w, path, true))
+				break;
+		}
+	}
+	if (!missing_module())
+		return;
+	snprintf(path, sizeof(path), "/usr/lib/debug/lib/modules/%s", rel);
+	kp_path(path, root, sizeof(root));
+	if (!access(root, R_OK))
+		nftw(root, walk_want, 16, FTW_PHYS);
+	if (!missing_module() || modules_dep(rel))
+		return;
+	snprintf(path, sizeof(path), "/lib/modules/%s", rel);
+	kp_path(path, root, sizeof(root));
+	if (!access(root, R_OK))
+		nftw(root, walk_want, 16, FTW_PHYS);
+}
+
+/* The objects of @p's sites and their build ids. */
+static int want_objects(const struct kp_profile *p)
+{
+	char rel[512];
+	struct want *w;
+	size_t i;
+
+	wants.v = calloc(p->n + 1, sizeof(*wants.v));
+	if (!wants.v)
+		return -ENOMEM;
+	for (i = 0; i < p->n; i++) {
+		const struct kp_site *s = &p->sites[i];
+		const char *name = s->module ? s->module : "";
+		size_t j;
+
+		if (s->srcline || s->unloaded || !strstr(s->site, "+0x"))
+			continue;
+		for (j = 0; j < wants.n && strcmp(wants.v[j].name, name); j++)
+			;
+		if (j < wants.n)
+			continue;
+		w = &wants.v[wants.n];
+		snprintf(w->name, sizeof(w->name), "%s", name);
+		if (*name)
+			snprintf(rel, sizeof(rel),
+				 "/sys/module/%s/notes/.note.gnu.build-id", name);
+		else
+			snprintf(rel, sizeof(rel), "/sys/kernel/notes");
+		w->idlen = file_build_id(rel, w->id);
+		/* Without a build id, nothing can match: done with it. */
+		w->found = !w->idlen;
+		wants.n++;
+	}
+	return 0;
+}
+
+int kp_resolve_auto(struct kp_profile *p)
+{
+	char rel[256] = "", path[512], err[512];
+	struct utsname u;
+	FILE *f;
+	int ret;
+
+	files.p = p;
+	files.n = 0;
+	ret = want_objects(p);
+	if (!ret && wants.n) {
+		f = fopen(kp_path("/proc/sys/kernel/osrelease", path,
+				  sizeof(path)), "re");
+		if (f) {
+			if (fgets(rel, sizeof(rel), f))
+				rel[strcspn(rel, "\n")] = '\0';
+			fclose(f);
+		}
+		if (!*rel && !uname(&u))
+			snprintf(rel, sizeof(rel), "%s", u.release);
+		find_debug_files(rel);
+		ret = files.n ? resolve_files(p, true, err, sizeof(err)) : 0;
+	}
+	free(wants.v);
+	memset(&wants, 0, sizeof(wants));
+	free(files.v);
+	memset(&files, 0, sizeof(files));
+	return ret;
 }
 
 #endif /* KP_HAVE_DW */
