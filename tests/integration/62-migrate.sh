@@ -173,14 +173,22 @@ attempt() {
 		/tmp/kmpc.l2 /tmp/kmpc.l3)
 	[ -z "$changed" ] || fail "owners' live bytes changed across compaction: $changed"
 
-	out=$(echo "$result" | sed -n 's/^moved=\([0-9]*\) of .*/\1/p')
-	[ -n "$out" ] || fail "kmpcompact could not read its page frames: '$result'"
+	out=$(echo "$result" | sed -n 's/^moved=\([0-9]*\|unknown\) of .*/\1/p')
+	[ -n "$out" ] || fail "kmpcompact: '$result'"
 	echo "INFO kmpcompact's pages moved: $out; page_moved $moved -> $(value /tmp/kmpc.p3 page_moved)"
-	[ "$out" -gt 0 ] ||
-		again="none of kmpcompact's pages moved: the test proves nothing"
 	[ -n "$moved" ] || fail "stats has no page_moved"
-	[ "$(value /tmp/kmpc.p3 page_moved)" -ge $((moved + out)) ] ||
-		fail "page_moved grew by $(($(value /tmp/kmpc.p3 page_moved) - moved)), less than the $out pages of kmpcompact that moved"
+	if [ "$out" = unknown ]; then
+		# No /proc/self/pagemap (PROC_PAGE_MONITOR off, as on the 5.10
+		# guest): which of its pages moved is not known, only that
+		# moves carried entries.
+		[ "$(value /tmp/kmpc.p3 page_moved)" -gt "$moved" ] ||
+			again="no move carried an entry: the test proves nothing"
+	else
+		[ "$out" -gt 0 ] ||
+			again="none of kmpcompact's pages moved: the test proves nothing"
+		[ "$(value /tmp/kmpc.p3 page_moved)" -ge $((moved + out)) ] ||
+			fail "page_moved grew by $(($(value /tmp/kmpc.p3 page_moved) - moved)), less than the $out pages of kmpcompact that moved"
+	fi
 	[ -z "$again" ]
 }
 
