@@ -83,6 +83,12 @@ mkdir -p "$R/proc" "$R/sys/kernel/debug/kmemprof"
 cp "$F/out-snapshot-b.txt" "$R/proc/kmemprof"
 cp "$F/out-stacks.txt" "$R/sys/kernel/debug/kmemprof/stacks"
 chmod 600 "$R/proc/kmemprof" "$R/sys/kernel/debug/kmemprof/stacks"
+# World-readable, as the kernel's are, and read on each /metrics after the
+# drop: the whole-RAM account's. The directories let anyone through.
+cp "$F/meminfo-6.12.txt" "$R/proc/meminfo"
+cp "$F/zoneinfo-6.12.txt" "$R/proc/zoneinfo"
+chmod 644 "$R/proc/meminfo" "$R/proc/zoneinfo"
+chmod 711 "$T" "$R" "$R/proc"
 read -r n b o al by < <(sums "$F/out-snapshot-b.txt")
 
 KMEMPROF_ROOT=$R timeout 300 "$K" serve --listen 127.0.0.1:0 \
@@ -119,6 +125,13 @@ lint=$(promtool check metrics < "$T/body" 2>&1) && ok "/metrics: promtool check 
 check "/metrics: sites, live bytes, allocs" "$n $b $al" \
 	"$(awk '/^kmemprof_sites\{/ { s = $NF } /^kmemprof_live_bytes\{/ { b += $NF }
 		/^kmemprof_allocs_total\{/ { a += $NF } END { print s, b, a }' "$T/body")"
+# The whole-RAM account, read by the user serve runs as: 11 lines that add
+# up to MemTotal, the page lines of the profile on them.
+check "/metrics: the whole-RAM account adds up to MemTotal" \
+	"11 $(awk '$1 == "MemTotal:" { print $2 * 1024 }' "$F/meminfo-6.12.txt") $(awk 'NR > 2 && / kind:page / { s += $1 } END { print s }' "$F/out-snapshot-b.txt")" \
+	"$(awk '/^kmemprof_meminfo_bytes\{/ { n++; s += $NF
+		if ($0 !~ /category="(free|free_pcp|untracked)"/) p += $NF }
+		END { print n, s, p }' "$T/body")"
 code=$(get -H 'Accept: application/openmetrics-text; version=1.0.0' "$U/metrics")
 check "/metrics, Accept OpenMetrics: 200, its type, # EOF, the OM parser" \
 	"200 application/openmetrics-text; version=1.0.0; charset=utf-8 # EOF $b" \
