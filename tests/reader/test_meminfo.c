@@ -196,6 +196,7 @@ static void classifies_page_lines(void **state)
 		{ "x+0x1/0x2", NULL, "__kmalloc_large_node_noprof", KP_ML_SLAB, false },
 		{ "x+0x1/0x2", NULL, "__pte_alloc", KP_ML_PGTABLE, false },
 		{ "x+0x1/0x2", NULL, "__do_fault", KP_ML_PGTABLE, false },
+		{ "x+0x1/0x2", NULL, "filemap_map_pages", KP_ML_PGTABLE, false },
 		{ "x+0x1/0x2", NULL, "__handle_mm_fault", KP_ML_ANON, false },
 		{ "x+0x1/0x2", NULL, "shmem_get_folio_gfp.constprop.0.isra.0",
 		  KP_ML_FILE, false },

@@ -134,6 +134,7 @@ static const struct {
 	{ "__do_fault", KP_ML_PGTABLE },	/* vmf->prealloc_pte */
 	{ "do_fault_around", KP_ML_PGTABLE },
 	{ "do_set_pmd", KP_ML_PGTABLE },
+	{ "filemap_map_pages", KP_ML_PGTABLE },
 	/* AnonPages: anonymous faults, copy-on-write, swap-in */
 	{ "__handle_mm_fault", KP_ML_ANON },
 	{ "handle_mm_fault", KP_ML_ANON },
