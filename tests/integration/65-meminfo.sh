@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # The whole-RAM account (issue 22, part 4): kmemprof meminfo, the static
-# reader, after a small load. Its lines add up to MemTotal exactly, live
+# reader, after a small load (file churn, kmemprof_hog's 2 MiB, 4 MiB held
+# from the CMA dma-buf heap). Its lines add up to MemTotal exactly, live
 # and on copies of the three files it reads; on the copies, each line is
 # what awk makes of the files; and kmemprof's lines hold at least the
 # meminfo categories they claim (Slab, PageTables, AnonPages, Cached,
@@ -14,6 +15,26 @@ rmmod kmemprof_hog 2>/dev/null
 reload || fail "insmod kmemprof"
 insmod /modules/kmemprof_hog.ko pages=256 order=1 || fail "insmod hog"
 workload 50
+# 4 MiB from the CMA heap, held until the end (or until the shell exits,
+# which closes the fifo): CMA in use, on the heap's line, since load.
+heap=
+for h in reserved default_cma_region; do
+	[ -e /dev/dma_heap/$h ] && { heap=$h; break; }
+done
+[ -n "$heap" ] || fail "no CMA heap in /dev/dma_heap"
+CMA=4194304
+rm -f /tmp/mi-heap.in /tmp/mi-heap.out
+mkfifo /tmp/mi-heap.in
+kmpheap $heap $CMA < /tmp/mi-heap.in > /tmp/mi-heap.out 2>&1 &
+heap_pid=$!
+exec 3> /tmp/mi-heap.in
+i=0
+until grep -q '^allocated ' /tmp/mi-heap.out; do
+	kill -0 $heap_pid 2>/dev/null || fail "kmpheap: $(cat /tmp/mi-heap.out)"
+	[ $i -lt 100 ] || fail "kmpheap did not allocate in 10 s"
+	sleep 0.1
+	i=$((i + 1))
+done
 
 # series FILE CATEGORY [FAMILY]: a kmemprof_meminfo_* series' value.
 series() {
@@ -79,9 +100,16 @@ done
 expect_eq "since load: the call sites' page lines" \
 	"$(awk '/^kmemprof_meminfo_since_load_bytes\{/ { s += $NF } END { print s }' /tmp/mic.prom)" \
 	"$since"
-# the hog's 256 blocks of 8 KiB, since load, on other
+# the hog's 256 blocks of 8 KiB and the heap's 4 MiB, since load, on other;
+# the heap's pages are CMA's, in use
+heap_line=$(awk '$3 ~ /^cma_heap_allocate\+/ && / kind:page / { s += $1 } END { print s + 0 }' $P)
+expect_eq "the heap's line" "$heap_line" $CMA
 other=$(series /tmp/mic.prom other since_load_bytes)
-[ "$other" -ge $((256 * 2 * page)) ] || fail "other since load: $other, not the hog's $((256 * 2 * page))"
+[ "$other" -ge $((256 * 2 * page + CMA)) ] ||
+	fail "other since load: $other, not the hog's $((256 * 2 * page)) and the heap's $CMA"
+cma=$(($(kb CmaTotal $M) - $(kb CmaFree $M)))
+echo "INFO CMA in use $cma"
+[ "$cma" -ge $CMA ] || fail "CMA in use $cma, not the heap's $CMA"
 
 # What kmemprof attributes holds at least the categories its lines claim.
 claimed=$(($(kb Slab $M) + $(kb PageTables $M) + $(kb AnonPages $M) +
@@ -111,4 +139,10 @@ echo "INFO slab + before_load:other $got, meminfo Slab $want"
 # The picture: two bars, the first of the 11 lines.
 kmemprof plot meminfo -o /tmp/mi.svg || fail "kmemprof plot meminfo"
 expect_eq "plot: segments" "$(grep -c 'class="segment"' /tmp/mi.svg)" 20
-rm -rf $R /tmp/mi.prom /tmp/mic.prom /tmp/mi.svg
+
+echo >&3
+exec 3>&-
+wait $heap_pid
+rc=$?
+expect_eq "kmpheap exit status ($(tr '\n' ' ' < /tmp/mi-heap.out))" $rc 0
+rm -rf $R /tmp/mi.prom /tmp/mic.prom /tmp/mi.svg /tmp/mi-heap.in /tmp/mi-heap.out
