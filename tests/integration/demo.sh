@@ -91,3 +91,6 @@ head -n 16 $D/stacks
 echo
 echo "=== $D/stats"
 cat $D/stats
+echo
+echo "=== where all of RAM is: kmemprof meminfo -H (its lines add up to MemTotal)"
+kmemprof meminfo -H
