@@ -374,6 +374,7 @@ static void accounts_below_zero(void **state)
 	assert_int_equal(kp_account(&p, &m, NULL, 4096, &a, err, sizeof(err)), 0);
 	kp_free(&p);
 	assert_int_equal(a.attributed, INT64_MAX);
+	assert_false(a.have_prior);	/* no before_load line */
 }
 
 static void refuses_allocinfo(void **state)
