@@ -113,3 +113,6 @@ cat <<EOF
   kmemprof stacks SITE           sampled stacks (stack_depth=4 or more)
   kmemprof set hist=0 lifetimes=0   back to the cheap defaults
 EOF
+echo
+echo "=== where all of RAM is: kmemprof meminfo -H (its lines add up to MemTotal)"
+kmemprof meminfo -H

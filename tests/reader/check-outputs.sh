@@ -352,6 +352,59 @@ done
 		--xpath "count(//*[local-name()='circle'])" "$T/series.svg")" ||
 	ko "svg series"
 
+# The whole-RAM account (kmemprof meminfo) on a fake root of the capture:
+# JSON by jq, the metrics by promtool and the OpenMetrics parser, the SVG
+# by xmllint. Every one adds up to MemTotal; awk's reading of the files:
+# MemTotal, and the page lines but before_load:reserved.
+M=$T/mroot
+mkdir -p "$M/proc"
+cp "$F/meminfo-6.12.txt" "$M/proc/meminfo"
+cp "$F/zoneinfo-6.12.txt" "$M/proc/zoneinfo"
+cp "$F/kmemprof-meminfo-6.12.txt" "$M/proc/kmemprof"
+mt=$(awk '$1 == "MemTotal:" { print $2 * 1024 }' "$F/meminfo-6.12.txt")
+pg=$(awk 'NR > 2 && / kind:page / && $3 != "before_load:reserved" { s += $1 }
+	END { print s }' "$F/kmemprof-meminfo-6.12.txt")
+if KMEMPROF_ROOT=$M "$K" meminfo --json > "$T/mi.json" 2> "$T/err"; then
+	check "json meminfo: lines add up to memtotal; attributed" \
+		"1 meminfo 11 $mt $mt $pg" \
+		"$(jq -r '[.schema, .view, (.lines | length), .memtotal,
+			([.lines[].bytes] | add), .attributed] | map(tostring) |
+			join(" ")' "$T/mi.json")"
+else
+	ko "json meminfo" "$(cat "$T/err")"
+fi
+KMEMPROF_ROOT=$M "$K" meminfo --prometheus > "$T/mi.prom"
+if ! command -v promtool > /dev/null; then
+	ko "promtool: meminfo" "no promtool"
+elif lint=$(promtool check metrics < "$T/mi.prom" 2>&1); then
+	check "promtool: meminfo --prometheus, the lines add up to MemTotal" \
+		"$mt $mt" "$(awk '/^kmemprof_meminfo_total_bytes\{/ { t = $NF }
+			/^kmemprof_meminfo_bytes\{/ { s += $NF }
+			END { print t, s }' "$T/mi.prom")"
+else
+	ko "promtool check metrics: meminfo --prometheus" "$lint"
+fi
+KMEMPROF_ROOT=$M "$K" meminfo --openmetrics > "$T/mi.om"
+check "openmetrics meminfo: the OM parser, gauges in bytes, MemTotal" \
+	"gauge bytes 11 $mt" "$("$PY" - "$T/mi.om" <<'EOF' 2>&1
+import sys
+from prometheus_client.openmetrics.parser import \
+	text_string_to_metric_families as om
+f = {m.name: m for m in om(open(sys.argv[1]).read())}
+b = f['kmemprof_meminfo_bytes']
+print(b.type, b.unit, len(b.samples), int(sum(s.value for s in b.samples)))
+EOF
+)"
+if KMEMPROF_ROOT=$M "$K" plot meminfo -o "$T/mi.svg" 2> "$T/err" &&
+	xmllint --noout "$T/mi.svg"; then
+	bar() { xmllint --xpath "count(//*[local-name()='g'][@class='account-bar'][$1]/*[@class='segment'])" "$T/mi.svg"; }
+	check "svg meminfo: 11 segments of all of RAM adding up to MemTotal, 9 in use" \
+		"11 $mt 9" "$(bar 1) $(grep -o 'data-bytes="[-0-9]*"' "$T/mi.svg" |
+		head -n 11 | sed 's/.*="\(.*\)"/\1/' | awk '{ s += $1 } END { print s }') $(bar 2)"
+else
+	ko "svg meminfo" "$(cat "$T/err")"
+fi
+
 # --resolve, against addr2line on an arm64 object built with -g
 if ! command -v aarch64-linux-gnu-gcc > /dev/null; then
 	sk resolve "no aarch64-linux-gnu-gcc"

@@ -10,7 +10,8 @@
 #   --make-token;
 # - A, HTTPS with basic auth (a web configuration, a certificate made
 #   with openssl, bcrypt hashes from libcrypt through Python): 401 without
-#   credentials or with wrong ones; curl and promtool on /metrics; a
+#   credentials or with wrong ones; curl and promtool on /metrics (and
+#   its whole-RAM account, from files read after the drop); a
 #   Prometheus server scraping it with basic_auth and tls_config (a query
 #   through its HTTP API gives the input's sums, then the new sums once
 #   the file changes; a job without credentials is down); go tool pprof
@@ -130,6 +131,13 @@ cp "$F/out-stacks.txt" "$R/sys/kernel/debug/kmemprof/stacks"
 cp "$R2/proc/kmemprof" "$T/profile2.txt"
 chmod 600 "$R/proc/kmemprof" "$R/sys/kernel/debug/kmemprof/stacks" \
 	"$R2/proc/kmemprof" "$R2/sys/kernel/debug/kmemprof/stacks"
+# World-readable, as the kernel's are, and read on each /metrics after the
+# drop: the whole-RAM account's (A's root). The directories let anyone
+# through ($T is 0700 no more: alice.pw is made 0600 below).
+cp "$F/meminfo-6.12.txt" "$R/proc/meminfo"
+cp "$F/zoneinfo-6.12.txt" "$R/proc/zoneinfo"
+chmod 644 "$R/proc/meminfo" "$R/proc/zoneinfo"
+chmod 711 "$T" "$R" "$R/proc"
 read -r n b o al by < <(sums "$F/out-snapshot-b.txt")
 # B's token, made here (od), not by serve.
 tok=$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')
@@ -153,7 +161,7 @@ pwa=alicepw$RANDOM pwb=bobpw$RANDOM
 ha=$(bcrypt "$pwa" 1024) && hb=$(bcrypt "$pwb" 16) && hb=\$2y\$${hb#\$2b\$} &&
 	[ "${#ha}" = 60 ] && [ "${#hb}" = 60 ] ||
 	{ ko "bcrypt hashes through python3's crypt" "'$ha' '$hb'"; finish; }
-echo "$pwa" > "$T/alice.pw"
+(umask 077 && echo "$pwa" > "$T/alice.pw")
 cat > "$T/web.yml" <<EOF
 # As Prometheus exporters read it (exporter-toolkit).
 tls_server_config:
@@ -275,6 +283,13 @@ else
 	check "A: /metrics: sites, live bytes, allocs" "$n $b $al" \
 		"$(awk '/^kmemprof_sites\{/ { s = $NF } /^kmemprof_live_bytes\{/ { b += $NF }
 			/^kmemprof_allocs_total\{/ { a += $NF } END { print s, b, a }' "$T/body")"
+	# The whole-RAM account, read by the user serve runs as: 11 lines
+	# that add up to MemTotal, the page lines of the profile on them.
+	check "A: /metrics: the whole-RAM account adds up to MemTotal" \
+		"11 $(awk '$1 == "MemTotal:" { print $2 * 1024 }' "$F/meminfo-6.12.txt") $(awk 'NR > 2 && / kind:page / { s += $1 } END { print s }' "$F/out-snapshot-b.txt")" \
+		"$(awk '/^kmemprof_meminfo_bytes\{/ { n++; s += $NF
+			if ($0 !~ /category="(free|free_pcp|untracked)"/) p += $NF }
+			END { print n, s, p }' "$T/body")"
 	code=$(ga "${A[@]}" -H 'Accept: application/openmetrics-text; version=1.0.0' "$U/metrics")
 	check "A: /metrics, Accept OpenMetrics: 200, its type, # EOF, the OM parser" \
 		"200 application/openmetrics-text; version=1.0.0; charset=utf-8 # EOF $b" \

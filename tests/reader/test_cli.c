@@ -273,7 +273,7 @@ static void cli_help(void **state)
 	static const char *const cmds[] = {
 		"top", "watch", "snapshot", "diff", "leaks", "stacks", "hist",
 		"stats", "ages", "cpus", "enable", "disable", "reset", "set",
-		"plot", "help",
+		"plot", "help", "meminfo",
 	};
 	char out[8192], want[64];
 	size_t i;
@@ -300,7 +300,7 @@ static void cli_help(void **state)
 	assert_int_equal(run(out, sizeof(out), "top -n x"), 2);
 	assert_int_equal(run(out, sizeof(out), "plot"), 2);
 	assert_int_equal(run(out, sizeof(out), "plot hist"), 2);
-	assert_string_equal(out, "kmemprof: plot top | plot hist SITE | plot series RECORD, with -o FILE.svg\n");
+	assert_string_equal(out, "kmemprof: plot top | plot hist SITE | plot series RECORD | plot meminfo, with -o FILE.svg\n");
 	assert_int_equal(run(out, sizeof(out), "plot series /nonexistent -o x.svg"), 1);
 	assert_int_equal(run(out, sizeof(out), "top --json --csv"), 2);
 	assert_string_equal(out, "kmemprof: one output at a time: --json, --csv, --openmetrics, --prometheus or --pprof\n");

@@ -322,7 +322,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	/* One group, so there is one closing line to read. */
-	all = n + kp_view_ntests + kp_cli_ntests + kp_ux_ntests;
+	all = n + kp_view_ntests + kp_cli_ntests + kp_ux_ntests +
+	      kp_meminfo_ntests;
 	v = calloc(all, sizeof(*v));
 	if (!v)
 		return 1;
@@ -331,6 +332,8 @@ int main(int argc, char **argv)
 	memcpy(v + n + kp_view_ntests, kp_cli_tests, kp_cli_ntests * sizeof(*v));
 	memcpy(v + n + kp_view_ntests + kp_cli_ntests, kp_ux_tests,
 	       kp_ux_ntests * sizeof(*v));
+	memcpy(v + n + kp_view_ntests + kp_cli_ntests + kp_ux_ntests,
+	       kp_meminfo_tests, kp_meminfo_ntests * sizeof(*v));
 	rc = _cmocka_run_group_tests("reader", v, all, NULL, NULL);
 	free(v);
 	free((char *)kp_fixtures);

@@ -16,5 +16,7 @@ extern const struct CMUnitTest kp_cli_tests[];
 extern const size_t kp_cli_ntests;
 extern const struct CMUnitTest kp_ux_tests[];
 extern const size_t kp_ux_ntests;
+extern const struct CMUnitTest kp_meminfo_tests[];	/* test_meminfo.c */
+extern const size_t kp_meminfo_ntests;
 
 #endif /* KP_TESTS_H */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kmemprof plot: SVG charts of a profile, a site's histograms or a record.
+ * kmemprof plot: SVG charts of a profile, a site's histograms, a record, or
+ * the whole-RAM account (plot meminfo: where all of RAM is).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "meminfo.h"
 #include "util.h"
 #ifdef KP_HAVE_OUTPUTS
 #include "output.h"
@@ -83,8 +85,16 @@ static int run(struct kp_opts *o)
 		out = o->output ? fopen(o->output, "w") : stdout;
 		rc = out ? kp_plot_series(out, &s) : -1;
 		kp_series_free(&s);
+	} else if (!strcmp(what, "meminfo") && o->nargs == 1) {
+		struct kp_account a;
+
+		if (kp_meminfo_load(&a))
+			return 1;
+		out = o->output ? fopen(o->output, "w") : stdout;
+		if (out)
+			rc = kp_plot_meminfo(out, &a);
 	} else {
-		fprintf(stderr, "kmemprof: plot top | plot hist SITE | plot series RECORD, with -o FILE.svg\n");
+		fprintf(stderr, "kmemprof: plot top | plot hist SITE | plot series RECORD | plot meminfo, with -o FILE.svg\n");
 		return 2;
 	}
 	if (!out) {
@@ -108,7 +118,7 @@ static int run(struct kp_opts *o)
 
 
 const struct kp_cmd kp_cmd_plot = {
-	.name = "plot", .args = "top|hist SITE|series RECORD",
+	.name = "plot", .args = "top|hist SITE|series RECORD|meminfo",
 	.what = "draw an SVG (-o FILE.svg)", .max_args = 2,
 	.opts = (const struct kp_option *const[]){
 		&kp_opt_input, &kp_opt_output, &kp_opt_lines, &kp_opt_kind,

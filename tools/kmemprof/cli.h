@@ -73,6 +73,7 @@ extern const struct kp_cmd kp_cmd_top, kp_cmd_watch, kp_cmd_snapshot,
 	kp_cmd_diff, kp_cmd_leaks, kp_cmd_stacks, kp_cmd_hist, kp_cmd_stats,
 	kp_cmd_ages, kp_cmd_cpus, kp_cmd_enable, kp_cmd_disable, kp_cmd_reset,
 	kp_cmd_set, kp_cmd_plot, kp_cmd_serve;
+extern const struct kp_cmd kp_cmd_meminfo;	/* builtin-meminfo.c */
 
 /* Options more than one command takes (options.c). */
 extern const struct kp_option kp_opt_input, kp_opt_output,

@@ -15,12 +15,33 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "meminfo.h"
 #include "profile.h"
 
 enum {
 	F_PROC, F_HIST, F_AGES, F_LEAKS, F_STATS, F_CPUS, F_STACKS, F_SERIES,
-	F_SNAPSHOT, F_CLI, F_NR
+	F_SNAPSHOT, F_CLI, F_MEMINFO, F_ZONEINFO, F_NR
 };
+
+/* The whole-RAM account of @p (or of no lines) on @m and @z. */
+static void use_account(const struct kp_profile *p, const struct kp_meminfo *m,
+			const struct kp_zoneinfo *z)
+{
+	struct kp_profile none = { .source = KP_KMEMPROF };
+	struct kp_meminfo fixed;
+	struct kp_account a;
+	char err[256];
+	int f;
+
+	if (!m) {
+		for (f = 0; f < KP_MI_NR; f++)
+			fixed.v[f] = KP_NONE;
+		fixed.v[KP_MI_MEMTOTAL] = 1 << 30;
+		fixed.v[KP_MI_MEMFREE] = 1 << 29;
+		m = &fixed;
+	}
+	kp_account(p ? p : &none, m, z, z ? 0 : 4096, &a, err, sizeof(err));
+}
 
 /* main.c's main(), renamed by the Makefile for the harness. */
 int kmemprof_main(int argc, char **argv);
@@ -82,6 +103,7 @@ static void use_profile(struct kp_profile *p)
 	for (i = 0; i <= KP_AGE; i++)
 		kp_sort(p, (enum kp_key)i);
 	kp_filter_apply(p, &f, buf, sizeof(buf));
+	use_account(p, NULL, NULL);
 }
 
 static void use_hists(const struct kp_hists *h)
@@ -181,6 +203,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case F_CLI:
 		cli(data + 1, size - 1);
 		break;
+	case F_MEMINFO: {
+		struct kp_meminfo m;
+
+		if (!kp_parse_meminfo(in, "in", &m, err, sizeof(err)))
+			use_account(NULL, &m, NULL);
+		break;
+	}
+	case F_ZONEINFO: {
+		struct kp_zoneinfo z;
+
+		if (!kp_parse_zoneinfo(in, "in", &z, err, sizeof(err)))
+			use_account(NULL, NULL, &z);
+		break;
+	}
 	case F_SNAPSHOT:
 	default:
 		o = open_memstream(&out, &outlen);

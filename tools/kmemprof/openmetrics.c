@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "jsonstr.h"
+#include "meminfo.h"
 #include "output.h"
 #include "profile.h"
 
@@ -221,6 +222,65 @@ static void om_meta(FILE *out, const struct om_family *fm, bool om)
 		fprintf(out, "# UNIT %s %s\n", fm->name, fm->unit);
 }
 
+/*
+ * The whole-RAM account (meminfo.c) as gauges: kmemprof_meminfo_bytes, one
+ * series a line, adds up to kmemprof_meminfo_total_bytes (MemTotal).
+ */
+static void account_families(FILE *out, const struct kp_account *a,
+			     const char *source, bool om)
+{
+	static const struct om_family fams[] = {
+		{ "kmemprof_meminfo_total_bytes", "gauge", "bytes",
+		  "MemTotal: all of RAM that the kernel manages.", OM_LIVE },
+		{ "kmemprof_meminfo_bytes", "gauge", "bytes",
+		  "All of RAM by where it is, kmemprof's whole-RAM account: "
+		  "the series add up to MemTotal.", OM_LIVE },
+		{ "kmemprof_meminfo_since_load_bytes", "gauge", "bytes",
+		  "Of a line of the account, what is on call sites' lines.",
+		  OM_LIVE },
+		{ "kmemprof_meminfo_before_load_bytes", "gauge", "bytes",
+		  "Of a line of the account, what is on before_load lines.",
+		  OM_LIVE },
+		{ "kmemprof_meminfo_reported_bytes", "gauge", "bytes",
+		  "What /proc/meminfo says of a line's category.", OM_LIVE },
+		{ "kmemprof_meminfo_reserved_bytes", "gauge", "bytes",
+		  "Reserved pages (before_load:reserved), outside MemTotal.",
+		  OM_LIVE },
+	};
+	size_t f, i;
+
+	for (f = 0; f < sizeof(fams) / sizeof(fams[0]); f++) {
+		om_meta(out, &fams[f], om);
+		if (f == 0 || f == 5) {
+			fprintf(out, "%s{source=\"", fams[f].name);
+			om_value(out, source);
+			fprintf(out, "\"} %" PRId64 "\n",
+				f ? a->reserved : a->memtotal);
+			continue;
+		}
+		for (i = 0; i < KP_ML_NR; i++) {
+			const struct kp_mline_info *mi = kp_mline_info(i);
+			const struct kp_account_line *l = &a->l[i];
+			int64_t v = f == 1 ? l->bytes : f == 2 ? l->since :
+				    f == 3 ? l->before : l->meminfo;
+
+			/* without zoneinfo, the per-CPU lists are unknown */
+			if (v == KP_NONE ||
+			    (i == KP_ML_PCP && !a->have_zoneinfo))
+				continue;
+			fprintf(out, "%s{source=\"", fams[f].name);
+			om_value(out, source);
+			fprintf(out, "\",category=\"%s\"", mi->id);
+			if (f == 4) {
+				fputs(",field=\"", out);
+				om_value(out, mi->field);
+				fputc('"', out);
+			}
+			fprintf(out, "} %" PRId64 "\n", v);
+		}
+	}
+}
+
 int kp_out_metrics(FILE *out, const struct kp_profile *p,
 		   const struct kp_metrics_opts *o)
 {
@@ -271,8 +331,20 @@ int kp_out_metrics(FILE *out, const struct kp_profile *p,
 			fprintf(out, " %" PRId64 "\n", v);
 		}
 	}
+	if (o->account)
+		account_families(out, o->account, source, o->openmetrics);
 	if (o->openmetrics)
 		fputs("# EOF\n", out);
 	free(sr);
+	return fflush(out) || ferror(out) ? -EIO : 0;
+}
+
+int kp_out_account_metrics(FILE *out, const struct kp_account *a,
+			   const struct kp_metrics_opts *o)
+{
+	account_families(out, a, o->source ? o->source : "kmemprof",
+			 o->openmetrics);
+	if (o->openmetrics)
+		fputs("# EOF\n", out);
 	return fflush(out) || ferror(out) ? -EIO : 0;
 }

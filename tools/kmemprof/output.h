@@ -21,6 +21,7 @@ struct kp_profile;
 struct kp_stacks;
 struct kp_hist;
 struct kp_series;
+struct kp_account;
 
 /* The "schema" value of the JSON document; bumped on incompatible change. */
 #define KP_JSON_SCHEMA 1
@@ -40,10 +41,15 @@ struct kp_metrics_opts {
 	const char *source;
 	size_t max;
 	bool openmetrics;
+	/* If not NULL, the whole-RAM account's gauges too (serve). */
+	const struct kp_account *account;
 };
 
 int kp_out_metrics(FILE *out, const struct kp_profile *p,
 		   const struct kp_metrics_opts *o);
+/* The whole-RAM account's gauges alone (kmemprof meminfo --prometheus). */
+int kp_out_account_metrics(FILE *out, const struct kp_account *a,
+			   const struct kp_metrics_opts *o);
 
 /*
  * A gzipped pprof profile in a malloc()ed buffer; @st may be NULL (one
@@ -63,6 +69,8 @@ int kp_plot_top(FILE *out, const struct kp_profile *p, size_t n);
 int kp_plot_hist(FILE *out, const struct kp_hist *h);
 /* SVG: live bytes per site over time, from a watch --record file. */
 int kp_plot_series(FILE *out, const struct kp_series *s);
+/* SVG: where all of RAM is, the whole-RAM account as stacked bars. */
+int kp_plot_meminfo(FILE *out, const struct kp_account *a);
 
 /*
  * Map each site's "sym+0xoff/0xlen [module]" to file:line through DWARF.

@@ -7,7 +7,9 @@
  *           bytes, coloured by kind, in the profile's order;
  *   hist:   one tag's size histogram and lifetime histogram, side by side;
  *   series: live bytes over time of the sites that held the most, from a
- *           watch --record file, one line each.
+ *           watch --record file, one line each;
+ *   meminfo: the whole-RAM account (meminfo.c) as two stacked bars, all of
+ *           MemTotal and the part in use, with a legend of every line.
  *
  * Elements carry classes the tests look for: "bar", "line", "axis",
  * "label", "title". Text is escaped for XML; bytes that are not valid
@@ -18,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "meminfo.h"
 #include "output.h"
 #include "profile.h"
 
@@ -446,5 +449,131 @@ int kp_plot_series(FILE *out, const struct kp_series *s)
 		fputs("</text></g>\n", out);
 	}
 	free(r);
+	return svg_close(out);
+}
+
+static const char *const mline_colour[KP_ML_NR] = {
+	[KP_ML_FREE] = "#e3e3e3",
+	[KP_ML_PCP] = "#c8c8c8",
+	[KP_ML_SLAB] = "#4e79a7",
+	[KP_ML_PGTABLE] = "#f28e2b",
+	[KP_ML_ANON] = "#59a14f",
+	[KP_ML_FILE] = "#76b7b2",
+	[KP_ML_STACK] = "#edc948",
+	[KP_ML_PERCPU] = "#ff9da7",
+	[KP_ML_OTHER] = "#9c755f",
+	[KP_ML_SELF] = "#b07aa1",
+	[KP_ML_UNTRACKED] = "#e15759",
+};
+
+/*
+ * One stacked bar at @y of the lines [@from, KP_ML_NR), each as wide as
+ * its share of @total (a line below zero: no width).
+ */
+static void account_bar(FILE *out, const struct kp_account *a, int y,
+			const char *title, size_t from, int64_t total)
+{
+	const int left = 170, width = 800, h = 34;
+	double x = left;
+	char v[32];
+	size_t i;
+
+	value_label(v, sizeof(v), total > 0 ? (uint64_t)total : 0, true);
+	fprintf(out, "<g class=\"account-bar\">\n<text class=\"label\" "
+		"x=\"%d\" y=\"%d\" text-anchor=\"end\">", left - 8, y + 15);
+	xml_text(out, title, 0);
+	fprintf(out, "</text>\n<text class=\"label\" x=\"%d\" y=\"%d\" "
+		"text-anchor=\"end\" fill=\"#555555\">%s</text>\n", left - 8,
+		y + 30, v);
+	for (i = from; i < KP_ML_NR; i++) {
+		const struct kp_mline_info *mi = kp_mline_info(i);
+		int64_t b = a->l[i].bytes;
+		double w = b > 0 && total > 0 ? (double)width * b / total : 0;
+
+		fprintf(out, "<rect class=\"segment\" x=\"%.2f\" y=\"%d\" "
+			"width=\"%.2f\" height=\"%d\" fill=\"%s\" "
+			"data-category=\"%s\" data-bytes=\"%" PRId64 "\"><title>",
+			x, y, w, h, mline_colour[i], mi->id, b);
+		xml_text(out, mi->label, 0);
+		value_label(v, sizeof(v), b > 0 ? (uint64_t)b : 0, true);
+		fprintf(out, ": %s%s (%" PRId64 " bytes)</title></rect>\n",
+			b < 0 ? "-" : "", b < 0 ? "below zero" : v, b);
+		x += w;
+	}
+	fputs("</g>\n", out);
+}
+
+int kp_plot_meminfo(FILE *out, const struct kp_account *a)
+{
+	const int width = 1000, top = 60, legend = 190, row = 20;
+	int64_t used = 0;
+	char title[160], v[32], since[32], before[32], mi[32], share[16];
+	double pct;
+	size_t i;
+
+	for (i = KP_ML_SLAB; i < KP_ML_NR; i++)
+		if (a->l[i].bytes > 0)
+			used += a->l[i].bytes;
+	value_label(v, sizeof(v), a->memtotal > 0 ? a->memtotal : 0, true);
+	snprintf(title, sizeof(title), "kmemprof: where all of RAM is "
+		 "(MemTotal %s)", v);
+	svg_open(out, width, legend + (KP_ML_NR + 3) * row, title);
+	account_bar(out, a, top, "all of RAM", 0, a->memtotal);
+	account_bar(out, a, top + 60, "in use (not free)", KP_ML_SLAB, used);
+
+	fprintf(out, "<g class=\"legend\" font-size=\"11\">\n<text x=\"36\" "
+		"y=\"%d\" font-weight=\"bold\">line</text><text x=\"330\" "
+		"y=\"%d\" text-anchor=\"end\" font-weight=\"bold\">bytes"
+		"</text><text x=\"390\" y=\"%d\" text-anchor=\"end\" "
+		"font-weight=\"bold\">of RAM</text><text x=\"480\" y=\"%d\" "
+		"text-anchor=\"end\" font-weight=\"bold\">since load</text>"
+		"<text x=\"570\" y=\"%d\" text-anchor=\"end\" "
+		"font-weight=\"bold\">before load</text><text x=\"660\" "
+		"y=\"%d\" text-anchor=\"end\" font-weight=\"bold\">meminfo"
+		"</text>\n", legend, legend, legend, legend, legend, legend);
+	for (i = 0; i < KP_ML_NR; i++) {
+		const struct kp_mline_info *m = kp_mline_info(i);
+		const struct kp_account_line *l = &a->l[i];
+		int y = legend + (int)(i + 1) * row;
+
+		kp_iec(l->bytes, v, sizeof(v));
+		pct = a->memtotal > 0 ? 100.0 * l->bytes / a->memtotal : 0;
+		if (pct > 0 && pct < 0.05)
+			snprintf(share, sizeof(share), "&lt;0.1%%");
+		else
+			snprintf(share, sizeof(share), "%.1f%%", pct);
+		if (l->since == KP_NONE)
+			snprintf(since, sizeof(since), "-");
+		else
+			kp_iec(l->since, since, sizeof(since));
+		if (l->before == KP_NONE)
+			snprintf(before, sizeof(before), "-");
+		else
+			kp_iec(l->before, before, sizeof(before));
+		if (l->meminfo == KP_NONE)
+			snprintf(mi, sizeof(mi), "-");
+		else
+			kp_iec(l->meminfo, mi, sizeof(mi));
+		fprintf(out, "<g class=\"legend-line\" data-category=\"%s\">"
+			"<rect x=\"16\" y=\"%d\" width=\"12\" height=\"12\" "
+			"fill=\"%s\"/><text class=\"label\" x=\"36\" y=\"%d\">",
+			m->id, y - 10, mline_colour[i], y);
+		xml_text(out, m->label, 0);
+		fprintf(out, "</text><text x=\"330\" y=\"%d\" "
+			"text-anchor=\"end\">%s</text><text x=\"390\" y=\"%d\" "
+			"text-anchor=\"end\">%s</text><text x=\"480\" "
+			"y=\"%d\" text-anchor=\"end\">%s</text><text x=\"570\" "
+			"y=\"%d\" text-anchor=\"end\">%s</text><text x=\"660\" "
+			"y=\"%d\" text-anchor=\"end\">%s</text><text x=\"670\" "
+			"y=\"%d\" fill=\"#555555\">", y, v, y, share, y,
+			since, y, before, y, mi, y);
+		xml_text(out, m->field ? m->field : "", 0);
+		fputs("</text></g>\n", out);
+	}
+	kp_iec(a->reserved, v, sizeof(v));
+	fprintf(out, "<text class=\"note\" x=\"16\" y=\"%d\" "
+		"fill=\"#555555\">The lines add up to MemTotal. Reserved pages "
+		"(memblock, kernel image, memory map), outside MemTotal: %s."
+		"</text>\n</g>\n", legend + (KP_ML_NR + 2) * row, v);
 	return svg_close(out);
 }

@@ -12,7 +12,10 @@
  *                            requests at once (503 beyond)
  *
  * Any other path is 404, any other method 405; any request without
- * credentials 401, whatever its path.
+ * credentials 401, whatever its path. On the live /proc/kmemprof,
+ * /metrics has the whole-RAM account too (meminfo.c), from /proc/meminfo
+ * and /proc/zoneinfo, which anyone may read: they are opened per request,
+ * after the drop (the rule below is for the files only root may read).
  *
  * Security. What serve hands out is what /proc/kmemprof (0400) holds:
  * per-site live counts, which help to groom the heap. So:
@@ -102,6 +105,7 @@ static int run(struct kp_opts *o)
 #include <unistd.h>
 #include <microhttpd.h>
 
+#include "meminfo.h"
 #include "output.h"
 
 #define DEFAULT_LISTEN "127.0.0.1:9465"
@@ -398,11 +402,32 @@ static enum MHD_Result unauthorized(struct MHD_Connection *c)
 	return ret;
 }
 
+/* The whole-RAM account of the live @p; -1 (said once) if none. */
+static int meminfo_account(const struct kp_profile *p, struct kp_account *a)
+{
+	static bool said;
+	struct kp_meminfo m;
+	struct kp_zoneinfo z;
+	char err[600];
+
+	if (p->source != KP_KMEMPROF)
+		return -1;	/* allocinfo: no page lines to count */
+	if (!kp_read_meminfo(&m, &z, err, sizeof(err)) &&
+	    !kp_account(p, &m, &z, 0, a, err, sizeof(err)))
+		return 0;
+	/* connections have threads of their own */
+	if (!__atomic_exchange_n(&said, true, __ATOMIC_RELAXED))
+		fprintf(stderr, "kmemprof serve: no whole-RAM account: %s\n",
+			err);
+	return -1;
+}
+
 static enum MHD_Result metrics(struct serve *sv, struct MHD_Connection *c)
 {
 	const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 						MHD_HTTP_HEADER_ACCEPT);
 	struct kp_metrics_opts mo = { .source = sv->o->source, .max = sv->max };
+	struct kp_account account;
 	struct kp_profile p;
 	char err[600], *buf = NULL;
 	size_t len = 0;
@@ -413,6 +438,8 @@ static enum MHD_Result metrics(struct serve *sv, struct MHD_Connection *c)
 	if (load_profile(sv, &p, err, sizeof(err)))
 		return failed(c, err);
 	kp_sort(&p, KP_BYTES);	/* the guard keeps the largest */
+	if (!sv->o->input && !meminfo_account(&p, &account))
+		mo.account = &account;
 	out = open_memstream(&buf, &len);
 	rc = out ? kp_out_metrics(out, &p, &mo) : -ENOMEM;
 	if (out && fclose(out) && !rc)

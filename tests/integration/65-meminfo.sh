@@ -1,0 +1,148 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The whole-RAM account (issue 22, part 4): kmemprof meminfo, the static
+# reader, after a small load (file churn, kmemprof_hog's 2 MiB, 4 MiB held
+# from the CMA dma-buf heap). Its lines add up to MemTotal exactly, live
+# and on copies of the three files it reads; on the copies, each line is
+# what awk makes of the files; and kmemprof's lines hold at least the
+# meminfo categories they claim (Slab, PageTables, AnonPages, Cached,
+# Buffers, VmallocUsed: pages kmemprof sees whole, before load or since).
+. /tests/lib.sh
+keep_module
+
+rmmod kmemprof_hog 2>/dev/null
+# A fresh load: the before_load lines as the scan at load makes them.
+reload || fail "insmod kmemprof"
+insmod /modules/kmemprof_hog.ko pages=256 order=1 || fail "insmod hog"
+workload 50
+# 4 MiB from the CMA heap, held until the end (or until the shell exits,
+# which closes the fifo): CMA in use, on the heap's line, since load.
+heap=
+for h in reserved default_cma_region; do
+	[ -e /dev/dma_heap/$h ] && { heap=$h; break; }
+done
+[ -n "$heap" ] || fail "no CMA heap in /dev/dma_heap"
+CMA=4194304
+rm -f /tmp/mi-heap.in /tmp/mi-heap.out
+mkfifo /tmp/mi-heap.in
+kmpheap $heap $CMA < /tmp/mi-heap.in > /tmp/mi-heap.out 2>&1 &
+heap_pid=$!
+exec 3> /tmp/mi-heap.in
+i=0
+until grep -q '^allocated ' /tmp/mi-heap.out; do
+	kill -0 $heap_pid 2>/dev/null || fail "kmpheap: $(cat /tmp/mi-heap.out)"
+	[ $i -lt 100 ] || fail "kmpheap did not allocate in 10 s"
+	sleep 0.1
+	i=$((i + 1))
+done
+
+# series FILE CATEGORY [FAMILY]: a kmemprof_meminfo_* series' value.
+series() {
+	awk -v f="kmemprof_meminfo_${3:-bytes}" -v c="category=\"$2\"" '
+		index($0, f "{") == 1 && index($0, c) { print $NF; n++ }
+		END { if (!n) print "none" }' "$1"
+}
+# lines FILE: how many lines, and their sum.
+lines() {
+	awk '/^kmemprof_meminfo_bytes\{/ { n++; s += $NF } END { print n, s }' "$1"
+}
+kb() { awk -v k="$1:" '$1 == k { print $2 * 1024; n++ } END { if (!n) print 0 }' "$2"; }
+
+# Live: the lines add up to MemTotal, which is /proc/meminfo's.
+kmemprof meminfo -H || fail "kmemprof meminfo"
+kmemprof meminfo --prometheus > /tmp/mi.prom || fail "kmemprof meminfo --prometheus"
+mt=$(kb MemTotal /proc/meminfo)
+expect_eq "live: 11 lines adding up to MemTotal" "$(lines /tmp/mi.prom)" "11 $mt"
+expect_eq "live: kmemprof_meminfo_total_bytes" \
+	"$(awk '/^kmemprof_meminfo_total_bytes\{/ { print $NF }' /tmp/mi.prom)" "$mt"
+
+# On copies, every line as awk makes it of the files. One process reads
+# the three, /proc/kmemprof last: its own pages (anonymous, page tables)
+# are in both reads, and the copy it writes (page cache, as every file
+# here is) is on kmemprof's lines too, so that they hold at least what
+# meminfo says of the same pages. meminfo's counters are kept per CPU and
+# folded now and then (off by up to zoneinfo's "vm stats threshold" pages
+# a CPU each): reading vm.stat_refresh folds them first.
+R=/tmp/mroot
+rm -rf $R
+mkdir -p $R/proc
+cat /proc/sys/vm/stat_refresh /proc/meminfo /proc/zoneinfo /proc/kmemprof > $R/all
+awk -v d=$R/proc '/^Node [0-9]/ { z = 1 } /^kmemprof - version/ { k = 1 }
+	{ print > (d "/" (k ? "kmemprof" : z ? "zoneinfo" : "meminfo")) }' $R/all
+echo "INFO the page lines of call sites:"
+awk 'NR > 2 && / kind:page / && $1 > 0 && $3 !~ /^(before_load|kmemprof):/' $R/proc/kmemprof
+KMEMPROF_ROOT=$R kmemprof meminfo --prometheus > /tmp/mic.prom ||
+	fail "kmemprof meminfo on the copies"
+P=$R/proc/kmemprof M=$R/proc/meminfo
+managed=$(awk '$1 == "managed" { s += $2 } END { print s }' $R/proc/zoneinfo)
+page=$((mt / managed))
+expect_eq "MemTotal is whole pages" "$((page * managed))" "$mt"
+pcp=$(awk -v p=$page '$1 == "count:" { s += $2 } END { print s * p }' $R/proc/zoneinfo)
+# live bytes of page lines: site WHAT, or all but before_load:reserved
+site() { awk -v s="$1" '$3 == s && / kind:page / { b += $1 } END { print b + 0 }' $P; }
+pages=$(awk 'NR > 2 && / kind:page / && $3 != "before_load:reserved" { s += $1 } END { print s + 0 }' $P)
+since=$(awk 'NR > 2 && / kind:page / && $3 !~ /^(before_load|kmemprof):/ { s += $1 } END { print s + 0 }' $P)
+free=$(kb MemFree $M)
+echo "INFO MemTotal $mt, MemFree $free, per-CPU lists $pcp (page $page), page lines $pages (since load $since)"
+expect_eq "copies: 11 lines adding up to MemTotal" "$(lines /tmp/mic.prom)" "11 $mt"
+expect_eq "free" "$(series /tmp/mic.prom free)" "$free"
+expect_eq "free in per-CPU lists" "$(series /tmp/mic.prom free_pcp)" "$pcp"
+expect_eq "kmemprof's tables" "$(series /tmp/mic.prom kmemprof)" "$(site kmemprof:tables)"
+expect_eq "untracked" "$(series /tmp/mic.prom untracked)" "$((mt - free - pcp - pages))"
+expect_eq "reserved, outside MemTotal" \
+	"$(awk '/^kmemprof_meminfo_reserved_bytes\{/ { print $NF }' /tmp/mic.prom)" \
+	"$(site before_load:reserved)"
+for w in slab:slab pagetable:pagetables anon:anon file:file other:other; do
+	expect_eq "before load: before_load:${w%%:*}" \
+		"$(series /tmp/mic.prom ${w#*:} before_load_bytes)" \
+		"$(site before_load:${w%%:*})"
+done
+expect_eq "since load: the call sites' page lines" \
+	"$(awk '/^kmemprof_meminfo_since_load_bytes\{/ { s += $NF } END { print s }' /tmp/mic.prom)" \
+	"$since"
+# the hog's 256 blocks of 8 KiB and the heap's 4 MiB, since load, on other;
+# the heap's pages are CMA's, in use
+heap_line=$(awk '$3 ~ /^cma_heap_allocate\+/ && / kind:page / { s += $1 } END { print s + 0 }' $P)
+expect_eq "the heap's line" "$heap_line" $CMA
+other=$(series /tmp/mic.prom other since_load_bytes)
+[ "$other" -ge $((256 * 2 * page + CMA)) ] ||
+	fail "other since load: $other, not the hog's $((256 * 2 * page)) and the heap's $CMA"
+cma=$(($(kb CmaTotal $M) - $(kb CmaFree $M)))
+echo "INFO CMA in use $cma"
+[ "$cma" -ge $CMA ] || fail "CMA in use $cma, not the heap's $CMA"
+
+# What kmemprof attributes holds at least the categories its lines claim.
+claimed=$(($(kb Slab $M) + $(kb PageTables $M) + $(kb AnonPages $M) +
+	$(kb Cached $M) + $(kb Buffers $M) + $(kb VmallocUsed $M)))
+echo "INFO attributed $pages, claimed by meminfo (Slab PageTables AnonPages Cached Buffers VmallocUsed) $claimed"
+[ "$pages" -ge "$claimed" ] ||
+	fail "kmemprof's page lines $pages, less than meminfo's $claimed"
+# Line by line where the function tells the kind apart: the page cache
+# (shmem's own functions); anonymous memory and page tables together, since
+# a fault's prealloc page table may be inlined into the function of an
+# anonymous fault (__handle_mm_fault); slab with before_load:other, which
+# holds large kmalloc()s from before load (no PageSlab on them).
+want=$(($(kb Cached $M) + $(kb Buffers $M)))
+got=$(series /tmp/mic.prom file)
+echo "INFO page cache $got, meminfo Cached+Buffers $want"
+[ "$got" -ge "$want" ] || fail "page cache: $got, less than meminfo's $want"
+want=$(($(kb AnonPages $M) + $(kb PageTables $M)))
+got=$(($(series /tmp/mic.prom anon) + $(series /tmp/mic.prom pagetables)))
+echo "INFO anonymous + page tables $got, meminfo AnonPages+PageTables $want"
+[ "$got" -ge "$want" ] ||
+	fail "anonymous + page tables: $got, less than meminfo's $want"
+want=$(kb Slab $M)
+got=$(($(series /tmp/mic.prom slab) + $(site before_load:other)))
+echo "INFO slab + before_load:other $got, meminfo Slab $want"
+[ "$got" -ge "$want" ] || fail "slab: $got, less than meminfo's $want"
+
+# The picture: two bars, the first of the 11 lines.
+kmemprof plot meminfo -o /tmp/mi.svg || fail "kmemprof plot meminfo"
+expect_eq "plot: segments" "$(grep -c 'class="segment"' /tmp/mi.svg)" 20
+
+echo >&3
+exec 3>&-
+wait $heap_pid
+rc=$?
+expect_eq "kmpheap exit status ($(tr '\n' ' ' < /tmp/mi-heap.out))" $rc 0
+rm -rf $R /tmp/mi.prom /tmp/mic.prom /tmp/mi.svg /tmp/mi-heap.in /tmp/mi-heap.out
