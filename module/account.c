@@ -759,6 +759,22 @@ bool kmp_account_prior(unsigned long pfn, unsigned int order, u32 tag)
 }
 
 /*
+ * The frame @pfn holds a free page (prior.c): an entry there is one whose
+ * free was not seen (freed while the page probes were detached), or, at
+ * a tail of a block allocated since, older than the block. Take it out
+ * as an allocation that finds it would (kmp_pfn_stale()), before a part's
+ * free pairs with it instead of splitting its block. With interrupts off.
+ */
+void kmp_account_pfn_stale(unsigned long pfn)
+{
+	u32 *slot = kmp_pfn_slot(pfn);
+	u32 v = slot ? READ_ONCE(*slot) : 0;
+
+	if ((v & KMP_PFN_VALID) && cmpxchg(slot, v, 0) == v)
+		kmp_pfn_stale(v);
+}
+
+/*
  * Take back the entry kmp_account_prior() made, if it is still there: the
  * block was freed meanwhile. With interrupts off.
  */

@@ -40,6 +40,13 @@
  *   reads the page again and, if it is free now, takes its own entry back
  *   with cmpxchg(), unless the free's event took it already.
  *
+ * The scan also takes out the entries of frames that are free now, and of
+ * the tails of blocks: blocks freed while the probes were detached left
+ * them, and a part of a block allocated there since would pair with one
+ * instead of splitting its block. A block whose free is under way as the
+ * scan reads it (no reference left, its event not yet run) loses its
+ * entry that way, and its free counts as unpaired: the one race left.
+ *
  * Counts are written as the probes write them, with interrupts off.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -165,6 +172,7 @@ static unsigned long kmp_prior_batch(unsigned long pfn, unsigned long end,
 	while (pfn < end) {
 		struct page *page = pfn_to_online_page(pfn);
 		unsigned int order = 0;
+		unsigned long i;
 		int kind;
 
 		if (!page) {
@@ -172,15 +180,21 @@ static unsigned long kmp_prior_batch(unsigned long pfn, unsigned long end,
 			continue;
 		}
 		kind = kmp_prior_kind(page);
-		if (kind >= 0 && PageHead(page))
+		if (kind < 0) {
+			kmp_account_pfn_stale(pfn);
+			pfn++;
+			continue;
+		}
+		if (PageHead(page))
 			order = compound_order(page);
-		if (kind >= 0 &&
-		    kmp_account_prior(pfn, order, kmp_prior_tags[kind])) {
+		if (kmp_account_prior(pfn, order, kmp_prior_tags[kind])) {
 			*pages += 1UL << order;
 			if (kmp_prior_gone(page))
 				kmp_account_prior_undo(pfn, order,
 						       kmp_prior_tags[kind]);
 		}
+		for (i = 1; i < 1UL << order; i++)
+			kmp_account_pfn_stale(pfn + i);
 		pfn += 1UL << order;
 	}
 	return pfn;

@@ -150,6 +150,7 @@ void kmemprof_test_nmi_alloc(unsigned long site, const void *ptr,
 void kmemprof_test_nmi_free(const void *ptr);
 void kmemprof_test_nmi_page_free(const struct page *page, unsigned int order);
 void kmemprof_test_nmi_flush(void);
+void kmemprof_test_page_forget(const struct page *page);
 void kmemprof_test_page_move(const struct page *dst, const struct page *src,
 			     unsigned int order);
 struct seq_file;
