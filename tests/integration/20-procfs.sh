@@ -21,7 +21,7 @@ n=$(sed 1,2d $P | wc -l)
 # the call sites (the memory from before load, KASAN's shadow among it on
 # 6.12-debug, and kmemprof's tables may outweigh it).
 insmod /modules/kmemprof_hog.ko pages=1024 order=4 || fail "insmod hog"
-top=$(grep -v ' func:before_load \| func:kmemprof ' $P | sort -g | tail -n 1)
+top=$(grep -Ev ' func:(before_load|kmemprof) ' $P | sort -g | tail -n 1)
 echo "top: $top"
 case "$top" in
 *" hog_alloc+0x"*" [kmemprof_hog] func:hog_alloc kind:page "*) ;;
