@@ -288,11 +288,13 @@ static __always_inline void kmp_stat_inc(enum kmp_stat st)
 	lockdep_assert_irqs_disabled();
 	kmp_add(this_cpu_ptr(&kmp_stats.count[st]), 1);
 }
+
 static __always_inline void kmp_stat_add(enum kmp_stat st, u64 n)
 {
 	lockdep_assert_irqs_disabled();
 	kmp_add(this_cpu_ptr(&kmp_stats.count[st]), n);
 }
+
 void kmp_stat_nmi(void);
 u64 kmp_stat_read(enum kmp_stat st);
 const char *kmp_stat_name(enum kmp_stat st);
