@@ -14,6 +14,8 @@ MODES="bare disabled default hist stack8 key2 sample64 allocinfo ftrace"
 WORKLOADS=kmalloc32,kmalloc256,kmalloc2048,sites1000,kmem_cache,bulk16,kfree_rcu,pages0,pagesbulk16,pages2,leaky100k,xcpu
 CALIB=calib_loop,calib_irq,calib_percpu,calib_lock,calib_clock,calib_stack6,calib_stack12,calib_tp_kmalloc32,calib_tp_pages0
 procread=1
+MACRO_MODES="bare allocinfo ftrace disabled default hist lifetimes stack8 key2 sample64"
+macro_scale=1
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	benchcpus=*) cpus_list=$(echo "${arg#benchcpus=}" | tr , ' ') ;;
@@ -22,6 +24,8 @@ for arg in $(cat /proc/cmdline); do
 	benchworkloads=*) WORKLOADS=${arg#benchworkloads=} ;;
 	benchcalib=*) CALIB=${arg#benchcalib=} ;;
 	benchprocread=*) procread=${arg#benchprocread=} ;;
+	benchmacro=*) MACRO_MODES=$(echo "${arg#benchmacro=}" | tr , ' ') ;;
+	benchmacroscale=*) macro_scale=${arg#benchmacroscale=} ;;
 	esac
 done
 T=/sys/kernel/tracing
@@ -44,6 +48,8 @@ set_mode() {
 	disabled) insmod /modules/kmemprof.ko enabled=0 ;;
 	default) insmod /modules/kmemprof.ko ;;
 	hist) insmod /modules/kmemprof.ko && echo 1 > $KMP_SYSCTL/hist ;;
+	lifetimes) insmod /modules/kmemprof.ko &&
+		echo 1 > $KMP_SYSCTL/lifetimes ;;
 	stack8) insmod /modules/kmemprof.ko && echo 8 > $KMP_SYSCTL/stack_depth ;;
 	key2) insmod /modules/kmemprof.ko && echo 2 > $KMP_SYSCTL/key_depth ;;
 	sample64) insmod /modules/kmemprof.ko && echo 64 > $KMP_SYSCTL/sample_rate ;;
@@ -53,6 +59,26 @@ set_mode() {
 		for e in $EVENTS; do echo 1 > $T/events/kmem/$e/enable; done ;;
 	esac
 }
+
+# The macro load (tests/qemu/kmpload.c), every mode of MACRO_MODES in
+# each round, interleaved like the pairs. One run first, untimed, so
+# that the first mode does not pay for faulting the program in.
+if [ -n "$MACRO_MODES" ]; then
+	quiet
+	kmpload /tmp "$macro_scale" > /dev/null
+	r=1
+	while [ $r -le "$rounds" ]; do
+		for m in $MACRO_MODES; do
+			set_mode $m || continue
+			kmpload /tmp "$macro_scale" | while read -r phase ns; do
+				echo "RESULT $m macro_$phase 1 $ns"
+			done
+		done
+		echo "bench: macro round $r done"
+		r=$((r + 1))
+	done
+	quiet
+fi
 
 r=1
 while [ $r -le "$rounds" ]; do

@@ -82,7 +82,7 @@ else
 		done
 	done
 fi
-for t in runas kmpio kmpheap kmpcompact; do
+for t in runas kmpio kmpheap kmpcompact kmpload; do
 	aarch64-linux-gnu-gcc -static -O2 -o "$root/bin/$t" "$TOP/tests/qemu/$t.c"
 done
 install -m 0755 "$TOP/tests/qemu/init" "$root/init"

@@ -21,6 +21,7 @@ part=
 [ -n "${BENCH_WORKLOADS:-}" ] && part="$part benchworkloads=$BENCH_WORKLOADS"
 [ -n "${BENCH_CALIB+set}" ] && part="$part benchcalib=$BENCH_CALIB"
 [ -n "${BENCH_PROCREAD:-}" ] && part="$part benchprocread=$BENCH_PROCREAD"
+[ -n "${BENCH_MACRO+set}" ] && part="$part benchmacro=$(echo $BENCH_MACRO | tr ' ' ,)"
 ROUNDS=${BENCH_ROUNDS:-3}
 MTTCG=${BENCH_MTTCG:-1}
 OUT=$TOP/.build/bench
@@ -39,7 +40,7 @@ for k in $KERNELS; do
 	if [ "$MTTCG" = 1 ]; then
 		echo "bench $k: multi-threaded TCG, 4 CPUs, $ROUNDS rounds" >&2
 		KMEMPROF_TIMEOUT=3000 \
-		KMEMPROF_APPEND="benchcpus=1,2,4 benchrounds=$ROUNDS$part" \
+		KMEMPROF_APPEND="benchcpus=1,2,4 benchrounds=$ROUNDS$part benchmacro=" \
 			"$TOP/tests/qemu/run.sh" "$k" bench "$TOP/.build/$k" \
 			"$OUT/$k-mttcg"
 		runs="icount mttcg"
