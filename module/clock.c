@@ -17,31 +17,20 @@
 #include <linux/math64.h>
 #include <linux/sched/clock.h>
 
-#include "internal.h"
+#include "hist.h"
 
 #if KMP_TEST_HOOKS
-static kmp_clock_t *kmp_clock;
+kmp_clock_t *kmp_clock;
 #endif
 
 #if KMP_HAVE_CYCLES
-static u64 kmp_epoch;
-static u32 kmp_mult, kmp_shift;
+u64 kmp_epoch;
+u32 kmp_mult, kmp_shift;
 #endif
 
 u64 kmp_now(void)
 {
-#if KMP_TEST_HOOKS
-	kmp_clock_t *clock = READ_ONCE(kmp_clock);
-
-	if (unlikely(clock))
-		return clock();
-#endif
-#if KMP_HAVE_CYCLES
-	if (likely(kmp_mult))
-		return mul_u64_u32_shr(kmp_cycles() - kmp_epoch, kmp_mult,
-				       kmp_shift);
-#endif
-	return local_clock();
+	return __kmp_now();
 }
 
 #if KMP_TEST_HOOKS

@@ -32,10 +32,15 @@ static bool kmp_enabled;
 static unsigned int kmp_kinds = KMP_KIND_ALL;
 static bool kmp_pages_on;	/* the page probes are attached */
 
-/* Rebuild kmp_mode from the knobs. With kmp_control_lock held. */
-void kmp_mode_update(void)
+/*
+ * Rebuild kmp_mode from the knobs. With kmp_control_lock held. The pools
+ * an option needs are allocated the first time it is on: -ENOMEM, with
+ * the mode unchanged, if they cannot be.
+ */
+int kmp_mode_update(void)
 {
 	unsigned int m = 0;
+	int ret;
 
 	lockdep_assert_held(&kmp_control_lock);
 	if (READ_ONCE(kmp_hist_on))
@@ -52,34 +57,49 @@ void kmp_mode_update(void)
 		m |= KMP_M_SAMPLE;
 	if (READ_ONCE(kmp_min_size) || READ_ONCE(kmp_max_size))
 		m |= KMP_M_FILTER;
+	if (m & KMP_M_HIST) {
+		ret = kmp_hist_init();
+		if (ret)
+			return ret;
+	}
 	WRITE_ONCE(kmp_mode, m);
-	if (m & ~KMP_M_SAMPLE)
+	if (m & ~KMP_M_FAST)
 		static_branch_enable(&kmp_slow_key);
 	else
 		static_branch_disable(&kmp_slow_key);
+	if (m & (KMP_M_HIST | KMP_M_LIFE))
+		static_branch_enable(&kmp_time_key);
+	else
+		static_branch_disable(&kmp_time_key);
 	if (m & KMP_M_SAMPLE)
 		static_branch_enable(&kmp_sample_key);
 	else
 		static_branch_disable(&kmp_sample_key);
+	return 0;
 }
 
 /*
  * Set an option's knob to @val if @ok (NULL: any value) takes it, the
  * test and the store under kmp_control_lock, so that knobs that bound each
  * other (min_size, max_size) are never left crossed by two writers; the
- * mode follows. -EINVAL, with nothing changed, if @ok refuses.
+ * mode follows. -EINVAL, with nothing changed, if @ok refuses; -ENOMEM
+ * if the option's pool cannot be had.
  */
 int kmp_set_option_if(unsigned int *var, unsigned int val,
 		      bool (*ok)(unsigned int val))
 {
+	unsigned int old;
 	int ret = 0;
 
 	mutex_lock(&kmp_control_lock);
+	old = *var;
 	if (ok && !ok(val)) {
 		ret = -EINVAL;
 	} else {
 		WRITE_ONCE(*var, val);
-		kmp_mode_update();
+		ret = kmp_mode_update();
+		if (ret)	/* nothing changed: the old value back */
+			WRITE_ONCE(*var, old);
 	}
 	mutex_unlock(&kmp_control_lock);
 	return ret;
@@ -185,6 +205,7 @@ void kmp_control_exit(void)
 	kmp_attach(false, 0);
 	kmp_enabled = false;
 	static_branch_disable(&kmp_slow_key);
+	static_branch_disable(&kmp_time_key);
 	mutex_unlock(&kmp_control_lock);
 }
 

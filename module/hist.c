@@ -13,7 +13,8 @@
  *   everything from 2^34 units (about 4.9 hours) on.
  *
  * Histograms are kept only while the hist knob is on (kmp_mode). Per-tag
- * histograms come from a pool of max_hist slots allocated at load, handed
+ * histograms come from a pool of max_hist slots allocated the first time
+ * histograms are turned on (kmp_hist_init()), handed
  * out to each tag at its first event with histograms on (cmpxchg on
  * ->hist: a slot lost to a race stays unused); a tag that finds the pool
  * used up has none, and drop.hist counts it. Each slot is per CPU, in u32 counters:
@@ -35,34 +36,16 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
-#include "internal.h"
-
-#define KMP_HIST_BLOCK	64
-#define KMP_FOLD	BIT(30)
-
-struct kmp_hist {
-	u32 size[KMP_SIZE_BUCKETS];
-	u32 req[KMP_SIZE_BUCKETS];
-	u32 life[KMP_LIFE_BUCKETS];
-	u32 xcpu;
-	u32 xcluster;
-};
-
-#define KMP_HIST_N	(sizeof(struct kmp_hist) / sizeof(u32))
+#include "hist.h"
 
 static_assert(sizeof(struct kmp_hist_totals) == KMP_HIST_N * sizeof(u64));
 
 unsigned int kmp_max_hist = 2048;
 
-static struct kmp_hist __percpu **kmp_hist_blocks;
+struct kmp_hist __percpu **kmp_hist_blocks;
 static unsigned int kmp_hist_nblocks;
-static atomic64_t *kmp_hist_fold;	/* max_hist * KMP_HIST_N */
+atomic64_t *kmp_hist_fold;
 static atomic_t kmp_nhist = ATOMIC_INIT(0);
-
-static struct kmp_hist __percpu *kmp_hist_slot(u32 slot)
-{
-	return kmp_hist_blocks[slot / KMP_HIST_BLOCK] + slot % KMP_HIST_BLOCK;
-}
 
 /* The tag's slot, taken from the pool at its first use; or KMP_NIL. */
 static u32 kmp_hist_slot_of(struct kmp_tag *tag)
@@ -98,21 +81,6 @@ u32 kmp_hist_used(void)
 	return min_t(u32, atomic_read(&kmp_nhist), kmp_max_hist);
 }
 
-/* Add @d to field @f (a u32 index into struct kmp_hist) of @slot. */
-static __always_inline void kmp_hist_add(u32 slot, unsigned int f, int d)
-{
-	u32 *c = (u32 *)this_cpu_ptr(kmp_hist_slot(slot)) + f;
-	u32 v = *c + d;
-
-	if (unlikely(v >= KMP_FOLD && v < 2 * KMP_FOLD)) {
-		atomic64_add(v, &kmp_hist_fold[slot * KMP_HIST_N + f]);
-		v = 0;
-	}
-	WRITE_ONCE(*c, v);
-}
-
-#define KMP_F(member)	(offsetof(struct kmp_hist, member) / sizeof(u32))
-
 /* Count an allocation (@d = 1), or take one back (@d = -1). */
 void kmp_hist_alloc(struct kmp_tag *tag, size_t bytes, size_t req, int d)
 {
@@ -120,24 +88,15 @@ void kmp_hist_alloc(struct kmp_tag *tag, size_t bytes, size_t req, int d)
 
 	if (h == KMP_NIL)
 		return;
-	kmp_hist_add(h, KMP_F(size) + kmp_size_bucket(tag->kind, bytes), d);
-	kmp_hist_add(h, KMP_F(req) + kmp_size_bucket(tag->kind, req), d);
+	kmp_hist_add_sizes(h, tag->kind, bytes, req, d);
 }
 
 void kmp_hist_free(struct kmp_tag *tag, const struct kmp_obj *obj, u64 now)
 {
-	int cpu = raw_smp_processor_id();
 	u32 h = kmp_hist_slot_of(tag);
 
-	if (h == KMP_NIL)
-		return;
-	kmp_hist_add(h, KMP_F(life) +
-		     kmp_life_bucket(now > obj->time ? now - obj->time : 0), 1);
-	if (cpu != obj->cpu) {
-		kmp_hist_add(h, KMP_F(xcpu), 1);
-		if (kmp_cpu_cluster(cpu) != kmp_cpu_cluster(obj->cpu))
-			kmp_hist_add(h, KMP_F(xcluster), 1);
-	}
+	if (h != KMP_NIL)
+		kmp_hist_add_free(h, obj->time, obj->cpu, now);
 }
 
 /* A tag's histograms into @t; false if the tag has none. */
@@ -227,12 +186,16 @@ void kmp_hist_reset(void)
 		for_each_possible_cpu(cpu)
 			memset(per_cpu_ptr(kmp_hist_blocks[b], cpu), 0,
 			       sizeof(struct kmp_hist) * KMP_HIST_BLOCK);
-	memset(kmp_hist_fold, 0,
-	       array_size(kmp_max_hist, KMP_HIST_N * sizeof(atomic64_t)));
+	if (kmp_hist_fold)
+		memset(kmp_hist_fold, 0,
+		       array_size(kmp_max_hist,
+				  KMP_HIST_N * sizeof(atomic64_t)));
 }
 
 size_t kmp_hist_memory(void)
 {
+	if (!kmp_hist_fold)
+		return 0;
 	return (size_t)kmp_hist_nblocks * KMP_HIST_BLOCK *
 	       sizeof(struct kmp_hist) * num_possible_cpus() +
 	       (size_t)kmp_max_hist * KMP_HIST_N * sizeof(atomic64_t);
@@ -243,6 +206,8 @@ void kmp_hist_areas(kmp_area_fn fn, void *priv)
 	unsigned int i;
 	int cpu;
 
+	if (!kmp_hist_fold)
+		return;
 	fn(kmp_hist_fold, array_size(kmp_max_hist,
 				     KMP_HIST_N * sizeof(atomic64_t)), priv);
 	for (i = 0; i < kmp_hist_nblocks; i++)
@@ -251,10 +216,21 @@ void kmp_hist_areas(kmp_area_fn fn, void *priv)
 			   sizeof(struct kmp_hist) * KMP_HIST_BLOCK, priv);
 }
 
+/*
+ * The pool, at the first time histograms are turned on (with
+ * kmp_control_lock held), and kept until unload. Probes read the pool
+ * only once they see KMP_M_HIST in kmp_mode, which is set after this
+ * returns: the grace period orders the pool's stores before it. A probe
+ * is an RCU reader (interrupts off); one that sees the new mode did not
+ * end before the grace period did, so it began after it started, and
+ * sees what was stored before.
+ */
 int kmp_hist_init(void)
 {
 	unsigned int i;
 
+	if (kmp_hist_fold)
+		return 0;
 	kmp_hist_nblocks = DIV_ROUND_UP(kmp_max_hist, KMP_HIST_BLOCK);
 	kmp_hist_blocks = kcalloc(kmp_hist_nblocks, sizeof(*kmp_hist_blocks),
 				  GFP_KERNEL);
@@ -269,6 +245,7 @@ int kmp_hist_init(void)
 		if (!kmp_hist_blocks[i])
 			goto fail;
 	}
+	synchronize_rcu();
 	return 0;
 fail:
 	kmp_hist_exit();
@@ -286,5 +263,6 @@ void kmp_hist_exit(void)
 	vfree(kmp_hist_fold);
 	kmp_hist_blocks = NULL;
 	kmp_hist_fold = NULL;
+	kmp_hist_nblocks = 0;
 	atomic_set(&kmp_nhist, 0);
 }

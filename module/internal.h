@@ -529,7 +529,7 @@ int kmp_of_u32(struct device_node *np, const char *name, u32 min, u32 max,
 int kmp_of_events(struct device_node *np, unsigned int *kinds);
 void kmp_of_knobs(struct device_node *np);
 
-/* kmp_mode: the options that take the general path. */
+/* kmp_mode: the options; KMP_M_FAST those that the fast paths serve. */
 #define KMP_M_HIST	BIT(0)	/* size, lifetime and cross-CPU histograms */
 #define KMP_M_LIFE	BIT(1)	/* allocation times, for ages and leaks */
 #define KMP_M_TIMING	BIT(2)	/* time one probe in KMP_TIME_EVERY */
@@ -537,6 +537,7 @@ void kmp_of_knobs(struct device_node *np);
 #define KMP_M_KEY	BIT(4)	/* key_depth > 0 */
 #define KMP_M_SAMPLE	BIT(5)	/* sample_rate > 1 */
 #define KMP_M_FILTER	BIT(6)	/* min_size or max_size set */
+#define KMP_M_FAST	(KMP_M_HIST | KMP_M_LIFE | KMP_M_SAMPLE)
 
 /* Longest "slab,page,percpu" list, with room to spare (options.c). */
 #define KMP_KINDS_MAX	32
@@ -545,8 +546,9 @@ void kmp_format_kinds(char *buf, size_t len, unsigned int kinds);
 extern unsigned int kmp_mode;
 DECLARE_STATIC_KEY_FALSE(kmp_slow_key);
 DECLARE_STATIC_KEY_FALSE(kmp_sample_key);
+DECLARE_STATIC_KEY_FALSE(kmp_time_key);
 DECLARE_PER_CPU(u32, kmp_track_ctr);
-void kmp_mode_update(void);	/* with kmp_control_lock held */
+int kmp_mode_update(void);	/* with kmp_control_lock held */
 
 /* Knobs of the options (sysctl.c). */
 extern unsigned int kmp_hist_on;
@@ -555,7 +557,8 @@ extern unsigned int kmp_timing_on;
 
 /*
  * The general path takes every event while an option is on, but for
- * sample_rate alone, which the fast paths take on (kmp_sampling()).
+ * those that the fast paths take on: sample_rate (kmp_sampling()), and
+ * histograms and lifetimes (kmp_timed()).
  */
 static __always_inline bool kmp_slow(void)
 {
@@ -565,6 +568,12 @@ static __always_inline bool kmp_slow(void)
 static __always_inline bool kmp_sampling(void)
 {
 	return static_branch_unlikely(&kmp_sample_key);
+}
+
+/* Histograms or lifetimes on: objects carry their time and CPU. */
+static __always_inline bool kmp_timed(void)
+{
+	return static_branch_unlikely(&kmp_time_key);
 }
 
 /* True once in @n calls on this CPU (always, for n <= 1); irqs off. */
@@ -816,12 +825,12 @@ static __always_inline struct kmp_slot *kmp_live_claim(unsigned long key)
 /* Fill a claimed slot with an object with no time, and publish it. */
 static __always_inline void kmp_live_fill(struct kmp_slot *s,
 					  unsigned long key, u32 tag,
-					  u32 size, u32 req)
+					  u32 size, u32 req, u64 time_cpu)
 {
 	WRITE_ONCE(s->tag, tag);
 	WRITE_ONCE(s->size, size);
 	WRITE_ONCE(s->req, req);
-	WRITE_ONCE(s->time_cpu, 0);
+	WRITE_ONCE(s->time_cpu, time_cpu);
 	WRITE_ONCE(s->seq, s->seq + 1);
 	/* the object before the key: pairs with the walkers' acquire */
 	smp_store_release(&s->key, key);
@@ -838,7 +847,7 @@ static __always_inline bool kmp_live_add_fast(unsigned long key, u32 tag,
 
 	if (!s)
 		return false;
-	kmp_live_fill(s, key, tag, size, req);
+	kmp_live_fill(s, key, tag, size, req, 0);
 	return true;
 }
 

@@ -20,6 +20,8 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/kernel.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
@@ -201,12 +203,13 @@ MODULE_PARM_DESC(events, "Kinds traced from load: slab,page,percpu or none");
 
 module_param_cb(max_tags, &kmp_uint_ops, &kmp_max_tags, 0444);
 __MODULE_PARM_TYPE(max_tags, "uint");
-MODULE_PARM_DESC(max_tags, "Size of the tag pool (default: 16384)");
+MODULE_PARM_DESC(max_tags,
+		 "Size of the tag pool (default: 16384, 8192 below 2 GiB of RAM)");
 
 module_param_cb(max_live, &kmp_uint_ops, &kmp_max_live, 0444);
 __MODULE_PARM_TYPE(max_live, "uint");
 MODULE_PARM_DESC(max_live,
-		 "Size of the live-object table, 32 bytes an entry (default: 524288)");
+		 "Size of the live-object table, 32 bytes an entry (default: one per 16 KiB of RAM)");
 
 module_param_cb(max_hist, &kmp_uint_ops, &kmp_max_hist, 0444);
 __MODULE_PARM_TYPE(max_hist, "uint");
@@ -230,8 +233,33 @@ bool kmp_param_given(const char *name)
 }
 
 /*
- * The load-time values: the parameters' ranges checked, then the device
- * tree's word on what no parameter set. Returns -EINVAL on a bad
+ * The pools' sizes from the RAM, where no parameter gives them (the
+ * device tree's word comes after): memory at load stays within 0.5% of
+ * the RAM from 1 GiB up (Documentation/kmemprof.rst, "Memory"). The live
+ * table takes one 32-byte entry per 16 KiB of RAM, a power of two, at
+ * least KMP_DEF_LIVE_MIN; tags KMP_DEF_TAGS from 2 GiB, half that below.
+ */
+#define KMP_DEF_LIVE_MIN	BIT(15)
+#define KMP_DEF_LIVE_PER_MIB	64
+#define KMP_DEF_TAGS		16384
+
+static void kmp_size_defaults(void)
+{
+	unsigned long mib = totalram_pages() >> (20 - PAGE_SHIFT);
+
+	if (!kmp_param_given("max_live"))
+		kmp_max_live = clamp_t(unsigned long,
+				       roundup_pow_of_two(max(mib, 1UL) *
+							  KMP_DEF_LIVE_PER_MIB),
+				       KMP_DEF_LIVE_MIN, KMP_MAX_LIVE);
+	if (!kmp_param_given("max_tags"))
+		kmp_max_tags = mib < 2048 ? KMP_DEF_TAGS / 2 : KMP_DEF_TAGS;
+}
+
+/*
+ * The load-time values: the parameters' ranges checked, the pools sized
+ * from the RAM where no parameter sizes them, then the device tree's
+ * word on what no parameter set. Returns -EINVAL on a bad
  * parameter; a bad property is only ignored (of.c says so in dmesg).
  */
 int kmp_params_load(struct device_node *np, unsigned int *kinds,
@@ -252,6 +280,7 @@ int kmp_params_load(struct device_node *np, unsigned int *kinds,
 		pr_err("events=%s: expected slab,page,percpu or none\n", events);
 		return -EINVAL;
 	}
+	kmp_size_defaults();
 	if (np) {
 		pr_info("defaults from the device tree: %pOF\n", np);
 		if (!kmp_param_given("enabled") &&

@@ -96,9 +96,7 @@ static int __init kmemprof_init(void)
 	ret = kmp_topology_init();
 	if (ret)
 		goto err_of;
-	ret = kmp_hist_init();
-	if (ret)
-		goto err_topology;
+	/* Histograms' pool: at the first hist=1 (kmp_mode_update()). */
 	ret = kmp_tags_init();
 	if (ret)
 		goto err_hist;
@@ -156,7 +154,6 @@ err_tags:
 	kmp_names_flush();
 err_hist:
 	kmp_hist_exit();
-err_topology:
 	kmp_topology_exit();
 err_of:
 	kmp_of_put(np);

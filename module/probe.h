@@ -13,6 +13,7 @@
 #include <linux/mm.h>
 #include <linux/sched/clock.h>
 
+#include "hist.h"
 #include "internal.h"
 
 /* One event in KMP_TIME_EVERY has its probe timed, with self_timing on. */
@@ -156,7 +157,54 @@ static __always_inline void kmp_count_free_sampled(enum kmp_event ev,
  */
 static __always_inline bool kmp_fast_ok(void)
 {
-	return !kmp_slow() && likely(!(KMP_NMI_EVENTS && in_nmi()));
+	return !kmp_slow() && !(kmp_timed() && kmp_sampling()) &&
+	       likely(!(KMP_NMI_EVENTS && in_nmi()));
+}
+
+/*
+ * Histograms and lifetimes on the fast paths (kmp_timed()), as account.c
+ * keeps them: an allocation's time and CPU in one word for its slot, and
+ * with histograms on, its tag's histogram slot in *@h (KMP_NIL: the pool
+ * ran out) for its sizes. False, with nothing changed, if the tag has not
+ * asked for a histogram slot yet: the general path takes it from the pool.
+ */
+static __always_inline bool kmp_time_alloc(u32 idx, u32 *h, u64 *time_cpu)
+{
+	*h = KMP_NIL;
+	if (READ_ONCE(kmp_mode) & KMP_M_HIST) {
+		*h = READ_ONCE(kmp_tag_at(idx)->hist);
+		if (unlikely(*h == KMP_HIST_UNSET))
+			return false;
+	}
+	*time_cpu = (__kmp_now() >> KMP_TIME_SHIFT) |
+		    (u64)raw_smp_processor_id() << KMP_CPU_SHIFT;
+	return true;
+}
+
+/*
+ * The same at a free of an object of tag @idx with @time_cpu: *@h is the
+ * slot its lifetime goes to, or KMP_NIL for none (histograms off, or the
+ * object has no time).
+ */
+static __always_inline bool kmp_time_free(u32 idx, u64 time_cpu, u32 *h)
+{
+	*h = KMP_NIL;
+	if (time_cpu && (READ_ONCE(kmp_mode) & KMP_M_HIST)) {
+		*h = READ_ONCE(kmp_tag_at(idx)->hist);
+		if (unlikely(*h == KMP_HIST_UNSET))
+			return false;
+	}
+	return true;
+}
+
+static __always_inline void kmp_time_freed(u32 h, u64 time_cpu)
+{
+	struct kmp_obj obj;
+
+	if (h == KMP_NIL)
+		return;
+	kmp_time_cpu_split(time_cpu, &obj);
+	kmp_hist_add_free(h, obj.time, obj.cpu, __kmp_now());
 }
 
 /*
@@ -177,7 +225,9 @@ static __always_inline bool kmp_slab_alloc_fast(enum kmp_event ev,
 	const struct kmp_site *e;
 	struct kmp_slot *slot;
 	unsigned long flags, key;
+	u64 time_cpu = 0;
 	bool done = false;
+	u32 h = KMP_NIL;
 
 	if (!kmp_fast_ok())
 		return false;
@@ -196,14 +246,18 @@ static __always_inline bool kmp_slab_alloc_fast(enum kmp_event ev,
 		done = true;
 		goto out;
 	}
+	if (kmp_timed() && !kmp_time_alloc(e->idx, &h, &time_cpu))
+		goto out;
 	key = kmp_key_addr(KMP_KIND_SLAB, (unsigned long)ptr);
 	slot = kmp_live_claim(key);
 	if (unlikely(!slot))
 		goto out;
 	/* No slab object reaches 4 GiB (the static_assert above). */
 	kmp_count_alloc_ev(ev, e, bytes, req);
+	if (kmp_timed() && h != KMP_NIL)
+		kmp_hist_add_sizes(h, KMP_KIND_SLAB, bytes, req, 1);
 	/* counted before it is published: see account.c */
-	kmp_live_fill(slot, key, e->idx, bytes, req);
+	kmp_live_fill(slot, key, e->idx, bytes, req, time_cpu);
 	done = true;
 out:
 	local_irq_restore(flags);
@@ -215,7 +269,8 @@ static __always_inline bool kmp_slab_free_fast(enum kmp_event ev,
 {
 	unsigned long flags;
 	struct kmp_slot *s;
-	u32 tag, size, req;
+	u32 tag, size, req, h = KMP_NIL;
+	u64 time_cpu = 0;
 	bool done = true;
 
 	if (!kmp_fast_ok())
@@ -232,12 +287,21 @@ static __always_inline bool kmp_slab_free_fast(enum kmp_event ev,
 		tag = READ_ONCE(s->tag);
 		size = READ_ONCE(s->size);
 		req = READ_ONCE(s->req);
+		if (kmp_timed()) {
+			time_cpu = READ_ONCE(s->time_cpu);
+			if (!kmp_time_free(tag, time_cpu, &h)) {
+				done = false;
+				goto out;
+			}
+		}
 		/* the reads above before the slot is free again */
 		smp_store_release(&s->key, 0);
 		if (kmp_sampling())
 			kmp_count_free_sampled(ev, tag, size, req);
 		else
 			kmp_count_free_ev(ev, tag, size, req);
+		if (kmp_timed())
+			kmp_time_freed(h, time_cpu);
 	} else {
 		kmp_count_event(ev);
 	}
@@ -251,18 +315,47 @@ static __always_inline bool kmp_page_alloc_fast(enum kmp_event ev,
 						const struct page *page,
 						unsigned int order)
 {
-	u32 bytes = PAGE_SIZE << order, *slot;
+	u32 bytes = PAGE_SIZE << order, *slot, h = KMP_NIL;
 	const struct kmp_site *e;
-	unsigned long flags;
+	struct kmp_slot *s;
+	unsigned long flags, key;
+	u64 time_cpu = 0;
 	bool done = false;
 
 	if (!kmp_fast_ok())
 		return false;
 	local_irq_save(flags);
 	if (unlikely(!kmp_page_site_fast(fp, skip, &e) ||
-		     !kmp_page_get(page, &slot) || READ_ONCE(*slot) ||
-		     READ_ONCE(kmp_tab.pages_hashed)))
+		     !kmp_page_get(page, &slot) || READ_ONCE(*slot)))
 		goto out;
+	/*
+	 * Page blocks have been entered in the live table (pages_hashed):
+	 * one may still be there at this PFN, its free lost, which the
+	 * general path accounts. With times on, the block goes there too,
+	 * once the general path has set pages_hashed.
+	 */
+	if (unlikely(READ_ONCE(kmp_tab.pages_hashed) || kmp_timed())) {
+		if (!READ_ONCE(kmp_tab.pages_hashed))
+			goto out;
+		key = kmp_key_pfn(page_to_pfn(page));
+		if (kmp_timed()) {
+			if (!kmp_time_alloc(e->idx, &h, &time_cpu))
+				goto out;
+			/* NULL where the key is there already */
+			s = kmp_live_claim(key);
+			if (!s)
+				goto out;
+			kmp_count_alloc_ev(ev, e, bytes, bytes);
+			if (h != KMP_NIL)
+				kmp_hist_add_sizes(h, KMP_KIND_PAGE, bytes,
+						   bytes, 1);
+			kmp_live_fill(s, key, e->idx, bytes, bytes, time_cpu);
+			done = true;
+			goto out;
+		}
+		if (kmp_live_find(key, &s))
+			goto out;
+	}
 	if (kmp_sampling() && !kmp_sample_track(e->idx)) {
 		kmp_count_alloc_ev(ev, e, bytes, bytes);
 		done = true;
@@ -280,9 +373,11 @@ static __always_inline bool kmp_page_free_fast(enum kmp_event ev,
 					       const struct page *page,
 					       unsigned int order)
 {
-	u32 *slot, v, bytes = PAGE_SIZE << order;
+	u32 *slot, v, bytes = PAGE_SIZE << order, tag, h;
 	unsigned long flags;
+	struct kmp_slot *s;
 	bool done = false;
+	u64 time_cpu;
 
 	if (!kmp_fast_ok())
 		return false;
@@ -291,9 +386,29 @@ static __always_inline bool kmp_page_free_fast(enum kmp_event ev,
 		goto out;
 	v = READ_ONCE(*slot);
 	if (unlikely(!(v & KMP_PFN_VALID))) {
-		/* the general path looks in the live table too, then */
-		done = kmp_sampling() && !READ_ONCE(kmp_tab.pages_hashed) &&
-		       kmp_sampled_out(ev, 0);
+		if (!READ_ONCE(kmp_tab.pages_hashed)) {
+			done = kmp_sampling() && kmp_sampled_out(ev, 0);
+			goto out;
+		}
+		/*
+		 * The live table's block of this order, as the general
+		 * path's first look takes it; a split or moved block, or
+		 * none, goes there.
+		 */
+		if (kmp_sampling() ||
+		    !kmp_live_find(kmp_key_pfn(page_to_pfn(page)), &s) ||
+		    READ_ONCE(s->size) != bytes)
+			goto out;
+		tag = READ_ONCE(s->tag);
+		time_cpu = READ_ONCE(s->time_cpu);
+		/* with histograms off, *h is KMP_NIL */
+		if (!kmp_time_free(tag, time_cpu, &h))
+			goto out;
+		/* the reads above before the slot is free again */
+		smp_store_release(&s->key, 0);
+		kmp_count_free_ev(ev, tag, bytes, bytes);
+		kmp_time_freed(h, time_cpu);
+		done = true;
 		goto out;
 	}
 	if (unlikely(kmp_pfn_order(v) != order))

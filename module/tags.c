@@ -32,8 +32,17 @@
  *   smp_load_acquire(); they are freed at unload.
  * - A tag is visible to the views once KMP_TAG_READY is set, after its
  *   fields are written (set_bit after smp_wmb, test_bit then smp_rmb).
- * - Counters are per CPU, written with plain adds on this CPU with
- *   interrupts off (kmp_add()). Readers sum
+ * - Counters are per CPU, in blocks of KMP_CTR_BLOCK tags. The first
+ *   KMP_CTR_LOAD blocks are allocated at load, the others by
+ *   kmp_ctr_work as tags are handed out, KMP_CTR_AHEAD blocks ahead of
+ *   them (a probe cannot allocate per-CPU memory). The work stores a
+ *   block's pointer, then kmp_ctr_ready with smp_store_release(); a new
+ *   tag's index is bounded by kmp_ctr_ready read with smp_load_acquire(),
+ *   so a tag's block is always there before the tag is. A tag that finds
+ *   no block ready is dropped, as where the pool is full. kmp_ctr_work
+ *   never runs twice at once (one work item), and is flushed at unload.
+ * - Counters are written with plain adds on this CPU with interrupts off
+ *   (kmp_add()). Readers sum
  *   frees before allocations, with smp_rmb() between: an allocation is
  *   counted before its object enters the live table, so a free that a
  *   reader sees always has its allocation seen too, and live counts never
@@ -63,8 +72,13 @@
 
 unsigned int kmp_max_tags = 16384;
 
+/* Counter blocks allocated at load, and kept ready ahead of the tags. */
+#define KMP_CTR_LOAD		4
+#define KMP_CTR_AHEAD		2
+
 struct kmp_tag *kmp_tag_pool;
-static unsigned int kmp_ctr_nblocks;
+static unsigned int kmp_ctr_nblocks;	/* room for max_tags */
+static unsigned int kmp_ctr_ready;	/* allocated: see the notes */
 static struct hlist_head *kmp_tag_hash;
 static unsigned int kmp_tag_bits;
 static raw_spinlock_t kmp_tag_locks[KMP_TAG_LOCKS];
@@ -79,6 +93,8 @@ static u32 kmp_names_next;
 static u64 kmp_names_ns;	/* time the work spent naming, in all */
 static void kmp_names_fn(struct work_struct *work);
 static DECLARE_WORK(kmp_names_work, kmp_names_fn);
+static void kmp_ctr_fn(struct work_struct *work);
+static DECLARE_WORK(kmp_ctr_work, kmp_ctr_fn);
 static struct irq_work kmp_names_kick;
 
 /* A tag's key: call site, kind, and with key_depth its callers. */
@@ -221,7 +237,10 @@ struct kmp_tag *kmp_tag_get(unsigned long site, enum kmp_kind kind,
 	tag = kmp_tag_find(head, &k);
 	if (tag)
 		goto out;
-	idx = kmp_pool_reserve(&kmp_ntags, kmp_max_tags);
+	idx = kmp_pool_reserve(&kmp_ntags,
+			       min(kmp_max_tags,
+				   smp_load_acquire(&kmp_ctr_ready) *
+				   KMP_CTR_BLOCK));
 	if (idx < 0) {
 		kmp_stat_inc(KMP_ST_DROP_TAGS);
 		goto out;
@@ -379,6 +398,33 @@ u64 kmp_tags_naming_ns(void)
 static void kmp_names_kick_fn(struct irq_work *work)
 {
 	schedule_work(&kmp_names_work);
+	schedule_work(&kmp_ctr_work);
+}
+
+/* One more block of counters; false if there is no memory for it. */
+static bool kmp_ctr_grow(void)
+{
+	unsigned int b = kmp_ctr_ready;
+	struct kmp_counters __percpu *c;
+
+	c = __alloc_percpu(sizeof(struct kmp_counters) * KMP_CTR_BLOCK,
+			   __alignof__(u64));
+	if (!c)
+		return false;
+	kmp_tab.ctr_blocks[b] = c;
+	/* the block before the bound: pairs with kmp_tag_get()'s acquire */
+	smp_store_release(&kmp_ctr_ready, b + 1);
+	return true;
+}
+
+/* Keep KMP_CTR_AHEAD blocks of counters ready past the tags handed out. */
+static void kmp_ctr_fn(struct work_struct *work)
+{
+	u32 want = DIV_ROUND_UP(atomic_read(&kmp_ntags), KMP_CTR_BLOCK) +
+		   KMP_CTR_AHEAD;
+
+	while (kmp_ctr_ready < min(want, kmp_ctr_nblocks) && kmp_ctr_grow())
+		;
 }
 
 /* Tags not named yet by the background work. */
@@ -405,7 +451,7 @@ void kmp_tags_reset(void)
 	u32 idx;
 	int cpu;
 
-	for (b = 0; b < kmp_ctr_nblocks; b++)
+	for (b = 0; b < kmp_ctr_ready; b++)
 		for_each_possible_cpu(cpu)
 			memset(per_cpu_ptr(kmp_tab.ctr_blocks[b], cpu), 0,
 			       sizeof(struct kmp_counters) * KMP_CTR_BLOCK);
@@ -419,8 +465,9 @@ size_t kmp_tags_memory(void)
 {
 	return (size_t)kmp_max_tags * sizeof(struct kmp_tag) +
 	       (sizeof(struct hlist_head) << kmp_tag_bits) +
-	       (size_t)kmp_ctr_nblocks * KMP_CTR_BLOCK *
-	       sizeof(struct kmp_counters) * num_possible_cpus();
+	       (size_t)READ_ONCE(kmp_ctr_ready) * KMP_CTR_BLOCK *
+	       sizeof(struct kmp_counters) * num_possible_cpus() +
+	       array_size(kmp_tab.sites_mask + 1, sizeof(*kmp_tab.sites));
 }
 
 void kmp_tags_areas(kmp_area_fn fn, void *priv)
@@ -432,7 +479,7 @@ void kmp_tags_areas(kmp_area_fn fn, void *priv)
 	fn(kmp_tag_hash, sizeof(*kmp_tag_hash) << kmp_tag_bits, priv);
 	fn(kmp_tab.sites, array_size(kmp_tab.sites_mask + 1,
 				     sizeof(*kmp_tab.sites)), priv);
-	for (i = 0; i < kmp_ctr_nblocks; i++)
+	for (i = 0; i < READ_ONCE(kmp_ctr_ready); i++)
 		for_each_possible_cpu(cpu)
 			fn(per_cpu_ptr(kmp_tab.ctr_blocks[i], cpu),
 			   sizeof(struct kmp_counters) * KMP_CTR_BLOCK, priv);
@@ -504,13 +551,10 @@ int kmp_tags_init(void)
 				     sizeof(*kmp_tab.ctr_blocks), GFP_KERNEL);
 	if (!kmp_tag_pool || !kmp_tag_hash || !kmp_tab.ctr_blocks)
 		goto fail;
-	for (i = 0; i < kmp_ctr_nblocks; i++) {
-		kmp_tab.ctr_blocks[i] = __alloc_percpu(sizeof(struct kmp_counters) *
-						   KMP_CTR_BLOCK,
-						   __alignof__(u64));
-		if (!kmp_tab.ctr_blocks[i])
+	kmp_ctr_ready = 0;
+	for (i = 0; i < min(kmp_ctr_nblocks, KMP_CTR_LOAD); i++)
+		if (!kmp_ctr_grow())
 			goto fail;
-	}
 	/* Twice the tags, and room for the frames that page walks pass. */
 	kmp_tab.sites_mask = roundup_pow_of_two(2 * kmp_max_tags + 1024) - 1;
 	kmp_tab.sites_shift = 32 - ilog2(kmp_tab.sites_mask + 1);
@@ -535,14 +579,16 @@ void kmp_tags_exit(void)
 
 	irq_work_sync(&kmp_names_kick);
 	cancel_work_sync(&kmp_names_work);
+	cancel_work_sync(&kmp_ctr_work);
 	if (kmp_tag_pool)
 		for (idx = 0; idx < kmp_tags_used(); idx++) {
 			kfree(kmp_tag_pool[idx].text);
 			kfree(kmp_tag_pool[idx].ctext);
 		}
 	if (kmp_tab.ctr_blocks)
-		for (i = 0; i < kmp_ctr_nblocks; i++)
+		for (i = 0; i < kmp_ctr_ready; i++)
 			free_percpu(kmp_tab.ctr_blocks[i]);
+	kmp_ctr_ready = 0;
 	kfree(kmp_tab.ctr_blocks);
 	vfree(kmp_tab.sites);
 	vfree(kmp_tag_hash);

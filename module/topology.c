@@ -17,9 +17,9 @@
 #include <linux/slab.h>
 #include <linux/topology.h>
 
-#include "internal.h"
+#include "hist.h"
 
-static int *kmp_cluster;
+int *kmp_cluster;
 
 int kmp_cpu_cluster(int cpu)
 {
