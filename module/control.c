@@ -57,11 +57,11 @@ int kmp_mode_update(void)
 		m |= KMP_M_SAMPLE;
 	if (READ_ONCE(kmp_min_size) || READ_ONCE(kmp_max_size))
 		m |= KMP_M_FILTER;
-	if (m & KMP_M_HIST) {
-		ret = kmp_hist_init();
-		if (ret)
-			return ret;
-	}
+	ret = (m & KMP_M_HIST) ? kmp_hist_init() : 0;
+	if (!ret && (m & KMP_M_STACKS))
+		ret = kmp_stacks_init();
+	if (ret)
+		return ret;
 	WRITE_ONCE(kmp_mode, m);
 	if (m & ~KMP_M_FAST)
 		static_branch_enable(&kmp_slow_key);

@@ -106,9 +106,7 @@ static int __init kmemprof_init(void)
 	ret = kmp_pfnmap_init();
 	if (ret)
 		goto err_live;
-	ret = kmp_stacks_init();
-	if (ret)
-		goto err_pfnmap;
+	/* The stack store: at the first stack_depth > 0 (kmp_mode_update()). */
 	ret = register_module_notifier(&kmp_module_nb);
 	if (ret)
 		goto err_stacks;
@@ -145,7 +143,6 @@ err_notifier:
 	unregister_module_notifier(&kmp_module_nb);
 err_stacks:
 	kmp_stacks_exit();
-err_pfnmap:
 	kmp_pfnmap_exit();
 err_live:
 	kmp_live_exit();

@@ -5,8 +5,10 @@
  * distinct (tag, stack) is one record, counting the sampled allocations
  * and bytes that came through it.
  *
- * Records come from a pool of max_stacks allocated at load and are never
- * freed before a reset; a stack that finds the pool full counts in
+ * Records come from a pool of max_stacks allocated the first time
+ * stack_depth is set (kmp_stacks_init(), ordered before the probes use it
+ * as kmp_hist_init() orders the histograms') and are never freed before a
+ * reset; a stack that finds the pool full counts in
  * drop.stacks. Records hash into chains of u32 indices.
  *
  * Notes on locking:
@@ -128,6 +130,8 @@ struct kmp_stack *kmp_stack_at(u32 idx)
 
 size_t kmp_stacks_memory(void)
 {
+	if (!kmp_stack_pool)
+		return 0;
 	return (size_t)kmp_max_stacks * sizeof(struct kmp_stack) +
 	       (sizeof(u32) << kmp_stack_bits);
 }
@@ -178,6 +182,8 @@ void kmp_stacks_reset(void)
 {
 	u32 i, n = kmp_stacks_used();
 
+	if (!kmp_stack_pool)
+		return;
 	mutex_lock(&kmp_stack_text_lock);
 	for (i = 0; i < n; i++)	/* pairs with kmp_stack_at()'s acquire */
 		smp_store_release(&kmp_stack_pool[i].depth, 0);
@@ -193,6 +199,8 @@ void kmp_stacks_reset(void)
 
 void kmp_stacks_areas(kmp_area_fn fn, void *priv)
 {
+	if (!kmp_stack_pool)
+		return;
 	fn(kmp_stack_pool, array_size(kmp_max_stacks ?: 1,
 				      sizeof(*kmp_stack_pool)), priv);
 	fn(kmp_stack_heads, sizeof(u32) << kmp_stack_bits, priv);
@@ -202,6 +210,8 @@ int kmp_stacks_init(void)
 {
 	unsigned int i;
 
+	if (kmp_stack_pool)
+		return 0;
 	kmp_stack_bits = max(ilog2(roundup_pow_of_two(kmp_max_stacks ?: 1)), 1);
 	kmp_stack_pool = vzalloc(array_size(kmp_max_stacks ?: 1,
 					    sizeof(*kmp_stack_pool)));
@@ -213,6 +223,7 @@ int kmp_stacks_init(void)
 	for (i = 0; i < KMP_STACK_LOCKS; i++)
 		raw_spin_lock_init(&kmp_stack_locks[i]);
 	kmp_stacks_reset();
+	synchronize_rcu();	/* see kmp_hist_init() */
 	return 0;
 }
 

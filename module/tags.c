@@ -73,7 +73,7 @@
 unsigned int kmp_max_tags = 16384;
 
 /* Counter blocks allocated at load, and kept ready ahead of the tags. */
-#define KMP_CTR_LOAD		4
+#define KMP_CTR_LOAD		2
 #define KMP_CTR_AHEAD		2
 
 struct kmp_tag *kmp_tag_pool;

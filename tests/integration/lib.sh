@@ -19,6 +19,16 @@ stat_value() {
 	awk -v k="$1" '$1 == k { print $2 }' "$KMP_DEBUGFS/stats"
 }
 
+# max_live's default on this guest, as kmemprof.rst gives it: one entry
+# per 16 KiB of RAM (MemTotal), a power of two, at least 32768.
+default_max_live() {
+	awk '$1 == "MemTotal:" {
+		want = int($2 / 1024) * 64; n = 32768
+		while (n < want) n *= 2
+		print n
+	}' /proc/meminfo
+}
+
 # A small load that touches slab and pages: file and directory churn.
 workload() {
 	i=0

@@ -1,0 +1,39 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Memory sized to the machine: at load, kmemprof's tables take at most
+# 0.5% of MemTotal; the pools are sized from the RAM as kmemprof.rst says;
+# stats' memory.bytes is the sum of the pools'; the histogram pool comes
+# only with hist=1.
+. /tests/lib.sh
+
+reload || fail "insmod"
+total_kb=$(awk '$1 == "MemTotal:" { print $2 }' /proc/meminfo)
+mem=$(stat_value memory.bytes)
+[ -n "$mem" ] || fail "stats has no memory.bytes"
+sum=0
+for k in tags.bytes live.bytes hist.bytes stacks.bytes pfnmap.bytes; do
+	v=$(stat_value $k)
+	[ -n "$v" ] || fail "stats has no $k"
+	sum=$((sum + v))
+done
+expect_eq "memory.bytes is the sum of the pools" "$mem" "$sum"
+echo "memory at load: $mem bytes of MemTotal $((total_kb * 1024))"
+[ $((mem * 200)) -le $((total_kb * 1024)) ] ||
+	fail "memory at load $mem is over 0.5% of MemTotal ${total_kb} kB"
+expect_eq "live.max from the RAM" "$(stat_value live.max)" "$(default_max_live)"
+if [ "$total_kb" -lt $((2 * 1024 * 1024)) ]; then want_tags=8192; else want_tags=16384; fi
+expect_eq "tags.max from the RAM" "$(stat_value tags.max)" $want_tags
+expect_eq "no histogram pool at load" "$(stat_value hist.bytes)" 0
+
+# The histogram pool at the first hist=1, kept when it goes off again.
+echo 1 > $KMP_SYSCTL/hist || fail "hist=1"
+hb=$(stat_value hist.bytes)
+[ "$hb" -gt 0 ] || fail "hist=1 left hist.bytes at $hb"
+echo 0 > $KMP_SYSCTL/hist
+expect_eq "hist pool kept" "$(stat_value hist.bytes)" "$hb"
+
+# Parameters still size the pools exactly.
+reload max_live=4096 max_tags=512 || fail "insmod max_live=4096 max_tags=512"
+expect_eq "live.max from the parameter" "$(stat_value live.max)" 4096
+expect_eq "tags.max from the parameter" "$(stat_value tags.max)" 512
+reload || fail "insmod"
