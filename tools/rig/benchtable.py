@@ -15,7 +15,7 @@ by about 1% between runs and the least of the rounds is taken.
 import statistics
 import sys
 
-MODES = ['bare', 'disabled', 'default', 'hist', 'stack8', 'key2',
+MODES = ['bare', 'disabled', 'default', 'hist', 'lifetimes', 'stack8', 'key2',
          'sample64', 'allocinfo', 'ftrace']
 WORKLOADS = ['kmalloc32', 'kmalloc256', 'kmalloc2048', 'sites1000',
              'kmem_cache', 'bulk16', 'kfree_rcu', 'pages0', 'pagesbulk16',
