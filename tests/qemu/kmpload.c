@@ -9,7 +9,8 @@
  *
  *   msg   hackbench's pattern: 10 sender and 10 receiver processes, each
  *         sender writes 100-byte messages to every receiver over a unix
- *         stream socket pair;
+ *         stream socket pair, or, on a kernel without CONFIG_UNIX (the
+ *         rig's), over a TCP connection on loopback (which must be up);
  *   fork  fork() and _exit() of a child, waited for, one after another;
  *   file  create, write 4 KiB, fstat, close, stat and unlink of files in
  *         DIR (a tmpfs), a batch of 64 at a time.
@@ -21,6 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -58,6 +61,33 @@ static void full_write(int fd, const char *buf, size_t len)
 	}
 }
 
+/* A connected pair: a unix socket pair, else TCP over loopback. */
+static void stream_pair(int sv[2])
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t len = sizeof(a);
+	int l, one = 1;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0)
+		return;
+	if (errno != EAFNOSUPPORT)
+		die("socketpair");
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	l = socket(AF_INET, SOCK_STREAM, 0);
+	if (l < 0 || bind(l, (struct sockaddr *)&a, sizeof(a)) < 0 ||
+	    listen(l, 1) < 0 || getsockname(l, (struct sockaddr *)&a, &len) < 0)
+		die("tcp listen");
+	sv[1] = socket(AF_INET, SOCK_STREAM, 0);
+	if (sv[1] < 0 || connect(sv[1], (struct sockaddr *)&a, sizeof(a)) < 0)
+		die("tcp connect");
+	sv[0] = accept(l, NULL, NULL);
+	if (sv[0] < 0)
+		die("tcp accept");
+	/* each write a segment of its own, as a unix socket's is a message */
+	setsockopt(sv[1], IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	close(l);
+}
+
 /* Each receiver reads what GROUP senders write to it, loops times each. */
 static void phase_msg(int loops)
 {
@@ -67,8 +97,7 @@ static void phase_msg(int loops)
 
 	memset(buf, 'k', sizeof(buf));
 	for (i = 0; i < GROUP; i++)
-		if (socketpair(AF_UNIX, SOCK_STREAM, 0, fds[i]) < 0)
-			die("socketpair");
+		stream_pair(fds[i]);
 	for (i = 0; i < GROUP; i++) {
 		pid = fork();
 		if (pid < 0)
