@@ -246,12 +246,12 @@ bool kmp_param_given(const char *name)
 static void kmp_size_defaults(void)
 {
 	unsigned long mib = totalram_pages() >> (20 - PAGE_SHIFT);
+	unsigned long live = min_t(unsigned long, mib * KMP_DEF_LIVE_PER_MIB,
+				   KMP_MAX_LIVE);
 
+	live = max_t(unsigned long, live, KMP_DEF_LIVE_MIN);
 	if (!kmp_param_given("max_live"))
-		kmp_max_live = clamp_t(unsigned long,
-				       roundup_pow_of_two(max(mib, 1UL) *
-							  KMP_DEF_LIVE_PER_MIB),
-				       KMP_DEF_LIVE_MIN, KMP_MAX_LIVE);
+		kmp_max_live = __roundup_pow_of_two(live);
 	if (!kmp_param_given("max_tags"))
 		kmp_max_tags = mib < 2048 ? KMP_DEF_TAGS / 2 : KMP_DEF_TAGS;
 }

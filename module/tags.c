@@ -237,6 +237,7 @@ struct kmp_tag *kmp_tag_get(unsigned long site, enum kmp_kind kind,
 	tag = kmp_tag_find(head, &k);
 	if (tag)
 		goto out;
+	/* bounded by the counters ready: pairs with kmp_ctr_grow()'s release */
 	idx = kmp_pool_reserve(&kmp_ntags,
 			       min(kmp_max_tags,
 				   smp_load_acquire(&kmp_ctr_ready) *
