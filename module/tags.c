@@ -208,7 +208,7 @@ static struct kmp_tag *kmp_tag_find(struct hlist_head *head,
 /*
  * The tag of (site, kind, the first @n @callers), created on first use.
  * Runs in any context but NMI. Returns NULL, and counts a drop, when the
- * pool is full.
+ * pool is full or its counters are not ready yet (see the notes).
  */
 struct kmp_tag *kmp_tag_get(unsigned long site, enum kmp_kind kind,
 			    const unsigned long *callers, unsigned int n)
@@ -218,6 +218,7 @@ struct kmp_tag *kmp_tag_get(unsigned long site, enum kmp_kind kind,
 	struct hlist_head *head = &kmp_tag_hash[bucket];
 	struct kmp_tag *tag;
 	bool relay = false;
+	unsigned int ready;
 	int idx;
 
 	if (!n) {
@@ -238,10 +239,9 @@ struct kmp_tag *kmp_tag_get(unsigned long site, enum kmp_kind kind,
 	if (tag)
 		goto out;
 	/* bounded by the counters ready: pairs with kmp_ctr_grow()'s release */
+	ready = smp_load_acquire(&kmp_ctr_ready);
 	idx = kmp_pool_reserve(&kmp_ntags,
-			       min(kmp_max_tags,
-				   smp_load_acquire(&kmp_ctr_ready) *
-				   KMP_CTR_BLOCK));
+			       min(kmp_max_tags, ready * KMP_CTR_BLOCK));
 	if (idx < 0) {
 		kmp_stat_inc(KMP_ST_DROP_TAGS);
 		goto out;
