@@ -185,6 +185,23 @@ for v in $VERS; do
 	else
 		pass_suite "$label/install (make install INSTALL_MOD_PATH=..., unsigned, said so)"
 	fi
+	# Signed with a key of one's own (Documentation/building.rst, Signed,
+	# for Secure Boot): a throw-away key, the tree's sign-file.
+	rm -rf "$o/staging-signed"
+	openssl req -new -x509 -newkey rsa:2048 -nodes -days 2 -outform DER \
+		-keyout "$o/MOK.priv" -out "$o/MOK.der" \
+		-subj "/CN=kmemprof check-distro/" > "$o/sign.log" 2>&1
+	make -C "$o/src" install KDIR="$H" INSTALL_MOD_PATH="$o/staging-signed" \
+		SIGN_KEY="$o/MOK.priv" SIGN_CERT="$o/MOK.der" >> "$o/sign.log" 2>&1
+	ko=$o/staging-signed/lib/modules/$REL/extra/kmemprof.ko
+	if [ "$(modinfo -F signer "$ko" 2>&1)" = "kmemprof check-distro" ] &&
+		[ "$(tail -c 28 "$ko" 2>/dev/null)" = "~Module signature appended~" ] &&
+		! grep -Eqi 'ssl|error' "$o/sign.log"; then
+		pass_suite "$label/sign (make install SIGN_KEY= SIGN_CERT=)"
+	else
+		fail_suite "$label/sign" "$(tail -n 20 "$o/sign.log")" \
+			"signer: $(modinfo -F signer "$ko" 2>&1)"
+	fi
 	if ! build "$o/src-tests" tests > "$o/build-tests.log" 2>&1; then
 		fail_suite "$label/build-tests" "$(tail -n 30 "$o/build-tests.log")"
 		continue
@@ -202,13 +219,39 @@ for v in $VERS; do
 	done
 	[ -n "$want" ] && append="rigtests=$want"
 	KMEMPROF_IMAGE=$D/boot/vmlinuz-$REL KMEMPROF_ROOT_EXTRA=$o/extra \
-	KMEMPROF_TIMEOUT=${KMEMPROF_TIMEOUT:-1200} \
+	KMEMPROF_TIMEOUT=${KMEMPROF_TIMEOUT:-1800} \
 	KMEMPROF_APPEND="${KMEMPROF_APPEND:-} $append" \
 		"$TOP/tests/qemu/run.sh" "debian-$v" check "$o/mods" "$o/guest"
 	"$TOP/tools/rig/results.py" "$o/guest" "debian-$v" --tally "$TALLY" \
 		--want "$want"
 	echo "     (debian-$v: $(($(date +%s) - t0)) s)"
 done
+
+# The vendor-tree recipe's make install, with the board's release
+# (Documentation/building.rst): against the rig's 6.1-vendor tree, where
+# it is built, as if it were Radxa's 6.1.84-1-rk2410.
+vendor_install() {
+	local k=$CACHE/kernel-6.1-vendor rel=6.1.84-1-rk2410 o=$OUT/vendor H
+	if [ ! -f "$k/.kmemprof-stamp" ]; then
+		echo "     (no 6.1-vendor tree built: its KERNELRELEASE= install left out)"
+		return
+	fi
+	H=$(cd "$k" && pwd -P)
+	mkdir -p "$o"
+	build "$o/src" > "$o/build.log" 2>&1 &&
+		make -C "$o/src" install KDIR="$H" KERNELRELEASE=$rel \
+			INSTALL_MOD_PATH="$o/staging" >> "$o/build.log" 2>&1
+	if [ $? -eq 0 ] &&
+		[ -f "$o/staging/lib/modules/$rel/extra/kmemprof.ko" ] &&
+		grep -q '^extra/kmemprof.ko:' "$o/staging/lib/modules/$rel/modules.dep"; then
+		pass_suite "6.1-vendor/install (make install KERNELRELEASE=$rel)"
+	else
+		fail_suite "6.1-vendor/install (KERNELRELEASE=$rel)" "$(tail -n 20 "$o/build.log")"
+	fi
+}
+case " $VERS " in
+*" 6.1 "*) [ -n "$TESTS" ] || vendor_install ;;
+esac
 
 if [ -n "$own_tally" ]; then
 	read -r P F S < <(awk '{ p += $1; f += $2; s += $3 } END { print p+0, f+0, s+0 }' "$TALLY")
