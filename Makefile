@@ -146,6 +146,7 @@ INSTALL_CONF = $(firstword $(wildcard $(INSTALL_KDIR)/include/config/auto.conf \
 INSTALL_CONFIG = $(if $(INSTALL_CONF),$(shell sed -n \
 	's/^CONFIG_$(1)="\{0,1\}\([^"]*\)"\{0,1\}$$/\1/p' $(INSTALL_CONF)))
 INSTALL_SIGKEY = $(call INSTALL_CONFIG,MODULE_SIG_KEY)
+INSTALL_SIGHASH = $(or $(call INSTALL_CONFIG,MODULE_SIG_HASH),sha256)
 INSTALL_SIGKEY_PATH = $(if $(filter /%,$(INSTALL_SIGKEY)),,$(INSTALL_KDIR)/)$(INSTALL_SIGKEY)
 INSTALL_NOKEY = $(if $(filter y,$(call INSTALL_CONFIG,MODULE_SIG_ALL)),$(if \
 	$(filter pkcs11:%,$(INSTALL_SIGKEY)),,$(if $(wildcard $(INSTALL_SIGKEY_PATH)),,y)))
@@ -163,9 +164,21 @@ install:
 		$(if $(KERNELRELEASE),KERNELRELEASE=$(KERNELRELEASE)) \
 		INSTALL_MOD_PATH=$(INSTALL_ROOT) INSTALL_MOD_DIR=extra modules_install
 ifneq ($(SIGN_KEY),)
-	$(INSTALL_KDIR)/scripts/sign-file $(or $(call INSTALL_CONFIG,MODULE_SIG_HASH),sha256) \
-		$(SIGN_KEY) $(or $(SIGN_CERT),$(error SIGN_KEY needs SIGN_CERT)) $(INSTALL_KO)
-	@echo "install: $(INSTALL_KO) signed with $(SIGN_CERT)"
+	@# A tree with MODULE_COMPRESS_ALL (Debian's 6.12) installed it
+	@# compressed: the signature goes on the module itself, inside.
+	@set -e; ko=$(INSTALL_KO); \
+	for z in "" .xz .zst .gz; do [ ! -f "$$ko$$z" ] || break; done; \
+	case "$$z" in \
+	.xz) xz -d "$$ko.xz" ;; .zst) zstd -q -d --rm "$$ko.zst" ;; .gz) gzip -d "$$ko.gz" ;; \
+	esac; \
+	echo $(INSTALL_KDIR)/scripts/sign-file $(INSTALL_SIGHASH) $(SIGN_KEY) $(SIGN_CERT) $$ko; \
+	$(INSTALL_KDIR)/scripts/sign-file $(INSTALL_SIGHASH) $(SIGN_KEY) \
+		$(or $(SIGN_CERT),$(error SIGN_KEY needs SIGN_CERT)) "$$ko"; \
+	case "$$z" in \
+	.xz) xz --check=crc32 --lzma2=dict=1MiB "$$ko" ;; .zst) zstd -q --rm "$$ko" ;; \
+	.gz) gzip -n "$$ko" ;; \
+	esac; \
+	echo "install: $$ko$$z signed with $(SIGN_CERT)"
 else ifneq ($(INSTALL_NOKEY),)
 	@echo "install: kmemprof.ko is not signed: $(INSTALL_KDIR) signs modules at" \
 		"install (CONFIG_MODULE_SIG_ALL) with $(INSTALL_SIGKEY), which is not there" \
