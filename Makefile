@@ -4,6 +4,7 @@
 #
 #   make                  build module/kmemprof.ko against the rig's 6.12 tree
 #   make board            build natively against the running kernel
+#                         (BOARD_KDIR= another tree of this machine's)
 #   make KDIR=... ARCH= CROSS_COMPILE=   build against any prepared tree
 #   make demo             boot the arm64 guest, run a load, show the profile
 #   make demo BOARD=rock5b   the same on a Rock 5B+ look-alike: 8 CPUs in two
@@ -15,13 +16,18 @@
 #                         kunit, or one KUnit suite glob such as kmemprof_knobs)
 #   make kunit KERNELS=6.12   only the KUnit suites (TESTS=kunit)
 #   make check-matrix     every test on 5.10, 6.1, 6.1-vendor, 6.12, 7.x and
-#                         6.12-debug
+#                         6.12-debug, and check-distro's
+#   make check-distro     Debian's prebuilt arm64 6.1 and 6.12 kernels, as
+#                         they are: built against their headers packages
+#                         as a user would, booted, every guest test
+#                         (TESTS= narrows it; KERNELS=debian-6.12 in check)
 #   make bench            cost per event: bare, kmemprof, allocinfo, ftrace
 #   make kernels          fetch and build the rig's kernels (cached)
 #   make lint             checkpatch --strict and sparse
 #   make deb              kmemprof-dkms and kmemprof-tools packages, in .build/deb
 #   make install          the module into /lib/modules/RELEASE/extra, and depmod:
-#                         the running kernel's, or KDIR's (INSTALL_MOD_PATH=DIR)
+#                         the running kernel's, or KDIR's (INSTALL_MOD_PATH=DIR,
+#                         KERNELRELEASE=, SIGN_KEY= SIGN_CERT= to sign it)
 #   make install-tools    the reader into $(DESTDIR)$(PREFIX)/bin (/usr/local)
 #   make clean
 
@@ -29,7 +35,7 @@ KMEMPROF_CACHE ?= $(HOME)/.cache/kmemprof
 export KMEMPROF_CACHE
 
 KERNELS ?= 6.1 6.12 6.12-debug
-MATRIX := 5.10 6.1 6.1-vendor 6.12 7.x 6.12-debug
+MATRIX := 5.10 6.1 6.1-vendor 6.12 7.x 6.12-debug debian-6.1 debian-6.12
 BOARD ?=
 ifeq ($(BOARD),rock5b)
 KVER ?= 6.1-vendor
@@ -48,22 +54,30 @@ export KERNELS TESTS
 
 RIG := tools/rig
 
-.PHONY: all module board deps kernels demo check check-matrix kunit bench lint clean help
+.PHONY: all module board deps kernels demo check check-matrix check-distro kunit bench lint clean help
 .PHONY: deb install install-tools
 
 all: module
+
+# Says what a tree lacks (no headers; a distribution's headers unpacked
+# away from /usr/src, or for another architecture; no pahole) instead of
+# a kbuild error.
+KDIR_CHECK := $(CURDIR)/tools/kdir-check.sh
 
 module:
 ifeq ($(KDIR),$(RIG_KDIR))
 	@$(RIG)/deps.sh
 	@$(RIG)/kernel.sh $(KVER) >/dev/null
 endif
+	@$(KDIR_CHECK) make $(KDIR)
 	$(MAKE) -C $(KDIR) M=$(CURDIR) $(if $(ARCH),ARCH=$(ARCH)) \
 		$(if $(CROSS_COMPILE),CROSS_COMPILE=$(CROSS_COMPILE)) \
 		KMEMPROF_TESTS=$(KMEMPROF_TESTS) modules
 
+BOARD_KDIR ?= /lib/modules/$(shell uname -r)/build
 board:
-	$(MAKE) module KDIR=/lib/modules/$(shell uname -r)/build ARCH= CROSS_COMPILE= \
+	@$(KDIR_CHECK) board $(BOARD_KDIR)
+	$(MAKE) module KDIR=$(BOARD_KDIR) ARCH= CROSS_COMPILE= \
 		KMEMPROF_TESTS=$(KMEMPROF_TESTS)
 
 deps:
@@ -84,6 +98,9 @@ check:
 
 check-matrix:
 	@KERNELS="$(MATRIX)" $(RIG)/check.sh
+
+check-distro: deps
+	@$(RIG)/distro.sh
 
 kunit:
 	@TESTS=kunit $(RIG)/check.sh
@@ -110,16 +127,66 @@ INSTALL_KARGS = $(if $(ARCH),ARCH=$(ARCH)) \
 endif
 INSTALL_MOD_PATH ?= $(DESTDIR)
 INSTALL_ROOT = $(if $(INSTALL_MOD_PATH),$(abspath $(INSTALL_MOD_PATH)))
-INSTALL_KREL = $(shell cat $(INSTALL_KDIR)/include/config/kernel.release 2>/dev/null)
+# The release the tree installs for: KERNELRELEASE= if given (a vendor
+# tree built for a board whose uname -r it does not make by itself), else
+# what Debian's headers force in .kernelvariables (their kernel.release
+# holds the upstream version, 6.1.192, not 6.1.0-56-arm64), else the
+# tree's kernel.release.
+INSTALL_KREL = $(or $(KERNELRELEASE),$(shell sed -n \
+	's/^override KERNELRELEASE = //p' $(INSTALL_KDIR)/.kernelvariables 2>/dev/null),$(shell \
+	cat $(INSTALL_KDIR)/include/config/kernel.release 2>/dev/null))
+# Signing. A tree with MODULE_SIG_ALL signs at modules_install with its
+# key; a distribution's headers have the option but not the key (Debian:
+# output/signing_key.pem), and kbuild prints SSL and sign-file errors for
+# each module. Then kmemprof is installed unsigned, and make says so.
+# SIGN_KEY= and SIGN_CERT= sign it with a key of one's own (a MOK) with
+# the tree's sign-file, after the install.
+INSTALL_CONF = $(firstword $(wildcard $(INSTALL_KDIR)/include/config/auto.conf \
+	$(INSTALL_KDIR)/.config))
+INSTALL_CONFIG = $(if $(INSTALL_CONF),$(shell sed -n \
+	's/^CONFIG_$(1)="\{0,1\}\([^"]*\)"\{0,1\}$$/\1/p' $(INSTALL_CONF)))
+INSTALL_SIGKEY = $(call INSTALL_CONFIG,MODULE_SIG_KEY)
+INSTALL_SIGHASH = $(or $(call INSTALL_CONFIG,MODULE_SIG_HASH),sha256)
+INSTALL_SIGKEY_PATH = $(if $(filter /%,$(INSTALL_SIGKEY)),,$(INSTALL_KDIR)/)$(INSTALL_SIGKEY)
+INSTALL_NOKEY = $(if $(filter y,$(call INSTALL_CONFIG,MODULE_SIG_ALL)),$(if \
+	$(filter pkcs11:%,$(INSTALL_SIGKEY)),,$(if $(wildcard $(INSTALL_SIGKEY_PATH)),,y)))
+INSTALL_KO = $(or $(INSTALL_ROOT),)/lib/modules/$(INSTALL_KREL)/extra/kmemprof.ko
 PREFIX ?= /usr/local
 
 install:
-	@test -n "$(INSTALL_KREL)" || { echo "install: no prepared kernel tree" \
-		"at $(INSTALL_KDIR): install linux-headers-$$(uname -r), or give KDIR=" >&2; \
+	@$(KDIR_CHECK) install $(INSTALL_KDIR)
+	@test -n "$(INSTALL_KREL)" || { echo "install: no kernel release in" \
+		"$(INSTALL_KDIR) (include/config/kernel.release): give KERNELRELEASE=" >&2; \
 		exit 1; }
 	$(MAKE) -C $(INSTALL_KDIR) M=$(CURDIR)/module $(INSTALL_KARGS) modules
 	$(MAKE) -C $(INSTALL_KDIR) M=$(CURDIR)/module $(INSTALL_KARGS) \
+		$(if $(INSTALL_NOKEY)$(SIGN_KEY),CONFIG_MODULE_SIG_ALL=) \
+		$(if $(KERNELRELEASE),KERNELRELEASE=$(KERNELRELEASE)) \
 		INSTALL_MOD_PATH=$(INSTALL_ROOT) INSTALL_MOD_DIR=extra modules_install
+ifneq ($(SIGN_KEY),)
+	@# A tree with MODULE_COMPRESS_ALL (Debian's 6.12) installed it
+	@# compressed: the signature goes on the module itself, inside.
+	@set -e; ko=$(INSTALL_KO); \
+	for z in "" .xz .zst .gz; do [ ! -f "$$ko$$z" ] || break; done; \
+	case "$$z" in \
+	.xz) xz -d "$$ko.xz" ;; .zst) zstd -q -d --rm "$$ko.zst" ;; .gz) gzip -d "$$ko.gz" ;; \
+	esac; \
+	echo $(INSTALL_KDIR)/scripts/sign-file $(INSTALL_SIGHASH) $(SIGN_KEY) $(SIGN_CERT) $$ko; \
+	$(INSTALL_KDIR)/scripts/sign-file $(INSTALL_SIGHASH) $(SIGN_KEY) \
+		$(or $(SIGN_CERT),$(error SIGN_KEY needs SIGN_CERT)) "$$ko"; \
+	case "$$z" in \
+	.xz) xz --check=crc32 --lzma2=dict=1MiB "$$ko" ;; .zst) zstd -q --rm "$$ko" ;; \
+	.gz) gzip -n "$$ko" ;; \
+	esac; \
+	echo "install: $$ko$$z signed with $(SIGN_CERT)"
+else ifneq ($(INSTALL_NOKEY),)
+	@echo "install: kmemprof.ko is not signed: $(INSTALL_KDIR) signs modules at" \
+		"install (CONFIG_MODULE_SIG_ALL) with $(INSTALL_SIGKEY), which is not there" \
+		"(a distribution keeps its key). It loads, tainting the kernel, except" \
+		"under Secure Boot lockdown; to sign it with a key of your own (a MOK):" \
+		"make install SIGN_KEY=MOK.priv SIGN_CERT=MOK.der" \
+		"(Documentation/building.rst, \"Signed, for Secure Boot\")"
+endif
 	depmod $(if $(INSTALL_ROOT),-b $(INSTALL_ROOT)) $(INSTALL_KREL)
 
 install-tools:

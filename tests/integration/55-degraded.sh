@@ -3,6 +3,7 @@
 # A kernel without the percpu tracepoints: kmemprof loads, says which kind
 # is out in dmesg and stats, refuses to trace it, and works for the rest.
 . /tests/lib.sh
+need_test_build "test_missing="
 keep_module
 
 rmmod kmemprof_hog 2>/dev/null

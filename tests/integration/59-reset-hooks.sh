@@ -8,6 +8,7 @@
 # locks). The test build's test_wrap_delay makes insmod's bulk call sleep
 # in the wrapper for the window.
 . /tests/lib.sh
+need_test_build "test_wrap_delay="
 keep_module
 
 reload test_wrap_delay=1500 || fail "insmod kmemprof test_wrap_delay=1500"

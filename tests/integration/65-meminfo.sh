@@ -21,7 +21,12 @@ heap=
 for h in reserved default_cma_region; do
 	[ -e /dev/dma_heap/$h ] && { heap=$h; break; }
 done
-[ -n "$heap" ] || fail "no CMA heap in /dev/dma_heap"
+# A kernel without dma-buf heaps (Debian's) has no /dev/dma_heap: no CMA
+# is held there, and the checks below take 0 for it.
+[ -n "$heap" ] || [ ! -e /dev/dma_heap ] || fail "no CMA heap in /dev/dma_heap"
+CMA=0
+[ -n "$heap" ] || echo "INFO no /dev/dma_heap (no CONFIG_DMABUF_HEAPS): no CMA held"
+if [ -n "$heap" ]; then
 CMA=4194304
 rm -f /tmp/mi-heap.in /tmp/mi-heap.out
 mkfifo /tmp/mi-heap.in
@@ -35,6 +40,7 @@ until grep -q '^allocated ' /tmp/mi-heap.out; do
 	sleep 0.1
 	i=$((i + 1))
 done
+fi
 
 # series FILE CATEGORY [FAMILY]: a kmemprof_meminfo_* series' value.
 series() {
@@ -140,9 +146,11 @@ echo "INFO slab + before_load:other $got, meminfo Slab $want"
 kmemprof plot meminfo -o /tmp/mi.svg || fail "kmemprof plot meminfo"
 expect_eq "plot: segments" "$(grep -c 'class="segment"' /tmp/mi.svg)" 20
 
+if [ -n "$heap" ]; then
 echo >&3
 exec 3>&-
 wait $heap_pid
 rc=$?
 expect_eq "kmpheap exit status ($(tr '\n' ' ' < /tmp/mi-heap.out))" $rc 0
+fi
 rm -rf $R /tmp/mi.prom /tmp/mic.prom /tmp/mi.svg /tmp/mi-heap.in /tmp/mi-heap.out

@@ -59,6 +59,15 @@ write_knob() {
 	printf '%s' "$2" > "$1" 2>/dev/null
 }
 
+# need_test_build WHAT: skip unless the loaded kmemprof is the rig's test
+# build (KMEMPROF_TESTS=m: test_missing, test_wrap_delay). A user's build,
+# which make check-distro boots, has no test parameters.
+need_test_build() {
+	[ -e /sys/module/kmemprof/parameters/test_missing ] && return 0
+	echo "SKIP: $1 needs the rig's test build of kmemprof (KMEMPROF_TESTS=m), not a user's"
+	exit 77
+}
+
 # reload ARGS...: replace the loaded kmemprof with one loaded with ARGS.
 reload() {
 	rmmod kmemprof 2>/dev/null

@@ -20,7 +20,14 @@ CACHE=${KMEMPROF_CACHE:-$HOME/.cache/kmemprof}
 SMP=${KMEMPROF_SMP:-4,sockets=1,clusters=2,cores=2,threads=1}
 TIMEOUT=${KMEMPROF_TIMEOUT:-600}
 
-KDIR=$("$TOP/tools/rig/kernel.sh" "$KVER")
+# KMEMPROF_IMAGE boots that kernel image instead of the rig's build of
+# KVER (tools/rig/distro.sh: Debian's own), and KMEMPROF_ROOT_EXTRA is a
+# directory copied into the initramfs (the image's boot-modules/).
+if [ -n "${KMEMPROF_IMAGE:-}" ]; then
+	IMAGE=$KMEMPROF_IMAGE
+else
+	IMAGE=$("$TOP/tools/rig/kernel.sh" "$KVER")/arch/arm64/boot/Image
+fi
 # Every guest has a CMA area (tests/qemu/kernel.config), 32 MiB of its
 # 1 GiB as a board's is a share of its RAM; its heap is
 # /dev/dma_heap/reserved. The debug flavour checks every slab object too.
@@ -89,6 +96,7 @@ install -m 0755 "$TOP/tests/qemu/init" "$root/init"
 find "$MODDIR" -name '*.ko' -exec cp {} "$root/modules/" \;
 cp "$TOP"/tests/integration/*.sh "$root/tests/"
 cp "$TOP"/tests/bench/*.sh "$root/tests/bench/"
+[ -n "${KMEMPROF_ROOT_EXTRA:-}" ] && cp -r "$KMEMPROF_ROOT_EXTRA/." "$root/"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) \
 	> "$OUT/initramfs.cpio.gz"
 
@@ -112,7 +120,7 @@ set +e
 timeout --foreground -k 5 "$TIMEOUT" qemu-system-aarch64 \
 	-M "$MACHINE" -cpu cortex-a76 -smp "$SMP" -m 1G \
 	-nographic -no-reboot -nic none \
-	-kernel "$KDIR/arch/arm64/boot/Image" \
+	-kernel "$IMAGE" \
 	-initrd "$OUT/initramfs.cpio.gz" \
 	-fsdev local,id=fs0,path="$OUT/share",security_model=none \
 	-device virtio-9p-device,fsdev=fs0,mount_tag=host0 \

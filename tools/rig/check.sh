@@ -23,7 +23,9 @@ set -uo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 # 6.12-debug: 6.12 with KASAN, lockdep, PROVE_RCU, DEBUG_PREEMPT and
 # slub_debug (tests/qemu/kernel-debug.config).
-# make check-matrix adds 5.10, 7.x and 6.1-vendor (Rockchip's options).
+# make check-matrix adds 5.10, 7.x and 6.1-vendor (Rockchip's options),
+# and Debian's prebuilt 6.1 and 6.12 (debian-6.1, debian-6.12:
+# tools/rig/distro.sh).
 KERNELS=${KERNELS:-6.1 6.12 6.12-debug}
 TESTS=$(echo "${TESTS:-}" | tr ', ' '  ')
 OUT=$TOP/.build/check
@@ -88,6 +90,7 @@ start=$(date +%s)
 
 if [ -z "$TESTS" ]; then
 	host_suite harness/results "$TOP/tests/harness/selftest.sh"
+	host_suite harness/recipes "$TOP/tests/harness/build-recipes.sh"
 	host_suite dt/overlay "$TOP/tools/rig/dt-test.sh"
 	host_suite reader/unit "$TOP/tools/rig/reader-test.sh"
 	host_suite packaging "$TOP/tools/rig/package-test.sh"
@@ -95,6 +98,13 @@ fi
 
 for k in $KERNELS; do
 	t0=$(date +%s)
+	# Debian's own kernels, prebuilt (make check-distro).
+	case "$k" in
+	debian-*)
+		TALLY=$TALLY "$TOP/tools/rig/distro.sh" "${k#debian-}"
+		continue
+		;;
+	esac
 	if ! "$TOP/tools/rig/kernel.sh" "$k" > "$OUT/kernel-$k.log" 2>&1; then
 		fail_suite "$k/kernel" "$(tail -n 20 "$OUT/kernel-$k.log")"
 		continue

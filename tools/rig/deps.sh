@@ -14,7 +14,7 @@ PKGS="make gcc bc bison flex cpio kmod xz-utils python3 rsync
       protobuf-compiler zlib1g-dev jq libxml2-utils librsvg2-bin clang
       libncurses-dev python3-prometheus-client
       libmicrohttpd-dev libyaml-dev libcrypt-dev openssl prometheus golang-go
-      curl
+      curl dwarves
       debhelper dh-dkms dkms lintian device-tree-compiler fakeroot"
 
 missing=""
@@ -37,8 +37,8 @@ fi
 # apt configuration so nothing under /etc changes: busybox, and coreutils'
 # numfmt (dynamic; the guest gets libc from libc6-arm64-cross).
 G=$CACHE/guest
-arm64_get() { # arm64_get PACKAGE PATH-IN-PACKAGE DEST
-	local apt_dir=$CACHE/apt-arm64 deb
+arm64_get() { # arm64_get PACKAGE "PATH-IN-PACKAGE..." DEST: the first path there
+	local apt_dir=$CACHE/apt-arm64 deb path
 	[ -x "$3" ] && return 0
 	mkdir -p "$apt_dir/lists/partial" "$apt_dir/archives/partial" "$G"
 	cat > "$apt_dir/apt.conf" <<CONF
@@ -53,13 +53,17 @@ CONF
 	rm -f "$G/$1"_*.deb
 	(cd "$G" && APT_CONFIG=$apt_dir/apt.conf apt-get download -qq "$1:arm64")
 	deb=$(ls "$G/$1"_*_arm64.deb | head -n 1)
-	dpkg-deb --fsys-tarfile "$deb" | tar -xOf - "$2" > "$3.tmp"
+	path=$(dpkg-deb -c "$deb" | awk '{ print $6 }' |
+		grep -Fx -f <(printf '%s\n' $2) | head -n 1)
+	[ -n "$path" ] || { echo "deps: none of $2 in $(basename "$deb")" >&2; return 1; }
+	dpkg-deb --fsys-tarfile "$deb" | tar -xOf - "$path" > "$3.tmp"
 	chmod +x "$3.tmp"
 	mv "$3.tmp" "$3"
 	echo "deps: $(basename "$3") from $(basename "$deb")"
 }
-arm64_get busybox-static ./bin/busybox "$G/busybox"
-arm64_get coreutils ./usr/bin/numfmt "$G/numfmt"
+# busybox-static has it in ./bin up to Debian 12, in ./usr/bin from 13.
+arm64_get busybox-static "./bin/busybox ./usr/bin/busybox" "$G/busybox"
+arm64_get coreutils "./usr/bin/numfmt ./bin/numfmt" "$G/numfmt"
 
 # A sysroot for the guest's dynamic reader, the one with serve and pprof
 # (tests/qemu/run.sh builds it as kmemprof-serve): libmicrohttpd with its
