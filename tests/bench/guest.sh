@@ -11,7 +11,7 @@
 cpus_list=1
 rounds=3
 MODES="bare disabled default hist stack8 key2 sample64 allocinfo ftrace"
-WORKLOADS=kmalloc32,kmalloc256,kmalloc2048,sites1000,kmem_cache,bulk16,kfree_rcu,pages0,pagesbulk16,pages2,leaky100k,xcpu
+WORKLOADS=kmalloc32,kmalloc256,kmalloc2048,sites1000,kmem_cache,bulk16,kfree_rcu,pages0,pagesbulk16,pages2,leaky100k,xcpu,name10k
 CALIB=calib_loop,calib_irq,calib_percpu,calib_lock,calib_clock,calib_stack6,calib_stack12,calib_tp_kmalloc32,calib_tp_pages0
 procread=1
 for arg in $(cat /proc/cmdline); do
