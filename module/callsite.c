@@ -685,9 +685,16 @@ static struct kmp_symidx *kmp_symidx_make(unsigned long addr)
 		goto out;
 	rcu_read_lock();
 	ks = rcu_dereference(mod->kallsyms);
+	if (ks->num_symtab > num) {
+		/* never: the table only ever shrinks (init done) */
+		rcu_read_unlock();
+		kvfree(x);
+		x = NULL;
+		goto out;
+	}
 	n = 0;
 	/* ELF starts real symbols at 1 */
-	for (i = 1; i < ks->num_symtab && i < num; i++) {
+	for (i = 1; i < ks->num_symtab; i++) {
 		const typeof(*ks->symtab) *sym = &ks->symtab[i];
 		const char *name = ks->strtab + sym->st_name;
 
@@ -715,6 +722,17 @@ static struct kmp_symidx *kmp_symidx_make(unsigned long addr)
 		if (!j || x->e[i].off != x->e[j - 1].off)
 			x->e[j++] = x->e[i];
 	x->n = j;
+	/* Mapping and data symbols make most of a table: keep only these. */
+	if (j < num / 2) {
+		struct kmp_symidx *y = kvmalloc(struct_size(y, e, j),
+						GFP_KERNEL);
+
+		if (y) {
+			memcpy(y, x, struct_size(y, e, j));
+			kvfree(x);
+			x = y;
+		}
+	}
 	kmp_symidx_ents += j;
 	list_add(&x->node, &kmp_symidx_list);
 out:
