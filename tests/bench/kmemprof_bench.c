@@ -60,7 +60,16 @@ MODULE_PARM_DESC(reps, "Repeats; the median is reported");
 
 /* site_0() .. site_999(), sites[] and NSITES: see gen-sites.sh. */
 #include "sites.h"
-/* name_0() .. name_9999(), names[] and NNAMES: the same, for name10k. */
+/*
+ * name_0() .. name_9999(), names[] and NNAMES: the same, for name10k, but
+ * hidden from allocinfo (6.10+): its tag of each call site has per-CPU
+ * counters, which for 10000 sites are more than a module may have.
+ */
+#ifdef alloc_hooks
+#define name_kmalloc(size, gfp)	kmalloc_noprof(size, gfp)
+#else
+#define name_kmalloc(size, gfp)	kmalloc(size, gfp)
+#endif
 #include "names.h"
 
 /* Ten callers of all 1000 sites: with key_depth=2, 10000 tags. */
