@@ -740,6 +740,23 @@ out:
 	return x;
 }
 
+/* "0x" and @v in hex, as %#lx prints it, at @p; returns its end. */
+static char *kmp_put_hex(char *p, unsigned long v)
+{
+	char tmp[2 * sizeof(v)];
+	int n = 0;
+
+	*p++ = '0';
+	*p++ = 'x';
+	do {
+		tmp[n++] = hex_asc[v & 15];
+		v >>= 4;
+	} while (v);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
 /*
  * sprint_symbol() of @addr, in a module's core text, from its index, into
  * @buf of KSYM_SYMBOL_LEN bytes: the length, or 0 where the index cannot
@@ -753,7 +770,10 @@ static int kmp_symidx_text(char *buf, unsigned long addr)
 	struct kmp_symidx *x;
 	unsigned long off, end;
 	unsigned int lo, hi;
+	const char *name;
 	int len = 0;
+	size_t n;
+	char *p;
 
 	lockdep_assert_held(&kmp_names_lock);
 	list_for_each_entry(x, &kmp_symidx_list, node)
@@ -793,9 +813,22 @@ found:
 		goto out;
 	e = &x->e[lo - 1];
 	end = lo < x->n ? x->e[lo].off : x->size;
-	len = scnprintf(buf, KSYM_SYMBOL_LEN, "%.*s+%#lx/%#lx [%s]",
-			KSYM_NAME_LEN - 1, ks->strtab + ks->symtab[e->sym].st_name,
-			off - e->off, end - e->off, x->mod->name);
+	/* "%.*s+%#lx/%#lx [%s]", without vsnprintf()'s cost: it all fits */
+	name = ks->strtab + ks->symtab[e->sym].st_name;
+	p = buf + strnlen(name, KSYM_NAME_LEN - 1);
+	memcpy(buf, name, p - buf);
+	*p++ = '+';
+	p = kmp_put_hex(p, off - e->off);
+	*p++ = '/';
+	p = kmp_put_hex(p, end - e->off);
+	*p++ = ' ';
+	*p++ = '[';
+	n = strnlen(x->mod->name, MODULE_NAME_LEN);
+	memcpy(p, x->mod->name, n);
+	p += n;
+	*p++ = ']';
+	*p = '\0';
+	len = p - buf;
 out:
 	rcu_read_unlock();
 	/* Most recent first: a module's sites come in runs. */
@@ -970,9 +1003,11 @@ int kmp_site_text(char *buf, unsigned long site)
 				 "before_load:%s func:before_load",
 				 prior[(site - KMP_SITE_PRIOR) >>
 				       KMP_SITE_PRIOR_SHIFT]);
+	/* kmp_sym()'s text is under half of @buf: " func:" fits */
 	n = kmp_sym(buf, site);
 	flen = strcspn(buf, "+ ");
-	n += scnprintf(buf + n, KMP_SITE_TEXT_LEN - n, " func:");
+	memcpy(buf + n, " func:", sizeof(" func:") - 1);
+	n += sizeof(" func:") - 1;
 	if (flen > KMP_SITE_TEXT_LEN - n - 1)
 		flen = KMP_SITE_TEXT_LEN - n - 1;
 	memmove(buf + n, buf, flen);
