@@ -722,7 +722,7 @@ static struct kmp_symidx *kmp_symidx_make(unsigned long addr)
 		if (!j || x->e[i].off != x->e[j - 1].off)
 			x->e[j++] = x->e[i];
 	x->n = j;
-	/* Mapping and data symbols make most of a table: keep only these. */
+	/* The table has data, init and mapping symbols too: keep these. */
 	if (j < num / 2) {
 		struct kmp_symidx *y = kvmalloc(struct_size(y, e, j),
 						GFP_KERNEL);
