@@ -55,6 +55,8 @@
  *     -> kmp_names_lock, kmp_tag_locks[], kmp_sites_lock,
  *        kmp_stack_text_lock (the notifier; module_mutex is not held)
  *   kmp_tag_locks[] -> kmp_sites_lock (a new tag enters the site table)
+ *   kmp_names_lock -> module_kset's list_lock (the kernel's spinlock: a
+ *     module found by address for its symbol index, callsite.c)
  *
  * Lifetimes:
  *

@@ -186,6 +186,20 @@
 #endif
 
 /*
+ * A module's core text, where callsite.c indexes its symbols: 6.4 split
+ * the module's layouts into regions (mod->mem[]). The bounds are those the
+ * kernel's own lookup (find_kallsyms_symbol()) sizes a module's last
+ * function by.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
+#define KMP_MOD_TEXT_BASE(mod)	((unsigned long)(mod)->mem[MOD_TEXT].base)
+#define KMP_MOD_TEXT_SIZE(mod)	((unsigned long)(mod)->mem[MOD_TEXT].size)
+#else
+#define KMP_MOD_TEXT_BASE(mod)	((unsigned long)(mod)->core_layout.base)
+#define KMP_MOD_TEXT_SIZE(mod)	((unsigned long)(mod)->core_layout.text_size)
+#endif
+
+/*
  * The hooks only the KUnit suites call (kmemprof_sum_range() and the
  * like) exist only in the rig's test build on a kernel with KUnit
  * (KMP_TEST_HOOKS): in KUnit's own namespace from 6.2, which has

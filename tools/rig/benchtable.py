@@ -133,6 +133,13 @@ def icount_table(kernel, res, stats):
         if naming is not None:
             out[-1] += (' Naming the tags, in the background before the '
                         'reads: %.1f M.' % (naming / 1e6))
+    nfirst = res.get(('default', 'name10k-first', 1))
+    nagain = res.get(('default', 'name10k', 1))
+    if nfirst is not None:
+        out += ['', 'Naming 10000 new call sites of a module of 10000 '
+                'functions, not waiting for the background: the first read '
+                'of /proc/kmemprof %.1f M instructions, the next %s M.' % (
+                    nfirst / 1e6, fmt(nagain / 1e6 if nagain else None))]
     if 'live.bytes' in stats and 'live.max' in stats:
         per = int(stats['live.bytes']) / int(stats['live.max'])
         out += ['', 'Memory per live object: 32 bytes an entry, %.0f with '
