@@ -155,9 +155,9 @@ static __always_inline void kmp_count_free_sampled(enum kmp_event ev,
  * only kernels with KMP_NMI_EVENTS can be in; the general path tests for
  * it on all).
  */
-static __always_inline bool kmp_fast_ok(void)
+static __always_inline bool kmp_fast_ok(const bool timed)
 {
-	return !kmp_slow() && !(kmp_timed() && kmp_sampling()) &&
+	return !kmp_slow() && !(timed && kmp_sampling()) &&
 	       likely(!(KMP_NMI_EVENTS && in_nmi()));
 }
 
@@ -213,14 +213,16 @@ static __always_inline void kmp_time_freed(u32 h, u64 time_cpu)
  * general path (kmp_*_slow(), below). So a probe at the defaults saves
  * no register but its frame record, and the general path is one call at
  * its end (not a tail call: the kernel builds with frame pointers and
- * -fno-optimize-sibling-calls).
+ * -fno-optimize-sibling-calls). Each is made twice from one body, with
+ * @timed a constant, behind kmp_timed(): the copy at the defaults has
+ * none of the histograms' and lifetimes' code.
  */
 static_assert(KMALLOC_MAX_SIZE <= U32_MAX);
 
-static __always_inline bool kmp_slab_alloc_fast(enum kmp_event ev,
-						unsigned long site,
-						const void *ptr, size_t bytes,
-						size_t req)
+static __always_inline bool __kmp_slab_alloc_fast(enum kmp_event ev,
+						  unsigned long site,
+						  const void *ptr, size_t bytes,
+						  size_t req, const bool timed)
 {
 	const struct kmp_site *e;
 	struct kmp_slot *slot;
@@ -229,7 +231,7 @@ static __always_inline bool kmp_slab_alloc_fast(enum kmp_event ev,
 	bool done = false;
 	u32 h = KMP_NIL;
 
-	if (!kmp_fast_ok())
+	if (!kmp_fast_ok(timed))
 		return false;
 	local_irq_save(flags);
 	if (unlikely(ZERO_OR_NULL_PTR(ptr))) {
@@ -246,7 +248,7 @@ static __always_inline bool kmp_slab_alloc_fast(enum kmp_event ev,
 		done = true;
 		goto out;
 	}
-	if (kmp_timed() && !kmp_time_alloc(e->idx, &h, &time_cpu))
+	if (timed && !kmp_time_alloc(e->idx, &h, &time_cpu))
 		goto out;
 	key = kmp_key_addr(KMP_KIND_SLAB, (unsigned long)ptr);
 	slot = kmp_live_claim(key);
@@ -254,7 +256,7 @@ static __always_inline bool kmp_slab_alloc_fast(enum kmp_event ev,
 		goto out;
 	/* No slab object reaches 4 GiB (the static_assert above). */
 	kmp_count_alloc_ev(ev, e, bytes, req);
-	if (kmp_timed() && h != KMP_NIL)
+	if (timed && h != KMP_NIL)
 		kmp_hist_add_sizes(h, KMP_KIND_SLAB, bytes, req, 1);
 	/* counted before it is published: see account.c */
 	kmp_live_fill(slot, key, e->idx, bytes, req, time_cpu);
@@ -264,8 +266,18 @@ out:
 	return done;
 }
 
-static __always_inline bool kmp_slab_free_fast(enum kmp_event ev,
-					       const void *ptr)
+static __always_inline bool kmp_slab_alloc_fast(enum kmp_event ev,
+						unsigned long site,
+						const void *ptr, size_t bytes,
+						size_t req)
+{
+	if (kmp_timed())
+		return __kmp_slab_alloc_fast(ev, site, ptr, bytes, req, true);
+	return __kmp_slab_alloc_fast(ev, site, ptr, bytes, req, false);
+}
+
+static __always_inline bool __kmp_slab_free_fast(enum kmp_event ev,
+						 const void *ptr, const bool timed)
 {
 	unsigned long flags;
 	struct kmp_slot *s;
@@ -273,7 +285,7 @@ static __always_inline bool kmp_slab_free_fast(enum kmp_event ev,
 	u64 time_cpu = 0;
 	bool done = true;
 
-	if (!kmp_fast_ok())
+	if (!kmp_fast_ok(timed))
 		return false;
 	local_irq_save(flags);
 	if (likely(!ZERO_OR_NULL_PTR(ptr))) {
@@ -287,7 +299,7 @@ static __always_inline bool kmp_slab_free_fast(enum kmp_event ev,
 		tag = READ_ONCE(s->tag);
 		size = READ_ONCE(s->size);
 		req = READ_ONCE(s->req);
-		if (kmp_timed()) {
+		if (timed) {
 			time_cpu = READ_ONCE(s->time_cpu);
 			if (!kmp_time_free(tag, time_cpu, &h)) {
 				done = false;
@@ -300,7 +312,7 @@ static __always_inline bool kmp_slab_free_fast(enum kmp_event ev,
 			kmp_count_free_sampled(ev, tag, size, req);
 		else
 			kmp_count_free_ev(ev, tag, size, req);
-		if (kmp_timed())
+		if (timed)
 			kmp_time_freed(h, time_cpu);
 	} else {
 		kmp_count_event(ev);
@@ -310,10 +322,18 @@ out:
 	return done;
 }
 
-static __always_inline bool kmp_page_alloc_fast(enum kmp_event ev,
-						unsigned long fp, unsigned int skip,
-						const struct page *page,
-						unsigned int order)
+static __always_inline bool kmp_slab_free_fast(enum kmp_event ev,
+					       const void *ptr)
+{
+	if (kmp_timed())
+		return __kmp_slab_free_fast(ev, ptr, true);
+	return __kmp_slab_free_fast(ev, ptr, false);
+}
+
+static __always_inline bool __kmp_page_alloc_fast(enum kmp_event ev,
+						  unsigned long fp, unsigned int skip,
+						  const struct page *page,
+						  unsigned int order, const bool timed)
 {
 	u32 bytes = PAGE_SIZE << order, *slot, h = KMP_NIL;
 	const struct kmp_site *e;
@@ -322,7 +342,7 @@ static __always_inline bool kmp_page_alloc_fast(enum kmp_event ev,
 	u64 time_cpu = 0;
 	bool done = false;
 
-	if (!kmp_fast_ok())
+	if (!kmp_fast_ok(timed))
 		return false;
 	local_irq_save(flags);
 	if (unlikely(!kmp_page_site_fast(fp, skip, &e) ||
@@ -334,11 +354,11 @@ static __always_inline bool kmp_page_alloc_fast(enum kmp_event ev,
 	 * general path accounts. With times on, the block goes there too,
 	 * once the general path has set pages_hashed.
 	 */
-	if (unlikely(READ_ONCE(kmp_tab.pages_hashed) || kmp_timed())) {
+	if (unlikely(READ_ONCE(kmp_tab.pages_hashed) || timed)) {
 		if (!READ_ONCE(kmp_tab.pages_hashed))
 			goto out;
 		key = kmp_key_pfn(page_to_pfn(page));
-		if (kmp_timed()) {
+		if (timed) {
 			if (!kmp_time_alloc(e->idx, &h, &time_cpu))
 				goto out;
 			/* NULL where the key is there already */
@@ -369,9 +389,19 @@ out:
 	return done;
 }
 
-static __always_inline bool kmp_page_free_fast(enum kmp_event ev,
-					       const struct page *page,
-					       unsigned int order)
+static __always_inline bool kmp_page_alloc_fast(enum kmp_event ev,
+						unsigned long fp, unsigned int skip,
+						const struct page *page,
+						unsigned int order)
+{
+	if (kmp_timed())
+		return __kmp_page_alloc_fast(ev, fp, skip, page, order, true);
+	return __kmp_page_alloc_fast(ev, fp, skip, page, order, false);
+}
+
+static __always_inline bool __kmp_page_free_fast(enum kmp_event ev,
+						 const struct page *page,
+						 unsigned int order, const bool timed)
 {
 	u32 *slot, v, bytes = PAGE_SIZE << order, tag, h;
 	unsigned long flags;
@@ -379,7 +409,7 @@ static __always_inline bool kmp_page_free_fast(enum kmp_event ev,
 	bool done = false;
 	u64 time_cpu;
 
-	if (!kmp_fast_ok())
+	if (!kmp_fast_ok(timed))
 		return false;
 	local_irq_save(flags);
 	if (unlikely(!kmp_page_get(page, &slot)))
@@ -422,6 +452,15 @@ static __always_inline bool kmp_page_free_fast(enum kmp_event ev,
 out:
 	local_irq_restore(flags);
 	return done;
+}
+
+static __always_inline bool kmp_page_free_fast(enum kmp_event ev,
+					       const struct page *page,
+					       unsigned int order)
+{
+	if (kmp_timed())
+		return __kmp_page_free_fast(ev, page, order, true);
+	return __kmp_page_free_fast(ev, page, order, false);
 }
 
 /* probes.c: the general path, with NMI, options and the tables' misses. */
