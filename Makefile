@@ -15,7 +15,9 @@
 #                         kunit, or one KUnit suite glob such as kmemprof_knobs)
 #   make kunit KERNELS=6.12   only the KUnit suites (TESTS=kunit)
 #   make check-matrix     every test on 5.10, 6.1, 6.1-vendor, 6.12, 7.x and
-#                         6.12-debug
+#                         6.12-debug, then check-install
+#   make check-install    the DKMS and tools packages installed with apt into a
+#                         Debian bookworm arm64 system, booted under QEMU
 #   make bench            cost per event: bare, kmemprof, allocinfo, ftrace
 #   make kernels          fetch and build the rig's kernels (cached)
 #   make lint             checkpatch --strict and sparse
@@ -48,7 +50,7 @@ export KERNELS TESTS
 
 RIG := tools/rig
 
-.PHONY: all module board deps kernels demo check check-matrix kunit bench lint clean help
+.PHONY: all module board deps kernels demo check check-matrix check-install kunit bench lint clean help
 .PHONY: deb install install-tools
 
 all: module
@@ -84,6 +86,10 @@ check:
 
 check-matrix:
 	@KERNELS="$(MATRIX)" $(RIG)/check.sh
+	@$(RIG)/install-test.sh
+
+check-install:
+	@$(RIG)/install-test.sh
 
 kunit:
 	@TESTS=kunit $(RIG)/check.sh
