@@ -17,7 +17,8 @@
 #    "make deb" on this machine (Architecture: all).
 # 3. "apt install ./kmemprof-dkms_*.deb ./kmemprof-tools_*_arm64.deb" in a
 #    fresh copy of the root: DKMS builds kmemprof.ko natively (arm64 gcc
-#    under qemu-user) against linux-headers-arm64. Its transcript is
+#    under qemu-user) against linux-headers-arm64, and signs it with the
+#    MOK key it makes (openssl is installed first). Its transcript is
 #    OUT/apt-install.log. Then, as a user would, the line of
 #    /etc/modules-load.d/kmemprof.conf is uncommented.
 # 4. The root becomes an ext4 image (mkfs.ext4 -d) that boots under
@@ -43,7 +44,8 @@
 # Both are idempotent and change nothing when already done.
 #
 # Every step is bounded with timeout. KMEMPROF_QEMU_LOCK=FILE runs the two
-# boots under flock FILE (the rig's shared QEMU lock), and only them.
+# boots under flock FILE (the rig's shared QEMU lock), and only them; the
+# wait for it is bounded too (an hour).
 # KMEMPROF_INSTALL_REFRESH=1 rebuilds the cached roots.
 set -euo pipefail
 
@@ -150,6 +152,8 @@ in_root() {
 # the root FROM with PACKAGES added by apt-get in a chroot.
 cached_root() {
 	local name=$1 pkgs=$2 from=${3:-} tar=$IC/$1.tar.zst key r
+	# mmdebstrap picks the format by the name: .tar.zst
+	local new=$IC/$1.new.tar.zst
 	key=$(printf '%s\n' "$SUITE" "$pkgs" "${MIRRORS[@]}" "$INITRAMFS_CONF" "$INITRAMFS_MODULES" \
 		"$(cat "$IC/$from.tar.zst.key" 2>/dev/null)" | sha256sum | cut -c1-16)
 	if [ -z "${KMEMPROF_INSTALL_REFRESH:-}" ] && [ -s "$tar" ] &&
@@ -164,9 +168,9 @@ cached_root() {
 			--setup-hook='mkdir -p "$1/etc/initramfs-tools/conf.d" "$1/usr/share/initramfs-tools/modules.d"' \
 			--setup-hook="printf '%s\\n' '$INITRAMFS_CONF' > \"\$1/etc/initramfs-tools/conf.d/rig.conf\"" \
 			--setup-hook="printf '%s\\n' $INITRAMFS_MODULES > \"\$1/usr/share/initramfs-tools/modules.d/rig-guest\"" \
-			--include="$pkgs" "$SUITE" "$tar.tmp" "${MIRRORS[@]}" \
+			--include="$pkgs" "$SUITE" "$new" "${MIRRORS[@]}" \
 			> "$OUT/mmdebstrap-$name.log" 2>&1; then
-			rm -f "$tar.tmp"
+			rm -f "$new"
 			fail "rootfs/$name: $(tail -n 5 "$OUT/mmdebstrap-$name.log" | tr '\n' ' ')"
 			finish
 		fi
@@ -185,10 +189,10 @@ cached_root() {
 		fi
 		chroot_down "$r"
 		rm -f "$r/etc/resolv.conf"
-		timeout 900 tar -C "$r" --zstd -cf "$tar.tmp" .
+		timeout 900 tar -C "$r" --zstd -cf "$new" .
 		rm -rf "$r"
 	fi
-	mv "$tar.tmp" "$tar"
+	mv "$new" "$tar"
 	echo "$key" > "$tar.key"
 	say "$name: $(du -h "$tar" | cut -f1)"
 }
@@ -212,7 +216,8 @@ cp "$OUT"/deb-host/kmemprof-dkms_*_all.deb "$DEB/"
 # kmemprof-tools for arm64, by make deb in the arm64 build root, cached by
 # the hash of the sources that go into it.
 src_key=$(cd "$TOP" && git ls-files -z --cached --others --exclude-standard \
-	tools/kmemprof debian Makefile tools/rig/deb.sh |
+	tools/kmemprof debian/control debian/rules debian/changelog \
+	'debian/kmemprof-tools.*' debian/kmemprof.1 debian/source tools/rig/deb.sh |
 	xargs -0 sha256sum 2>/dev/null | sha256sum | cut -c1-16)
 tools_cache=$IC/tools-$src_key
 if [ -z "${KMEMPROF_INSTALL_REFRESH:-}" ] &&
@@ -248,7 +253,7 @@ mkdir -p "$R"
 say "unpacking the root"
 timeout 600 tar -C "$R" --zstd -xf "$IC/bookworm-arm64.tar.zst"
 krel=$(ls "$R/lib/modules" | sort -V | tail -n 1)
-if [ "$(ls "$R/lib/modules" | wc -l)" -ne 1 ] || [ ! -e "$R/lib/modules/$krel/build/Makefile" ]; then
+if [ "$(ls "$R/lib/modules" | wc -l)" -ne 1 ] || [ ! -e "$R/usr/src/linux-headers-$krel/Makefile" ]; then
 	fail "kernel: $(ls "$R/lib/modules"), headers: $(ls "$R/usr/src")"
 	finish
 fi
@@ -264,12 +269,18 @@ set +e
 	in_root "$R" 60 dpkg-query -W 'linux-image-[0-9]*' 'linux-headers-[0-9]*' dkms
 	echo "# apt install ./$(cd "$DEB" && ls kmemprof-dkms_*.deb) ./$(cd "$DEB" && ls kmemprof-tools_*.deb)"
 	in_root "$R" 600 apt-get update -qq
+	# openssl first, so that DKMS can make its MOK key and sign the module
+	# (install.rst, "Signing for Secure Boot: MOK").
+	echo "# apt install openssl"
+	in_root "$R" 600 apt-get install -y -qq openssl
 	in_root "$R" 1800 sh -c 'cd /var/tmp/rig-debs && apt-get install -y ./kmemprof-dkms_*.deb ./kmemprof-tools_*_arm64.deb'
 	echo "# exit status: $?"
 	echo "# dkms status"
 	in_root "$R" 60 dkms status
 	echo "# modinfo -k $krel kmemprof"
 	in_root "$R" 60 modinfo -k "$krel" kmemprof
+	echo "# ls -l /var/lib/dkms"
+	in_root "$R" 60 ls -l /var/lib/dkms
 } > "$OUT/apt-install.log" 2>&1
 set -e
 if grep -q '^# exit status: 0$' "$OUT/apt-install.log" &&
@@ -280,6 +291,11 @@ else
 	finish
 fi
 rm -rf "$R/var/tmp/rig-debs"
+if [ "$(in_root "$R" 60 modinfo -k "$krel" -F signer kmemprof)" = "DKMS module signing key" ]; then
+	pass "dkms-signed (signer: DKMS module signing key, /var/lib/dkms/mok.key)"
+else
+	fail "dkms-signed: modinfo -F signer: '$(in_root "$R" 60 modinfo -k "$krel" -F signer kmemprof)'"
+fi
 
 # The guest: no network, no login on the console; the checks at boot.
 echo "kmemprof-guest" > "$R/etc/hostname"
@@ -307,7 +323,7 @@ rm -rf "$R"
 
 boot() { # boot PHASE INITRD
 	local log=$OUT/console-$1.log lock=()
-	[ -n "$QLOCK" ] && lock=(flock "$QLOCK")
+	[ -n "$QLOCK" ] && lock=(flock -w 3600 "$QLOCK")
 	say "boot $1 (qemu-system-aarch64, TCG)"
 	"${lock[@]}" timeout 1500 qemu-system-aarch64 -M virt -cpu cortex-a76 \
 		-smp 2 -m 2048 -nographic -no-reboot \
