@@ -326,7 +326,7 @@ boot() { # boot PHASE INITRD
 	[ -n "$QLOCK" ] && lock=(flock -w 3600 "$QLOCK")
 	say "boot $1 (qemu-system-aarch64, TCG)"
 	"${lock[@]}" timeout 1500 qemu-system-aarch64 -M virt -cpu cortex-a76 \
-		-smp 2 -m 2048 -nographic -no-reboot \
+		-smp 2 -m 2048 -nographic -no-reboot -nic none \
 		-kernel "$OUT/vmlinuz" -initrd "$2" \
 		-append "root=/dev/vda rw console=ttyAMA0 rig.phase=$1" \
 		-drive "file=$IMG,format=raw,if=virtio" \
