@@ -16,11 +16,13 @@
 #                         kunit, or one KUnit suite glob such as kmemprof_knobs)
 #   make kunit KERNELS=6.12   only the KUnit suites (TESTS=kunit)
 #   make check-matrix     every test on 5.10, 6.1, 6.1-vendor, 6.12, 7.x and
-#                         6.12-debug, and check-distro's
+#                         6.12-debug, check-distro's, then check-install
 #   make check-distro     Debian's prebuilt arm64 6.1 and 6.12 kernels, as
 #                         they are: built against their headers packages
 #                         as a user would, booted, every guest test
 #                         (TESTS= narrows it; KERNELS=debian-6.12 in check)
+#   make check-install    the DKMS and tools packages installed with apt into a
+#                         Debian bookworm arm64 system, booted under QEMU
 #   make bench            cost per event: bare, kmemprof, allocinfo, ftrace
 #   make kernels          fetch and build the rig's kernels (cached)
 #   make lint             checkpatch --strict and sparse
@@ -54,7 +56,8 @@ export KERNELS TESTS
 
 RIG := tools/rig
 
-.PHONY: all module board deps kernels demo check check-matrix check-distro kunit bench lint clean help
+.PHONY: all module board deps kernels demo check check-matrix check-distro check-install
+.PHONY: kunit bench lint clean help
 .PHONY: deb install install-tools
 
 all: module
@@ -98,6 +101,10 @@ check:
 
 check-matrix:
 	@KERNELS="$(MATRIX)" $(RIG)/check.sh
+	@$(RIG)/install-test.sh
+
+check-install:
+	@$(RIG)/install-test.sh
 
 check-distro: deps
 	@$(RIG)/distro.sh

@@ -11,6 +11,8 @@
 # is written into the work tree or its parent: the .deb, .buildinfo and
 # .changes files land in OUT. Extra dpkg-buildpackage options can be given
 # in DEB_BUILD_ARGS (DEB_BUILD_OPTIONS=nocheck skips the reader's tests).
+# KMEMPROF_DEB_BUILD=all builds kmemprof-dkms alone, =any kmemprof-tools
+# alone (dpkg-buildpackage --build; default: binary, both).
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -49,7 +51,7 @@ fi
 
 log=$OUT/build.log
 # shellcheck disable=SC2086  # DEB_BUILD_ARGS is a list of options
-if ! dpkg-buildpackage -us -uc -b ${DEB_BUILD_ARGS:-} > "$log" 2>&1; then
+if ! dpkg-buildpackage -us -uc --build="${KMEMPROF_DEB_BUILD:-binary}" ${DEB_BUILD_ARGS:-} > "$log" 2>&1; then
 	tail -n 40 "$log" >&2
 	echo "deb: dpkg-buildpackage failed; log in $log" >&2
 	exit 1

@@ -91,6 +91,10 @@ src=/usr/src/kmemprof-$upstream
 	tree_files module include | sed "s|^|$src/|"
 	printf '/usr/share/doc/kmemprof-dkms/%s\n' changelog copyright install.rst \
 		examples/kmemprof.conf
+	# Loading at boot: both off until the user asks (install.rst).
+	echo /etc/default/kmemprof
+	echo /etc/modules-load.d/kmemprof.conf
+	echo /usr/share/initramfs-tools/hooks/kmemprof
 } | sort > "$T/want-dkms"
 deb_files "$dkms_deb" > "$T/got-dkms"
 if ! diff -u "$T/want-dkms" "$T/got-dkms" > "$T/diff-dkms"; then
