@@ -13,7 +13,6 @@
 #include <linux/kallsyms.h>
 #include <linux/module.h>
 #include <linux/string.h>
-#include <linux/version.h>
 
 #include <kmemprof/compat.h>
 #include <kmemprof/kmemprof.h>
@@ -39,19 +38,6 @@ struct names_buf {
 	char kernel[KSYM_SYMBOL_LEN];
 };
 
-/*
- * Whether names come from the index. On kernels before 6.4 (6.1, 5.10)
- * no index is made yet for the KUnit module, which runs in its init, and
- * names come from the kernel's own lookup: still exact, which the string
- * checks hold them to, but not in O(log n). Not yet understood; see the
- * closing note of the stop that added this.
- */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
-#define NAMES_INDEXED(test, indexed)	KUNIT_EXPECT_TRUE(test, indexed)
-#else
-#define NAMES_INDEXED(test, indexed)	((void)(indexed))
-#endif
-
 /* @addr named through the index, and the same as the kernel names it. */
 static void names_expect(struct kunit *test, struct names_buf *b,
 			 unsigned long addr)
@@ -60,7 +46,9 @@ static void names_expect(struct kunit *test, struct names_buf *b,
 	int len;
 
 	len = kmemprof_sym_text(addr, b->buf, b->kernel, &indexed);
-	NAMES_INDEXED(test, indexed);
+	/* compat.h: where the index is made for a module in its init */
+	if (KMP_SYMIDX_IN_INIT)
+		KUNIT_EXPECT_TRUE(test, indexed);
 	KUNIT_EXPECT_STREQ(test, b->buf, b->kernel);
 	KMP_EXPECT_EQ(test, len, (int)strlen(b->kernel));
 }
@@ -128,7 +116,9 @@ static void names_gap(struct kunit *test)
 	scnprintf(want, sizeof(want), "names_before_gap+0x0/%#lx [%s]",
 		  next - fn, THIS_MODULE->name);
 	kmemprof_sym_text(fn, b->buf, b->kernel, &indexed);
-	NAMES_INDEXED(test, indexed);
+	/* compat.h: where the index is made for a module in its init */
+	if (KMP_SYMIDX_IN_INIT)
+		KUNIT_EXPECT_TRUE(test, indexed);
 	KUNIT_EXPECT_STREQ(test, b->buf, want);
 	KUNIT_EXPECT_STREQ(test, b->kernel, want);
 	scnprintf(want, sizeof(want), "names_before_gap+%#lx/%#lx [%s]",
