@@ -153,9 +153,8 @@ static void kmp_account_page(unsigned long pfn, const struct kmp_obj *obj,
 	if (unlikely(READ_ONCE(kmp_tab.pages_hashed)) &&
 	    kmp_live_remove(kmp_key_pfn(pfn), &old))
 		kmp_account_stale(&old);
-	v = READ_ONCE(*slot);
-	kmp_pfn_stale(v);
-	WRITE_ONCE(*slot, kmp_pfn_entry(obj->tag, order));
+	/* one step: the re-attach scan may take or enter this frame's entry */
+	kmp_pfn_stale(xchg(slot, kmp_pfn_entry(obj->tag, order)));
 }
 
 /*
@@ -491,9 +490,9 @@ static bool kmp_page_take(unsigned long pfn, unsigned int order, u32 *slot,
 	u32 v = slot ? READ_ONCE(*slot) : 0;
 
 	if (v & KMP_PFN_VALID) {
-		if (kmp_pfn_order(v) != order)
+		/* taken whole or not at all: see kmp_account_pfn_drop() */
+		if (kmp_pfn_order(v) != order || cmpxchg(slot, v, 0) != v)
 			return false;
-		WRITE_ONCE(*slot, 0);
 		kmp_pfn_obj(v, obj);
 		return true;
 	}
@@ -534,8 +533,9 @@ static void kmp_block_split(const struct kmp_block *b, unsigned long pfn,
 			}
 			/* entered as an allocation is (kmp_account_page()) */
 			if (i)
-				kmp_pfn_stale(READ_ONCE(*s));
-			WRITE_ONCE(*s, e);
+				kmp_pfn_stale(xchg(s, e));
+			else
+				WRITE_ONCE(*s, e);
 		}
 	} else {
 		kmp_live_remove(kmp_key_pfn(b->head), &old);
@@ -577,9 +577,8 @@ static bool kmp_page_take_part(unsigned long pfn, unsigned int order,
 		kmp_block_take(&b, obj);
 		for (i = 1; b.slot && i < (1UL << order); i++) {
 			v = READ_ONCE(b.slot[i]);
-			if (!(v & KMP_PFN_VALID))
+			if (!(v & KMP_PFN_VALID) || cmpxchg(&b.slot[i], v, 0) != v)
 				continue;
-			WRITE_ONCE(b.slot[i], 0);
 			kmp_pfn_obj(v, &o);
 			__kmp_account_freed(&o, 0);
 		}
@@ -661,8 +660,9 @@ void kmp_account_page_move(unsigned long dst, unsigned long src,
 
 	raw_spin_lock(ls);
 	found = kmp_page_take_any(src, order, &obj);
+	/* one step: the re-attach scan may have entered the frame since */
 	if (found && slot)
-		WRITE_ONCE(*slot, kmp_pfn_moved(order));
+		kmp_pfn_stale(xchg(slot, kmp_pfn_moved(order)));
 	raw_spin_unlock(ls);
 	if (!found)
 		return;
@@ -758,19 +758,30 @@ bool kmp_account_prior(unsigned long pfn, unsigned int order, u32 tag)
 	return true;
 }
 
-/*
- * The frame @pfn holds a free page (prior.c): an entry there is one whose
- * free was not seen (freed while the page probes were detached), or, at
- * a tail of a block allocated since, older than the block. Take it out
- * as an allocation that finds it would (kmp_pfn_stale()), before a part's
- * free pairs with it instead of splitting its block. With interrupts off.
- */
-void kmp_account_pfn_stale(unsigned long pfn)
+/* The entry at frame @pfn, 0 if none. */
+u32 kmp_account_pfn_peek(unsigned long pfn)
 {
 	u32 *slot = kmp_pfn_slot(pfn);
-	u32 v = slot ? READ_ONCE(*slot) : 0;
 
-	if ((v & KMP_PFN_VALID) && cmpxchg(slot, v, 0) == v)
+	return slot ? READ_ONCE(*slot) : 0;
+}
+
+/*
+ * The frame @pfn holds a free page or a tail (prior.c), and @v is the
+ * entry read there (kmp_account_pfn_peek()): one whose free was not seen
+ * (freed while the page probes were detached), or, at a tail of a block
+ * allocated since, older than the block. Take it out as an allocation
+ * that finds it would (kmp_pfn_stale()), before a part's free pairs with
+ * it instead of splitting its block; unless it is gone or replaced.
+ * Every other writer that takes or replaces an entry does so in one
+ * atomic step too (cmpxchg() or xchg()), so exactly one of them has @v,
+ * and it is counted once. With interrupts off.
+ */
+void kmp_account_pfn_drop(unsigned long pfn, u32 v)
+{
+	u32 *slot = kmp_pfn_slot(pfn);
+
+	if (slot && (v & KMP_PFN_VALID) && cmpxchg(slot, v, 0) == v)
 		kmp_pfn_stale(v);
 }
 

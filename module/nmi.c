@@ -284,7 +284,11 @@ void kmp_nmi_page_alloc(enum kmp_event ev, unsigned long fp,
 	rec = kmp_nmi_reserve(r);
 	if (!rec)
 		return;
-	WRITE_ONCE(*slot, kmp_pfn_entry(e->idx, order));
+	/* from 0 in one step: the re-attach scan may enter it (prior.c) */
+	if (cmpxchg_relaxed(slot, 0, kmp_pfn_entry(e->idx, order))) {
+		kmp_stat_nmi();		/* the record is left unpublished */
+		return;
+	}
 	rec->obj = (struct kmp_obj) { .tag = e->idx, .size = bytes,
 				      .req = bytes };
 	kmp_nmi_commit(r, rec, KMP_NMI_ADDED);
@@ -315,8 +319,8 @@ void kmp_nmi_free(enum kmp_event ev, unsigned long key, size_t bytes)
 		}
 		/* another order: a split, which the general path makes */
 		if (slot && !READ_ONCE(kmp_tab.pages_hashed) &&
-		    PAGE_SIZE << kmp_pfn_order(v) == bytes) {
-			WRITE_ONCE(*slot, 0);
+		    PAGE_SIZE << kmp_pfn_order(v) == bytes &&
+		    cmpxchg_relaxed(slot, v, 0) == v) {
 			rec->obj = (struct kmp_obj) {
 				.tag = kmp_pfn_tag(v),
 				.size = PAGE_SIZE << kmp_pfn_order(v),

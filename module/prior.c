@@ -33,19 +33,48 @@
  *
  * - allocated after the scan read its frame's entry: the entry is written
  *   with cmpxchg() from 0, so the allocation's entry, there first, wins;
- *   one written after ours replaces ours, and account.c takes a
- *   before-load entry found so as freed, not as a stale one;
+ *   an allocation after ours finds ours (its probe's cmpxchg_relaxed()
+ *   from 0 fails) and replaces it on the general path with xchg(), which
+ *   takes a before-load entry found so as freed, not as a stale one;
  * - freed between the scan's read of the page and its entry: the free,
  *   unpaired, went before; after the cmpxchg() (a full barrier) the scan
  *   reads the page again and, if it is free now, takes its own entry back
- *   with cmpxchg(), unless the free's event took it already.
+ *   with cmpxchg(), unless the free's event took it already. A free whose
+ *   event is still to come then finds no entry and counts as unpaired:
+ *   the one race left, between the scan's two reads of the page.
  *
- * The scan also takes out the entries of frames that are free now, and of
- * the tails of blocks: blocks freed while the probes were detached left
- * them, and a part of a block allocated there since would pair with one
- * instead of splitting its block. A block whose free is under way as the
- * scan reads it (no reference left, its event not yet run) loses its
- * entry that way, and its free counts as unpaired: the one race left.
+ * The scan also takes out the entries of frames in the buddy allocator's
+ * free blocks, and of the tails of compound blocks: blocks freed while the
+ * probes were detached left them, and a part of a block allocated there
+ * since would pair with one instead of splitting its block. Such a frame
+ * may be allocated again, or split off (a folio split), as the scan looks
+ * at it. So the scan reads the entry, then (smp_rmb()) checks that the
+ * frame is still free (PageBuddy() of its free block's head) or still a
+ * tail of the same head, and takes the entry out with cmpxchg() only if
+ * it is still the one it read. An allocation clears PageBuddy() under the
+ * zone's lock, and a split its tails, before the entry of the block or
+ * part is written: the release and the probe's own ordering make an
+ * entry read that is newer than the free block imply a page no longer
+ * free, so the scan never takes an entry written since.
+ *
+ * A frame with no reference that is not in the buddy allocator is left
+ * alone: it is on a per-CPU free list, or a block being freed whose free
+ * event is still to come and will take its entry. Taking that entry out
+ * here would count its free once here and once more, as unpaired, or
+ * twice with a free racing the scan. An entry left on a per-CPU list's
+ * page is taken out as stale by the page's next allocation.
+ *
+ * Every writer of an entry that may run beside the scan takes or replaces
+ * it in one atomic step, so a racing scan and free never both count one
+ * entry's free, and an allocation never writes over an entry the scan
+ * just made: the general path (account.c) and nmi.c with cmpxchg() or
+ * xchg(). The fast paths write their entries plainly, which costs less on
+ * every event, so none runs beside the scan: for its length, kmp_slow_key
+ * sends every event to the general path (static_branch_inc(), under
+ * kmp_control_lock, which every other change of the key takes too), and
+ * tracepoint_synchronize_unregister() waits for the probes and hooks
+ * already past the key to finish, preemptible probes (7.x) included, the
+ * fast paths' irq-off parts and the hooks' preempt-off ones included.
  *
  * Counts are written as the probes write them, with interrupts off.
  */
@@ -55,6 +84,7 @@
 #include <linux/mm.h>
 #include <linux/page-flags.h>
 #include <linux/sched.h>
+#include <linux/tracepoint.h>
 
 #include "internal.h"
 
@@ -165,6 +195,37 @@ static void kmp_self_area(const void *addr, size_t size, void *priv)
 	cond_resched();
 }
 
+/*
+ * The entry at @pfn, a frame of the free block headed by @head or a tail
+ * of the allocated block headed by @head, is stale: take it out, if the
+ * frame is still that after the entry was read (see the locking note).
+ */
+static void kmp_prior_drop(unsigned long pfn, struct page *head, bool free)
+{
+	struct page *page = pfn_to_page(pfn);
+	u32 v = kmp_account_pfn_peek(pfn);
+
+	if (!(v & KMP_PFN_VALID))
+		return;
+	smp_rmb();	/* the entry before the page: pairs with the allocator */
+	if (free ? PageBuddy(head) :
+		   PageTail(page) && compound_head(page) == head)
+		kmp_account_pfn_drop(pfn, v);
+}
+
+/* Take out the stale entries of the free block at @pfn; its size. */
+static unsigned long kmp_prior_free(unsigned long pfn, struct page *page)
+{
+	/* the buddy allocator's order (page_private()), racy: bounded */
+	unsigned long order = READ_ONCE(page->private), i;
+
+	if (order >= KMP_PAGE_ORDERS)
+		order = 0;
+	for (i = 0; i < 1UL << order; i++)
+		kmp_prior_drop(pfn + i, page, true);
+	return 1UL << order;
+}
+
 /* Enter the blocks of [@pfn, @end) that need it. Interrupts off. */
 static unsigned long kmp_prior_batch(unsigned long pfn, unsigned long end,
 				     unsigned long *pages)
@@ -179,9 +240,13 @@ static unsigned long kmp_prior_batch(unsigned long pfn, unsigned long end,
 			pfn++;
 			continue;
 		}
+		if (PageBuddy(page)) {
+			pfn += kmp_prior_free(pfn, page);
+			continue;
+		}
 		kind = kmp_prior_kind(page);
 		if (kind < 0) {
-			kmp_account_pfn_stale(pfn);
+			/* no reference, not in the buddy: maybe mid-free */
 			pfn++;
 			continue;
 		}
@@ -194,7 +259,7 @@ static unsigned long kmp_prior_batch(unsigned long pfn, unsigned long end,
 						       kmp_prior_tags[kind]);
 		}
 		for (i = 1; i < 1UL << order; i++)
-			kmp_account_pfn_stale(pfn + i);
+			kmp_prior_drop(pfn + i, page, false);
 		pfn += 1UL << order;
 	}
 	return pfn;
@@ -213,6 +278,9 @@ void kmp_prior_scan(void)
 		pr_warn("no tags left for the pages from before load\n");
 		return;
 	}
+	/* the fast paths' plain writes stop (see the locking note) */
+	static_branch_inc(&kmp_slow_key);
+	tracepoint_synchronize_unregister();
 	/* ours first, or they would count as before_load:other */
 	kmp_tags_areas(kmp_self_area, NULL);
 	kmp_live_areas(kmp_self_area, NULL);
@@ -229,5 +297,6 @@ void kmp_prior_scan(void)
 	local_irq_save(flags);
 	kmp_stat_add(KMP_ST_PRIOR_PAGES, pages);
 	local_irq_restore(flags);
+	static_branch_dec(&kmp_slow_key);
 }
 

@@ -219,6 +219,7 @@ static __always_inline void kmp_time_freed(u32 h, u64 time_cpu)
  */
 static_assert(KMALLOC_MAX_SIZE <= U32_MAX);
 
+
 static __always_inline bool __kmp_slab_alloc_fast(enum kmp_event ev,
 						  unsigned long site,
 						  const void *ptr, size_t bytes,
@@ -266,16 +267,6 @@ out:
 	return done;
 }
 
-static __always_inline bool kmp_slab_alloc_fast(enum kmp_event ev,
-						unsigned long site,
-						const void *ptr, size_t bytes,
-						size_t req)
-{
-	if (kmp_timed())
-		return __kmp_slab_alloc_fast(ev, site, ptr, bytes, req, true);
-	return __kmp_slab_alloc_fast(ev, site, ptr, bytes, req, false);
-}
-
 static __always_inline bool __kmp_slab_free_fast(enum kmp_event ev,
 						 const void *ptr, const bool timed)
 {
@@ -320,14 +311,6 @@ static __always_inline bool __kmp_slab_free_fast(enum kmp_event ev,
 out:
 	local_irq_restore(flags);
 	return done;
-}
-
-static __always_inline bool kmp_slab_free_fast(enum kmp_event ev,
-					       const void *ptr)
-{
-	if (kmp_timed())
-		return __kmp_slab_free_fast(ev, ptr, true);
-	return __kmp_slab_free_fast(ev, ptr, false);
 }
 
 static __always_inline bool __kmp_page_alloc_fast(enum kmp_event ev,
@@ -389,78 +372,48 @@ out:
 	return done;
 }
 
-static __always_inline bool kmp_page_alloc_fast(enum kmp_event ev,
-						unsigned long fp, unsigned int skip,
-						const struct page *page,
-						unsigned int order)
-{
-	if (kmp_timed())
-		return __kmp_page_alloc_fast(ev, fp, skip, page, order, true);
-	return __kmp_page_alloc_fast(ev, fp, skip, page, order, false);
-}
+/* What a page free's fast path did, or left to be done. */
+enum kmp_page_fast {
+	KMP_PF_SLOW,	/* nothing: the general path */
+	KMP_PF_DONE,
+	KMP_PF_TABLE,	/* nothing: the live table's look (pages_hashed) */
+};
 
-static __always_inline bool __kmp_page_free_fast(enum kmp_event ev,
-						 const struct page *page,
-						 unsigned int order, const bool timed)
+static __always_inline enum kmp_page_fast
+__kmp_page_free_fast(enum kmp_event ev, const struct page *page,
+		     unsigned int order, const bool timed)
 {
-	u32 *slot, v, bytes = PAGE_SIZE << order, tag, h;
+	u32 *slot, v, bytes = PAGE_SIZE << order;
+	enum kmp_page_fast ret = KMP_PF_SLOW;
 	unsigned long flags;
-	struct kmp_slot *s;
-	bool done = false;
-	u64 time_cpu;
 
 	if (!kmp_fast_ok(timed))
-		return false;
+		return KMP_PF_SLOW;
 	local_irq_save(flags);
 	if (unlikely(!kmp_page_get(page, &slot)))
 		goto out;
 	v = READ_ONCE(*slot);
 	if (unlikely(!(v & KMP_PFN_VALID))) {
 		if (!READ_ONCE(kmp_tab.pages_hashed)) {
-			done = kmp_sampling() && kmp_sampled_out(ev, 0);
-			goto out;
+			if (kmp_sampling() && kmp_sampled_out(ev, 0))
+				ret = KMP_PF_DONE;
+		} else if (!kmp_sampling()) {
+			ret = KMP_PF_TABLE;
 		}
-		/*
-		 * The live table's block of this order, as the general
-		 * path's first look takes it; a split or moved block, or
-		 * none, goes there.
-		 */
-		if (kmp_sampling() ||
-		    !kmp_live_find(kmp_key_pfn(page_to_pfn(page)), &s) ||
-		    READ_ONCE(s->size) != bytes)
-			goto out;
-		tag = READ_ONCE(s->tag);
-		time_cpu = READ_ONCE(s->time_cpu);
-		/* with histograms off, *h is KMP_NIL */
-		if (!kmp_time_free(tag, time_cpu, &h))
-			goto out;
-		/* the reads above before the slot is free again */
-		smp_store_release(&s->key, 0);
-		kmp_count_free_ev(ev, tag, bytes, bytes);
-		kmp_time_freed(h, time_cpu);
-		done = true;
 		goto out;
 	}
 	if (unlikely(kmp_pfn_order(v) != order))
 		goto out;
+	/* plain: no scan runs beside the fast path (prior.c) */
 	WRITE_ONCE(*slot, 0);
 	if (kmp_sampling())
 		kmp_count_free_sampled(ev, kmp_pfn_tag(v), bytes, bytes);
 	else
 		kmp_count_free_ev(ev, kmp_pfn_tag(v), bytes, bytes);
-	done = true;
+	ret = KMP_PF_DONE;
 out:
 	local_irq_restore(flags);
-	return done;
-}
-
-static __always_inline bool kmp_page_free_fast(enum kmp_event ev,
-					       const struct page *page,
-					       unsigned int order)
-{
-	if (kmp_timed())
-		return __kmp_page_free_fast(ev, page, order, true);
-	return __kmp_page_free_fast(ev, page, order, false);
+	return ret;
 }
 
 /* probes.c: the general path, with NMI, options and the tables' misses. */
@@ -473,20 +426,45 @@ void kmp_page_free_slow(enum kmp_event ev, const struct page *page,
 			unsigned int order);
 void kmp_page_move(unsigned long dst, unsigned long src, unsigned int order);
 
+void kmp_slab_alloc_timed(enum kmp_event ev, unsigned long call_site,
+			  const void *ptr, size_t bytes_alloc, size_t bytes_req);
+void kmp_slab_free_timed(enum kmp_event ev, const void *ptr);
+void kmp_page_alloc_timed(enum kmp_event ev, unsigned long fp,
+			  unsigned int skip, const struct page *page,
+			  unsigned int order);
+void kmp_page_free_timed(enum kmp_event ev, const struct page *page,
+			 unsigned int order);
+void kmp_page_free_table(enum kmp_event ev, const struct page *page,
+			 unsigned int order);
+
+/*
+ * The events, as the probes take them. With histograms or lifetimes on
+ * (kmp_timed()), the fast path's timed copy is a call of its own
+ * (kmp_*_timed(), probes.c), so that the probe's own frame is the lean
+ * one of the defaults' copy: inlined, the timed copy's registers would be
+ * saved and restored at every event.
+ */
+
 /* A slab allocation of @ptr at @call_site. */
 static __always_inline void kmp_slab_alloc(enum kmp_event ev,
 					   unsigned long call_site,
 					   const void *ptr, size_t bytes_alloc,
 					   size_t bytes_req)
 {
-	if (!kmp_slab_alloc_fast(ev, call_site, ptr, bytes_alloc, bytes_req))
+	if (kmp_timed())
+		kmp_slab_alloc_timed(ev, call_site, ptr, bytes_alloc,
+				     bytes_req);
+	else if (!__kmp_slab_alloc_fast(ev, call_site, ptr, bytes_alloc,
+					bytes_req, false))
 		kmp_slab_alloc_slow(ev, call_site, ptr, bytes_alloc,
 				    bytes_req);
 }
 
 static __always_inline void kmp_slab_free(enum kmp_event ev, const void *ptr)
 {
-	if (!kmp_slab_free_fast(ev, ptr))
+	if (kmp_timed())
+		kmp_slab_free_timed(ev, ptr);
+	else if (!__kmp_slab_free_fast(ev, ptr, false))
 		kmp_slab_free_slow(ev, ptr);
 }
 
@@ -500,7 +478,9 @@ static __always_inline void kmp_page_alloc(enum kmp_event ev,
 					   const struct page *page,
 					   unsigned int order)
 {
-	if (!kmp_page_alloc_fast(ev, fp, skip, page, order))
+	if (kmp_timed())
+		kmp_page_alloc_timed(ev, fp, skip, page, order);
+	else if (!__kmp_page_alloc_fast(ev, fp, skip, page, order, false))
 		kmp_page_alloc_slow(ev, fp, page, order);
 }
 
@@ -508,8 +488,18 @@ static __always_inline void kmp_page_free(enum kmp_event ev,
 					  const struct page *page,
 					  unsigned int order)
 {
-	if (!kmp_page_free_fast(ev, page, order))
+	enum kmp_page_fast r;
+
+	if (kmp_timed()) {
+		kmp_page_free_timed(ev, page, order);
+		return;
+	}
+	/* each call the last thing: nothing to keep across it */
+	r = __kmp_page_free_fast(ev, page, order, false);
+	if (r == KMP_PF_SLOW)
 		kmp_page_free_slow(ev, page, order);
+	else if (r == KMP_PF_TABLE)
+		kmp_page_free_table(ev, page, order);
 }
 
 #endif /* _KMEMPROF_PROBE_H */

@@ -145,6 +145,78 @@ void kmp_page_move(unsigned long dst, unsigned long src, unsigned int order)
 	kmp_leave(flags, t0);
 }
 
+/*
+ * A page block's free that found no entry in the PFN map while page blocks
+ * are in the live table (pages_hashed): the live table's block of this
+ * order, as the general path's first look takes it; a split or moved
+ * block, or none, goes to the general path. Apart from the fast path,
+ * whose frame would otherwise keep registers at every event.
+ */
+noinline void kmp_page_free_table(enum kmp_event ev, const struct page *page,
+				  unsigned int order)
+{
+	u32 bytes = PAGE_SIZE << order, tag, h;
+	unsigned long flags;
+	struct kmp_slot *s;
+	bool done = false;
+	u64 time_cpu;
+
+	local_irq_save(flags);
+	if (!kmp_live_find(kmp_key_pfn(page_to_pfn(page)), &s) ||
+	    READ_ONCE(s->size) != bytes)
+		goto out;
+	tag = READ_ONCE(s->tag);
+	time_cpu = READ_ONCE(s->time_cpu);
+	/* with histograms off, *h is KMP_NIL */
+	if (!kmp_time_free(tag, time_cpu, &h))
+		goto out;
+	/* the reads above before the slot is free again */
+	smp_store_release(&s->key, 0);
+	kmp_count_free_ev(ev, tag, bytes, bytes);
+	kmp_time_freed(h, time_cpu);
+	done = true;
+out:
+	local_irq_restore(flags);
+	if (!done)
+		kmp_page_free_slow(ev, page, order);
+}
+
+/* The timed copies of the fast paths (probe.h), each with its fallback. */
+noinline void kmp_slab_alloc_timed(enum kmp_event ev, unsigned long call_site,
+				   const void *ptr, size_t bytes_alloc,
+				   size_t bytes_req)
+{
+	if (!__kmp_slab_alloc_fast(ev, call_site, ptr, bytes_alloc, bytes_req,
+				   true))
+		kmp_slab_alloc_slow(ev, call_site, ptr, bytes_alloc,
+				    bytes_req);
+}
+
+noinline void kmp_slab_free_timed(enum kmp_event ev, const void *ptr)
+{
+	if (!__kmp_slab_free_fast(ev, ptr, true))
+		kmp_slab_free_slow(ev, ptr);
+}
+
+noinline void kmp_page_alloc_timed(enum kmp_event ev, unsigned long fp,
+				   unsigned int skip, const struct page *page,
+				   unsigned int order)
+{
+	if (!__kmp_page_alloc_fast(ev, fp, skip, page, order, true))
+		kmp_page_alloc_slow(ev, fp, page, order);
+}
+
+noinline void kmp_page_free_timed(enum kmp_event ev, const struct page *page,
+				  unsigned int order)
+{
+	enum kmp_page_fast r = __kmp_page_free_fast(ev, page, order, true);
+
+	if (r == KMP_PF_SLOW)
+		kmp_page_free_slow(ev, page, order);
+	else if (r == KMP_PF_TABLE)
+		kmp_page_free_table(ev, page, order);
+}
+
 /* A page event with no page: a failed allocation, counted and no more. */
 static noinline void kmp_page_alloc_failed(void)
 {

@@ -471,7 +471,8 @@ void kmemprof_test_page_forget(const struct page *page)
 	unsigned long flags;
 
 	local_irq_save(flags);
-	kmp_account_pfn_stale(page_to_pfn(page));
+	kmp_account_pfn_drop(page_to_pfn(page),
+			     kmp_account_pfn_peek(page_to_pfn(page)));
 	local_irq_restore(flags);
 }
 
