@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""make check-agree's judge: kmemprof against the kernel's allocinfo.
+
+    agree.py DIR READER VMLINUX [--pct 10] [--top 25] [--allow FILE]
+
+DIR is what tests/integration/agree.sh left in the guest's /out/agree:
+allocinfo-load.txt (allocinfo when the test started, right after /init
+loaded kmemprof), then allocinfo-1.txt and kmemprof-1.txt under the load.
+READER is the host's full build of the reader (with libdw), VMLINUX the
+6.12-dbginfo kernel's. Both views are parsed by the reader itself
+(kmemprof top -i FILE --json), and kmemprof's sites get their file:line
+from the reader's own resolution (--resolve=VMLINUX).
+
+Two checks, each within PCT percent:
+
+(a) the sums. kmemprof's with its before_load:* lines (every page block
+    in use at load, by kind, prior.c) and kmemprof:tables, against
+    allocinfo's. Printed also without before_load, for comparison; that
+    one is not asserted (see the printout's note).
+
+(b) allocinfo's TOP biggest sites by what they gained since kmemprof
+    loaded (allocinfo-1 less allocinfo-load): what was allocated before
+    load is on kmemprof's before_load lines and has no site, so a site's
+    bytes from before load cannot be matched. Each must be in kmemprof,
+    its sites resolved to that file:line summed, within PCT percent.
+    A site listed in the allow-list FILE ("file:line  reason", one a line)
+    is printed with its reason and not asserted.
+
+Prints the table, a line per check (PASS/FAIL/ALLOW), and 'P F S' last.
+"""
+import argparse
+import json
+import subprocess
+import sys
+
+
+def view(reader, path, vmlinux=None):
+    cmd = [reader, 'top', '-i', path, '-n', '0', '--json']
+    if vmlinux:
+        cmd.append('--resolve=' + vmlinux)
+    r = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if r.returncode:
+        sys.exit('agree: %s: %s' % (' '.join(cmd), r.stderr.strip()))
+    if r.stderr.strip():
+        print('agree: reader said: ' + r.stderr.strip())
+    return json.loads(r.stdout)
+
+
+def key(s):
+    """allocinfo's site: file:line, and the module for a module's."""
+    return s['site'] + (' [%s]' % s['module'] if s.get('module') else '')
+
+
+def mib(n):
+    return '%.2f' % (n / 1048576)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('dir')
+    ap.add_argument('reader')
+    ap.add_argument('vmlinux')
+    ap.add_argument('--pct', type=float, default=10.0)
+    ap.add_argument('--top', type=int, default=25)
+    ap.add_argument('--allow')
+    a = ap.parse_args()
+
+    allow = {}
+    if a.allow:
+        with open(a.allow) as f:
+            for line in f:
+                line = line.strip()
+                if line and not line.startswith('#'):
+                    site, _, why = line.partition(' ')
+                    allow[site] = why.strip()
+
+    ai0 = view(a.reader, a.dir + '/allocinfo-load.txt')
+    ai = view(a.reader, a.dir + '/allocinfo-1.txt')
+    kp = view(a.reader, a.dir + '/kmemprof-1.txt', a.vmlinux)
+    assert ai['source'] == 'allocinfo' and kp['source'] == 'kmemprof'
+
+    p = f = s = 0
+
+    def judge(label, want, got, allowed=None):
+        nonlocal p, f, s
+        ok = want > 0 and abs(got - want) <= want * a.pct / 100
+        if allowed is not None and not ok:
+            print('ALLOW %s: %s' % (label, allowed))
+            s += 1
+        elif ok:
+            print('PASS %s' % label)
+            p += 1
+        else:
+            print('FAIL %s' % label)
+            f += 1
+        return ok
+
+    # (a) the sums
+    ai_sum = sum(x['live_bytes'] for x in ai['sites'])
+    ai0_sum = sum(x['live_bytes'] for x in ai0['sites'])
+    kp_sum = sum(x['live_bytes'] for x in kp['sites'])
+    before = sum(x['live_bytes'] for x in kp['sites']
+                 if x['site'].startswith('before_load:'))
+    tables = sum(x['live_bytes'] for x in kp['sites']
+                 if x['site'] == 'kmemprof:tables')
+    print('=== the sums, MiB (within %g%%)' % a.pct)
+    print('allocinfo                       %10s  (at load %s, since %+.2f)'
+          % (mib(ai_sum), mib(ai0_sum), (ai_sum - ai0_sum) / 1048576))
+    print('kmemprof, all lines             %10s  (%+.1f%%)'
+          % (mib(kp_sum), 100 * (kp_sum - ai_sum) / ai_sum))
+    for x in sorted(kp['sites'], key=lambda x: -x['live_bytes']):
+        if x['site'].startswith('before_load:') or x['site'] == 'kmemprof:tables':
+            print('  %-29s %10s' % (x['site'], mib(x['live_bytes'])))
+    print('kmemprof, without before_load   %10s  (%+.1f%%, not asserted:'
+          ' allocinfo counts from boot)'
+          % (mib(kp_sum - before), 100 * (kp_sum - before - ai_sum) / ai_sum))
+    judge('sum: kmemprof %s MiB, allocinfo %s MiB' % (mib(kp_sum), mib(ai_sum)),
+          ai_sum, kp_sum)
+
+    # (b) the sites, by what they gained since load
+    at_load = {key(x): x['live_bytes'] for x in ai0['sites']}
+    gained = {}
+    for x in ai['sites']:
+        k = key(x)
+        gained[k] = gained.get(k, 0) + x['live_bytes'] - at_load.get(k, 0)
+    funcs = {key(x): x['func'] for x in ai['sites']}
+    by_line = {}
+    unresolved = 0
+    for x in kp['sites']:
+        if x['site'].startswith('before_load:') or x['site'] == 'kmemprof:tables':
+            continue
+        if not x.get('srcline'):
+            unresolved += x['live_bytes']
+            continue
+        k = x['srcline'] + (' [%s]' % x['module'] if x.get('module') else '')
+        by_line.setdefault(k, []).append(x)
+    print()
+    print('=== allocinfo\'s %d biggest sites since load, against kmemprof by'
+          ' file:line (KiB; within %g%%)' % (a.top, a.pct))
+    print('%9s %9s %7s  %-40s %s' % ('allocinfo', 'kmemprof', 'diff',
+                                     'file:line', 'kmemprof sites'))
+    top = sorted(gained.items(), key=lambda kv: -kv[1])[:a.top]
+    for k, want in top:
+        sites = by_line.get(k, [])
+        got = sum(x['live_bytes'] for x in sites)
+        names = ', '.join(sorted({'%s %s' % (x['site'], x['kind'])
+                                  for x in sites})) or '-'
+        diff = '%+.1f%%' % (100 * (got - want) / want) if want else '-'
+        print('%9d %9d %7s  %-40s %s' % (want // 1024, got // 1024, diff,
+                                         k + ' ' + funcs.get(k, ''), names))
+        judge('site %s (%s): kmemprof %d, allocinfo %d since load'
+              % (k, funcs.get(k, ''), got, want), want, got,
+              allow.get(k))
+    print('(kmemprof, live bytes of sites with no file:line: %d KiB)'
+          % (unresolved // 1024))
+    print('%d %d %d' % (p, f, s))
+    return 1 if f else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
