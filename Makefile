@@ -16,7 +16,11 @@
 #                         kunit, or one KUnit suite glob such as kmemprof_knobs)
 #   make kunit KERNELS=6.12   only the KUnit suites (TESTS=kunit)
 #   make check-matrix     every test on 5.10, 6.1, 6.1-vendor, 6.12, 7.x and
-#                         6.12-debug, check-distro's, then check-install
+#                         6.12-debug, check-distro's, then check-agree and
+#                         check-install
+#   make check-agree      kmemprof against allocinfo, file:line for file:line,
+#                         on 6.12 with DWARF (6.12-dbginfo, a kernel of its
+#                         own); AGREE_KERNELS=7.x-dbginfo for 7.x (a build)
 #   make check-distro     Debian's prebuilt arm64 6.1 and 6.12 kernels, as
 #                         they are: built against their headers packages
 #                         as a user would, booted, every guest test
@@ -37,6 +41,8 @@ KMEMPROF_CACHE ?= $(HOME)/.cache/kmemprof
 export KMEMPROF_CACHE
 
 KERNELS ?= 6.1 6.12 6.12-debug
+# make check-agree's kernels: the rig's, with DWARF (kernel-dbginfo.config).
+AGREE_KERNELS ?= 6.12-dbginfo
 MATRIX := 5.10 6.1 6.1-vendor 6.12 7.x 6.12-debug debian-6.1 debian-6.12
 BOARD ?=
 ifeq ($(BOARD),rock5b)
@@ -57,6 +63,7 @@ export KERNELS TESTS
 RIG := tools/rig
 
 .PHONY: all module board deps kernels demo check check-matrix check-distro check-install
+.PHONY: check-agree
 .PHONY: kunit bench lint clean help
 .PHONY: deb install install-tools
 
@@ -101,10 +108,14 @@ check:
 
 check-matrix:
 	@KERNELS="$(MATRIX)" $(RIG)/check.sh
+	@for k in $(AGREE_KERNELS); do $(RIG)/agree.sh $$k || exit 1; done
 	@$(RIG)/install-test.sh
 
 check-install:
 	@$(RIG)/install-test.sh
+
+check-agree:
+	@for k in $(AGREE_KERNELS); do $(RIG)/agree.sh $$k || exit 1; done
 
 check-distro: deps
 	@$(RIG)/distro.sh

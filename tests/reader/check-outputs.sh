@@ -418,9 +418,11 @@ else
 		awk '/<fx_alloc>:/ { f = 1; next } f && /\tbl\t/ {
 			sub(/:.*/, "", $1); print $1; exit }')
 	off=$(( 0x$ret - 0x$val + 4 ))
-	# The call's line in fx_alloc itself: the outermost of the inlines.
+	# The line that calls the allocator's inline wrapper, in the helper
+	# inlined into fx_alloc: addr2line -i's second line (the first is
+	# in the wrapper, the last in fx_alloc).
 	want=$(aarch64-linux-gnu-addr2line -i -e "$T/out_resolve.ko" -j .text \
-		"$(printf '0x%x' $(( 0x$ret + 3 )))" | tail -1)
+		"$(printf '0x%x' $(( 0x$ret + 3 )))" | sed -n 2p)
 	printf 'kmemprof - version: 1.0\n#\n 64 1 fx_alloc+0x%x/0x%x [out_resolve] func:fx_alloc kind:slab\n' \
 		"$off" "$size" > "$T/res.txt"
 	got=$("$K" top -i "$T/res.txt" --resolve="$T/out_resolve.ko" --json \

@@ -236,20 +236,55 @@ static const char *short_path(const char *file, const char *dir)
 }
 
 /*
- * The outermost function inlined at @pc into the concrete function there:
- * the first DW_TAG_inlined_subroutine on the way down from the CU through
- * the DIEs that hold @pc. (dwarf_getscopes() goes up through the abstract
- * definitions instead, which would name the innermost call.)
+ * An allocator's inline wrapper, which allocinfo names the caller of: from
+ * 6.10 the _noprof functions that alloc_hooks() wraps (kmalloc_noprof(),
+ * alloc_pages_node_noprof()...), before that the inline kmalloc(),
+ * kzalloc(), alloc_pages_node()... of include/linux/slab.h and gfp.h.
  */
-static bool outermost_inline(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *out)
+static bool alloc_wrapper(Dwarf_Die *die)
+{
+	static const char *const headers[] = {
+		"include/linux/slab.h", "include/linux/gfp.h",
+	};
+	const char *name = dwarf_diename(die), *file;
+	size_t n, i, h;
+
+	if (name) {
+		n = strlen(name);
+		if (n > 7 && !strcmp(name + n - 7, "_noprof"))
+			return true;
+	}
+	file = dwarf_decl_file(die);
+	if (!file)
+		return false;
+	n = strlen(file);
+	for (i = 0; i < sizeof(headers) / sizeof(headers[0]); i++) {
+		h = strlen(headers[i]);
+		if (n >= h && !strcmp(file + n - h, headers[i]) &&
+		    (n == h || file[n - h - 1] == '/'))
+			return true;
+	}
+	return false;
+}
+
+#define MAX_INLINES 64
+
+/*
+ * The functions inlined at @pc into the concrete function there, outermost
+ * first: the DW_TAG_inlined_subroutine DIEs on the way down from the CU
+ * through the DIEs that hold @pc. (dwarf_getscopes() goes up through the
+ * abstract definitions instead.) Returns how many, at most MAX_INLINES.
+ */
+static size_t inline_chain(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *out)
 {
 	Dwarf_Die die = *cu, child;
+	size_t n = 0;
 	bool down;
 	int tag;
 
 	for (;;) {
 		if (dwarf_child(&die, &child))
-			return false;
+			return n;
 		down = false;
 		do {
 			tag = dwarf_tag(&child);
@@ -258,8 +293,9 @@ static bool outermost_inline(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *out)
 			     tag == DW_TAG_lexical_block) &&
 			    dwarf_haspc(&child, pc) == 1) {
 				if (tag == DW_TAG_inlined_subroutine) {
-					*out = child;
-					return true;
+					if (n == MAX_INLINES)
+						return n;
+					out[n++] = child;
 				}
 				die = child;
 				down = true;
@@ -267,26 +303,38 @@ static bool outermost_inline(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *out)
 			}
 		} while (!dwarf_siblingof(&child, &child));
 		if (!down)
-			return false;
+			return n;
 	}
 }
 
-/* Where that outermost inlined function is called: its call_file:line. */
+/*
+ * Where allocinfo's alloc_hooks() would be: when the code at @pc is in an
+ * allocator's inline wrappers (kmalloc_noprof() in kzalloc_noprof()...),
+ * the line that calls the outermost of them, in whatever function that
+ * is, inlined or not; false when @pc is not in a wrapper, and the line
+ * table's own line is the site's.
+ */
 static bool inlined_call(Dwfl_Module *mod, Dwarf_Addr pc, const char **file,
 			 int *line, const char **dir)
 {
-	Dwarf_Die *cu, outer;
+	Dwarf_Die *cu, chain[MAX_INLINES];
 	Dwarf_Attribute a;
 	Dwarf_Word fidx, lno;
 	Dwarf_Files *files;
 	Dwarf_Addr bias;
-	size_t nfiles;
+	size_t nfiles, n, k;
 
 	cu = dwfl_module_addrdie(mod, pc, &bias);
-	if (!cu || !outermost_inline(cu, pc - bias, &outer) ||
-	    !dwarf_attr_integrate(&outer, DW_AT_call_file, &a) ||
+	if (!cu)
+		return false;
+	n = inline_chain(cu, pc - bias, chain);
+	if (!n || !alloc_wrapper(&chain[n - 1]))
+		return false;
+	for (k = n - 1; k > 0 && alloc_wrapper(&chain[k - 1]); k--)
+		;
+	if (!dwarf_attr_integrate(&chain[k], DW_AT_call_file, &a) ||
 	    dwarf_formudata(&a, &fidx) ||
-	    !dwarf_attr_integrate(&outer, DW_AT_call_line, &a) ||
+	    !dwarf_attr_integrate(&chain[k], DW_AT_call_line, &a) ||
 	    dwarf_formudata(&a, &lno) || !lno ||
 	    dwarf_getsrcfiles(cu, &files, &nfiles) || fidx >= nfiles)
 		return false;
