@@ -185,14 +185,6 @@
 #define kmp_cluster_id(cpu)		topology_physical_package_id(cpu)
 #endif
 
-/*
- * Whether callsite.c's symbol index is made for a module still in its
- * init (the KUnit module's case): from 6.4 on. Before, names of such a
- * module come from the kernel's own lookup: exact, not indexed. Why is
- * not yet understood (kmemprof_names shows it on 6.1).
- */
-#define KMP_SYMIDX_IN_INIT \
-	(LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0))
 
 /*
  * A module's core text, where callsite.c indexes its symbols: 6.4 split
