@@ -185,7 +185,6 @@
 #define kmp_cluster_id(cpu)		topology_physical_package_id(cpu)
 #endif
 
-
 /*
  * A module's core text, where callsite.c indexes its symbols: 6.4 split
  * the module's layouts into regions (mod->mem[]). The bounds are those the
