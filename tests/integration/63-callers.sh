@@ -12,6 +12,8 @@
 # And objects, each on one line of its kind of the module's own site (not
 # kvmalloc()'s, kvrealloc()'s or the percpu allocator's):
 #   kvmalloc(512), which kmalloc() serves      kmpcall_kvsmall    kind:slab
+#   kvmalloc(16 KiB), which kmalloc()'s pages
+#   serve (two events on 6.10+, one a relay)   kmpcall_kvlarge    kind:slab
 #   kvrealloc(NULL, 1024), which krealloc()
 #   serves                                     kmpcall_kvrealloc  kind:slab
 #   __alloc_percpu(64)                         kmpcall_percpu     kind:percpu
@@ -25,6 +27,7 @@ KV=8388608
 NCOH=16
 NFRAG=4
 KVS=512
+KVL=16384
 KVR=1024
 PCPU=64
 
@@ -74,7 +77,7 @@ round() {
 	unpaired=$(stat_value unpaired.page)
 	dmesg -c > /dev/null
 	insmod /modules/kmemprof_callers.ko vmalloc=$VM kvmalloc=$KV \
-		coherent=$NCOH frags=$NFRAG kvsmall=$KVS kvrealloc=$KVR \
+		coherent=$NCOH frags=$NFRAG kvsmall=$KVS kvlarge=$KVL kvrealloc=$KVR \
 		percpu=$PCPU || fail "insmod kmemprof_callers"
 	frag=$(dmesg | sed -n 's/.*kmemprof_callers: frag block \([0-9]*\)$/\1/p')
 	[ -n "$frag" ] || fail "no frag block size in dmesg: $(dmesg | tail -n 3)"
@@ -88,10 +91,11 @@ round() {
 	expect_eq "kmpcall_coherent live bytes" "$(live_bytes kmpcall_coherent)" \
 		$((NCOH * PAGE))
 	expect_eq "kmpcall_frag live bytes" "$(live_bytes kmpcall_frag)" "$frag"
-	for f in kmpcall_kvsmall kmpcall_kvrealloc kmpcall_percpu; do
+	for f in kmpcall_kvsmall kmpcall_kvlarge kmpcall_kvrealloc kmpcall_percpu; do
 		echo "INFO held: $(proc_line $f)"
 	done
 	expect_eq "kmpcall_kvsmall live, req" "$(live kmpcall_kvsmall slab)" "1 $KVS"
+	expect_eq "kmpcall_kvlarge live, req" "$(live kmpcall_kvlarge slab)" "1 $KVL"
 	expect_eq "kmpcall_kvrealloc live, req" \
 		"$(live kmpcall_kvrealloc slab)" "1 $KVR"
 	expect_eq "kmpcall_percpu live, req" "$(live kmpcall_percpu percpu)" \
@@ -101,7 +105,7 @@ round() {
 	for f in kmpcall_vmalloc kmpcall_kvmalloc kmpcall_coherent kmpcall_frag; do
 		expect_eq "$f live bytes after rmmod" "$(live_bytes $f)" 0
 	done
-	for f in kmpcall_kvsmall kmpcall_kvrealloc kmpcall_percpu; do
+	for f in kmpcall_kvsmall kmpcall_kvlarge kmpcall_kvrealloc kmpcall_percpu; do
 		expect_eq "$f live objects after rmmod" "$(live_objects $f)" 0
 	done
 	now=$(stat_value unpaired.page)

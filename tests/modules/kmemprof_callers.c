@@ -14,6 +14,10 @@
  *                   its own, by kmpcall_frag();
  *   kvsmall=BYTES   one kvmalloc() of BYTES, by kmpcall_kvsmall() (a size
  *                   kmalloc() gives: the slab path);
+ *   kvlarge=BYTES   one kvmalloc() of BYTES, by kmpcall_kvlarge() (more
+ *                   than a slab cache holds, less than kmalloc() gives:
+ *                   kmalloc()'s pages, whose first event is a relay on
+ *                   6.10+, compat.h);
  *   kvrealloc=BYTES one kvrealloc() of NULL to BYTES, by
  *                   kmpcall_kvrealloc() (a size kmalloc() gives);
  *   percpu=BYTES    one __alloc_percpu() of BYTES, by kmpcall_percpu().
@@ -61,6 +65,10 @@ static unsigned int kvsmall_bytes;
 module_param_named(kvsmall, kvsmall_bytes, uint, 0444);
 MODULE_PARM_DESC(kvsmall, "Bytes to hold from a kvmalloc() that kmalloc() serves (default: 0)");
 
+static unsigned int kvlarge_bytes;
+module_param_named(kvlarge, kvlarge_bytes, uint, 0444);
+MODULE_PARM_DESC(kvlarge, "Bytes to hold from a kvmalloc() that kmalloc()'s pages serve (default: 0)");
+
 static unsigned int kvrealloc_bytes;
 module_param_named(kvrealloc, kvrealloc_bytes, uint, 0444);
 MODULE_PARM_DESC(kvrealloc, "Bytes to hold from a kvrealloc() of NULL (default: 0)");
@@ -72,7 +80,8 @@ MODULE_PARM_DESC(percpu, "Bytes to hold from __alloc_percpu() (default: 0)");
 #define KMPCALL_MAX	256
 #define KMPCALL_FRAG	1024
 
-static void *kmpcall_vm, *kmpcall_kv, *kmpcall_kvs, *kmpcall_kvr;
+static void *kmpcall_vm, *kmpcall_kv, *kmpcall_kvs, *kmpcall_kvl;
+static void *kmpcall_kvr;
 static void __percpu *kmpcall_pcpu;
 static struct platform_device *kmpcall_pdev;
 static void *kmpcall_cpu[KMPCALL_MAX];
@@ -93,6 +102,11 @@ static noinline void *kmpcall_kvmalloc(void)
 static noinline void *kmpcall_kvsmall(void)
 {
 	return kvmalloc(kvsmall_bytes, GFP_KERNEL);
+}
+
+static noinline void *kmpcall_kvlarge(void)
+{
+	return kvmalloc(kvlarge_bytes, GFP_KERNEL);
 }
 
 static noinline void *kmpcall_kvrealloc(void)
@@ -130,6 +144,8 @@ static void kmpcall_release(void)
 	kmpcall_kv = NULL;
 	kvfree(kmpcall_kvs);
 	kmpcall_kvs = NULL;
+	kvfree(kmpcall_kvl);
+	kmpcall_kvl = NULL;
 	kvfree(kmpcall_kvr);
 	kmpcall_kvr = NULL;
 	free_percpu(kmpcall_pcpu);
@@ -218,6 +234,11 @@ static int __init kmpcall_init(void)
 	if (!ret && kvsmall_bytes) {
 		kmpcall_kvs = kmpcall_kvsmall();
 		if (!kmpcall_kvs)
+			ret = -ENOMEM;
+	}
+	if (!ret && kvlarge_bytes) {
+		kmpcall_kvl = kmpcall_kvlarge();
+		if (!kmpcall_kvl)
 			ret = -ENOMEM;
 	}
 	if (!ret && kvrealloc_bytes) {
