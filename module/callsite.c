@@ -764,7 +764,7 @@ static char *kmp_put_hex(char *p, unsigned long v)
 	*p++ = '0';
 	*p++ = 'x';
 	do {
-		tmp[n++] = hex_asc[v & 15];
+		tmp[n++] = "0123456789abcdef"[v & 15];
 		v >>= 4;
 	} while (v);
 	while (n)
