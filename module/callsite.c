@@ -64,7 +64,8 @@
 #define KMP_FRAME_RELAY		BIT(6)	/* 6.10's first large kmalloc event */
 #define KMP_FRAME_RETURN	BIT(7)	/* gives free pages back (below) */
 #define KMP_FRAME_BULKFN	BIT(8)	/* the bulk page allocator itself */
-#define KMP_FRAME_BITS		9
+#define KMP_FRAME_KV		BIT(9)	/* kvmalloc() and kin, over kmalloc() */
+#define KMP_FRAME_BITS		10
 #define KMP_FRAME_MASK		(BIT(KMP_FRAME_BITS) - 1)
 
 /*
@@ -74,13 +75,21 @@
  *
  * - KMP_FRAME_PAGE: an entry point of an interface that hands out pages,
  *   passed over to the caller that asked for them, as allocinfo's
- *   alloc_hooks() charges that caller: the page allocator; vmalloc() and
- *   kvmalloc(), whose pages go to vmalloc()'s caller; CMA (probes.c's
- *   cma_alloc_finish) and the DMA API over it and over the page allocator
- *   (dma-direct, iommu-dma, dma_alloc_pages()), whose pages go to the
- *   driver; the page fragment cache, whose pages go to the caller whose
- *   fragment made it refill; the system dma-buf heap's helper, whose pages
- *   go to the heap's allocate op (its caller is userspace's ioctl).
+ *   alloc_hooks() charges that caller: the page allocator; vmalloc(),
+ *   vrealloc() and kvmalloc(), whose pages go to vmalloc()'s caller; CMA
+ *   (probes.c's cma_alloc_finish) and the DMA API over it and over the page
+ *   allocator (dma-direct, iommu-dma, dma_alloc_pages()), whose pages go
+ *   to the driver; the page fragment cache, whose pages go to the caller
+ *   whose fragment made it refill; the system dma-buf heap's helper, whose
+ *   pages go to the heap's allocate op (its caller is userspace's ioctl).
+ * - KMP_FRAME_KV: kvmalloc() and kvrealloc() (kvzalloc(), kvcalloc() and
+ *   kvmalloc_array() are kvmalloc() inline), and krealloc() under
+ *   kvrealloc(): a slab event whose call site is one of them (kvmalloc()
+ *   calls kmalloc() with its own return address before 7.x, kvrealloc()
+ *   krealloc() on every kernel) goes to their caller, as allocinfo's
+ *   alloc_hooks() charges it, past any more of them (kvrealloc() calls
+ *   kvmalloc()). krealloc() itself passes its caller's address on, as
+ *   kmemdup() does, so no event names it.
  * - KMP_FRAME_PERCPU: the percpu allocator, where its event names itself
  *   (before 6.10).
  * - KMP_FRAME_SLAB: where a large kmalloc's event names the allocator
@@ -117,9 +126,11 @@ static const struct kmp_frame_fn {
 	{ "vm_area_alloc_pages",	KMP_FRAME_PAGE },
 	{ "__vcalloc",			KMP_FRAME_PAGE },
 	{ "vcalloc",			KMP_FRAME_PAGE },
-	{ "__kvmalloc",			KMP_FRAME_PAGE },
-	{ "kvmalloc",			KMP_FRAME_PAGE },
-	{ "kvrealloc",			KMP_FRAME_PAGE },
+	{ "vrealloc",			KMP_FRAME_PAGE },
+	{ "__kvmalloc",			KMP_FRAME_PAGE | KMP_FRAME_KV },
+	{ "kvmalloc",			KMP_FRAME_PAGE | KMP_FRAME_KV },
+	{ "kvrealloc",			KMP_FRAME_PAGE | KMP_FRAME_KV },
+	{ "krealloc",			KMP_FRAME_KV },
 	/* CMA and the DMA API */
 	{ "cma_alloc",			KMP_FRAME_PAGE },
 	{ "__cma_alloc",		KMP_FRAME_PAGE },
@@ -275,6 +286,10 @@ bool kmp_site_needs_unwind(enum kmp_kind kind, unsigned long call_site)
 	if (kind == KMP_KIND_PERCPU)
 		return !call_site ||
 		       (kmp_frame_kind(call_site) & KMP_FRAME_PERCPU);
+	/* not 7.x's relay in kvmalloc(): that event is dropped by its site */
+	if ((kmp_frame_kind(call_site) & (KMP_FRAME_KV | KMP_FRAME_RELAY)) ==
+	    KMP_FRAME_KV)
+		return true;
 	return KMP_KMALLOC_SITE_MAY_BE_SLAB &&
 	       (kmp_frame_kind(call_site) & KMP_FRAME_SLAB);
 }
@@ -394,7 +409,7 @@ unsigned long kmp_unwind(struct kmp_frames *f, enum kmp_kind kind,
 {
 	unsigned long want = kind == KMP_KIND_PAGE ? KMP_FRAME_PAGE :
 			     kind == KMP_KIND_PERCPU ? KMP_FRAME_PERCPU :
-						       KMP_FRAME_SLAB;
+					KMP_FRAME_SLAB | KMP_FRAME_KV;
 	unsigned int i, max = min_t(unsigned int, KMP_SITE_SEARCH + after,
 				    KMP_MAX_FRAMES);
 	unsigned int depth = after ? max : KMP_SITE_QUICK;
@@ -749,7 +764,7 @@ static char *kmp_put_hex(char *p, unsigned long v)
 	*p++ = '0';
 	*p++ = 'x';
 	do {
-		tmp[n++] = hex_asc[v & 15];
+		tmp[n++] = "0123456789abcdef"[v & 15];
 		v >>= 4;
 	} while (v);
 	while (n)

@@ -9,6 +9,15 @@
 #   4 page fragments of 1 KiB                 kmpcall_frag
 # While held, each site has exactly its pages live on a kind:page line;
 # after the module lets them go, none, and unpaired.page has not moved.
+# And objects, each on one line of its kind of the module's own site (not
+# kvmalloc()'s, kvrealloc()'s or the percpu allocator's):
+#   kvmalloc(512), which kmalloc() serves      kmpcall_kvsmall    kind:slab
+#   kvmalloc(16 KiB), which kmalloc()'s pages
+#   serve (two events on 6.10+, one a relay)   kmpcall_kvlarge    kind:slab
+#   kvrealloc(NULL, 1024), which krealloc()
+#   serves                                     kmpcall_kvrealloc  kind:slab
+#   __alloc_percpu(64)                         kmpcall_percpu     kind:percpu
+# each one object live, with its own req:, while held; none after.
 . /tests/lib.sh
 
 PAGE=$(awk '$1 == "KernelPageSize:" { print $2 * 1024; exit }' /proc/self/smaps)
@@ -17,11 +26,33 @@ VM=1048576
 KV=8388608
 NCOH=16
 NFRAG=4
+KVS=512
+KVL=16384
+KVR=1024
+PCPU=64
 
 # live_bytes FUNC: live bytes of FUNC's page tags, of loaded and unloaded
 # modules alike (a module loaded twice has a tag per load).
 live_bytes() {
 	awk -v f=" func:$1 kind:page " 'index($0, f) { s += $1 } END { print s + 0 }' \
+		/proc/kmemprof
+}
+
+# live FUNC KIND: "<live objects> <req>" of FUNC's tag of KIND in the
+# module loaded now.
+live() {
+	awk -v f=" func:$1 kind:$2 " 'index($0, f) && !/ module:unloaded$/ {
+		n += $2
+		for (i = 3; i <= NF; i++)
+			if ($i ~ /^req:/)
+				r += substr($i, 5)
+	} END { print n + 0, r + 0 }' /proc/kmemprof
+}
+
+# live_objects FUNC: live objects of FUNC's tags of any kind, of loaded
+# and unloaded modules alike.
+live_objects() {
+	awk -v f=" func:$1 kind:" 'index($0, f) { s += $2 } END { print s + 0 }' \
 		/proc/kmemprof
 }
 
@@ -46,7 +77,8 @@ round() {
 	unpaired=$(stat_value unpaired.page)
 	dmesg -c > /dev/null
 	insmod /modules/kmemprof_callers.ko vmalloc=$VM kvmalloc=$KV \
-		coherent=$NCOH frags=$NFRAG || fail "insmod kmemprof_callers"
+		coherent=$NCOH frags=$NFRAG kvsmall=$KVS kvlarge=$KVL kvrealloc=$KVR \
+		percpu=$PCPU || fail "insmod kmemprof_callers"
 	frag=$(dmesg | sed -n 's/.*kmemprof_callers: frag block \([0-9]*\)$/\1/p')
 	[ -n "$frag" ] || fail "no frag block size in dmesg: $(dmesg | tail -n 3)"
 	for f in kmpcall_vmalloc kmpcall_kvmalloc kmpcall_coherent kmpcall_frag; do
@@ -59,9 +91,22 @@ round() {
 	expect_eq "kmpcall_coherent live bytes" "$(live_bytes kmpcall_coherent)" \
 		$((NCOH * PAGE))
 	expect_eq "kmpcall_frag live bytes" "$(live_bytes kmpcall_frag)" "$frag"
+	for f in kmpcall_kvsmall kmpcall_kvlarge kmpcall_kvrealloc kmpcall_percpu; do
+		echo "INFO held: $(proc_line $f)"
+	done
+	expect_eq "kmpcall_kvsmall live, req" "$(live kmpcall_kvsmall slab)" "1 $KVS"
+	expect_eq "kmpcall_kvlarge live, req" "$(live kmpcall_kvlarge slab)" "1 $KVL"
+	expect_eq "kmpcall_kvrealloc live, req" \
+		"$(live kmpcall_kvrealloc slab)" "1 $KVR"
+	expect_eq "kmpcall_percpu live, req" "$(live kmpcall_percpu percpu)" \
+		"1 $((PCPU * $(cat /sys/devices/system/cpu/possible | tr ',' '\n' |
+			awk -F- '{ n += NF == 2 ? $2 - $1 + 1 : 1 } END { print n }')))"
 	rmmod kmemprof_callers || fail "rmmod kmemprof_callers"
 	for f in kmpcall_vmalloc kmpcall_kvmalloc kmpcall_coherent kmpcall_frag; do
 		expect_eq "$f live bytes after rmmod" "$(live_bytes $f)" 0
+	done
+	for f in kmpcall_kvsmall kmpcall_kvlarge kmpcall_kvrealloc kmpcall_percpu; do
+		expect_eq "$f live objects after rmmod" "$(live_objects $f)" 0
 	done
 	now=$(stat_value unpaired.page)
 	[ "$now" = "$unpaired" ] && return 0

@@ -33,6 +33,13 @@ static noinline __aligned(NAMES_GAP) void names_after_gap(void)
 	asm volatile("");
 }
 
+/*
+ * Two char arrays, as pointers: 5.10's KUNIT_EXPECT_STREQ() copies its
+ * operands by typeof(), which an array cannot be initialized from.
+ */
+#define NAMES_STREQ(test, a, b) \
+	KUNIT_EXPECT_STREQ(test, (const char *)(a), (const char *)(b))
+
 struct names_buf {
 	char buf[KSYM_SYMBOL_LEN];
 	char kernel[KSYM_SYMBOL_LEN];
@@ -60,7 +67,7 @@ static void names_expect(struct kunit *test, struct names_buf *b,
 	len = kmemprof_sym_text(addr, b->buf, b->kernel, &indexed);
 	if (names_indexable())
 		KUNIT_EXPECT_TRUE(test, indexed);
-	KUNIT_EXPECT_STREQ(test, b->buf, b->kernel);
+	NAMES_STREQ(test, b->buf, b->kernel);
 	KMP_EXPECT_EQ(test, len, (int)strlen(b->kernel));
 }
 
@@ -129,13 +136,13 @@ static void names_gap(struct kunit *test)
 	kmemprof_sym_text(fn, b->buf, b->kernel, &indexed);
 	if (names_indexable())
 		KUNIT_EXPECT_TRUE(test, indexed);
-	KUNIT_EXPECT_STREQ(test, b->buf, want);
-	KUNIT_EXPECT_STREQ(test, b->kernel, want);
+	NAMES_STREQ(test, b->buf, want);
+	NAMES_STREQ(test, b->kernel, want);
 	scnprintf(want, sizeof(want), "names_before_gap+%#lx/%#lx [%s]",
 		  next - fn - 4, next - fn, THIS_MODULE->name);
 	kmemprof_sym_text(next - 4, b->buf, b->kernel, &indexed);
-	KUNIT_EXPECT_STREQ(test, b->buf, want);
-	KUNIT_EXPECT_STREQ(test, b->kernel, want);
+	NAMES_STREQ(test, b->buf, want);
+	NAMES_STREQ(test, b->kernel, want);
 }
 
 /* The kernel's own text: not a module's, named by sprint_symbol(). */
@@ -149,7 +156,7 @@ static void names_kernel_text(struct kunit *test)
 	KMP_ASSERT_NOT_NULL(test, b);
 	kmemprof_sym_text(addr, b->buf, b->kernel, &indexed);
 	KUNIT_EXPECT_FALSE(test, indexed);
-	KUNIT_EXPECT_STREQ(test, b->buf, b->kernel);
+	NAMES_STREQ(test, b->buf, b->kernel);
 	KUNIT_EXPECT_TRUE(test, str_has_prefix(b->buf, "kfree+0x4/"));
 }
 

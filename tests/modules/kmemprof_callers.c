@@ -11,12 +11,21 @@
  *                   (no IOMMU: dma-direct, one page each from the page
  *                   allocator, since CMA takes no single page);
  *   frags=N         N page fragments of 1 KiB from a page_frag_cache of
- *                   its own, by kmpcall_frag().
+ *                   its own, by kmpcall_frag();
+ *   kvsmall=BYTES   one kvmalloc() of BYTES, by kmpcall_kvsmall() (a size
+ *                   kmalloc() gives: the slab path);
+ *   kvlarge=BYTES   one kvmalloc() of BYTES, by kmpcall_kvlarge() (more
+ *                   than a slab cache holds, less than kmalloc() gives:
+ *                   kmalloc()'s pages, whose first event is a relay on
+ *                   6.10+, compat.h);
+ *   kvrealloc=BYTES one kvrealloc() of NULL to BYTES, by
+ *                   kmpcall_kvrealloc() (a size kmalloc() gives);
+ *   percpu=BYTES    one __alloc_percpu() of BYTES, by kmpcall_percpu().
  *
  * and gives them back at unload, the fragment cache drained. Each is made
  * from a function of its own, so each is a call site of its own in
  * /proc/kmemprof: there, and not inside mm/ or kernel/dma/, is where the
- * pages must show. The fragment cache's page size (an order-3 block, or a
+ * pages (and the objects) must show. The fragment cache's page size (an order-3 block, or a
  * single page where that failed) is said in dmesg:
  * "kmemprof_callers: frag block BYTES".
  */
@@ -28,6 +37,7 @@
 #include <linux/gfp.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/percpu.h>
 #include <linux/platform_device.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -51,10 +61,28 @@ static unsigned int frags;
 module_param(frags, uint, 0444);
 MODULE_PARM_DESC(frags, "1 KiB page fragments to hold (default: 0)");
 
+static unsigned int kvsmall_bytes;
+module_param_named(kvsmall, kvsmall_bytes, uint, 0444);
+MODULE_PARM_DESC(kvsmall, "Bytes to hold from a kvmalloc() that kmalloc() serves (default: 0)");
+
+static unsigned int kvlarge_bytes;
+module_param_named(kvlarge, kvlarge_bytes, uint, 0444);
+MODULE_PARM_DESC(kvlarge, "Bytes to hold from a kvmalloc() that kmalloc()'s pages serve (default: 0)");
+
+static unsigned int kvrealloc_bytes;
+module_param_named(kvrealloc, kvrealloc_bytes, uint, 0444);
+MODULE_PARM_DESC(kvrealloc, "Bytes to hold from a kvrealloc() of NULL (default: 0)");
+
+static unsigned int percpu_bytes;
+module_param_named(percpu, percpu_bytes, uint, 0444);
+MODULE_PARM_DESC(percpu, "Bytes to hold from __alloc_percpu() (default: 0)");
+
 #define KMPCALL_MAX	256
 #define KMPCALL_FRAG	1024
 
-static void *kmpcall_vm, *kmpcall_kv;
+static void *kmpcall_vm, *kmpcall_kv, *kmpcall_kvs, *kmpcall_kvl;
+static void *kmpcall_kvr;
+static void __percpu *kmpcall_pcpu;
 static struct platform_device *kmpcall_pdev;
 static void *kmpcall_cpu[KMPCALL_MAX];
 static dma_addr_t kmpcall_dma[KMPCALL_MAX];
@@ -69,6 +97,30 @@ static noinline void *kmpcall_vmalloc(void)
 static noinline void *kmpcall_kvmalloc(void)
 {
 	return kvmalloc(kvmalloc_bytes, GFP_KERNEL);
+}
+
+static noinline void *kmpcall_kvsmall(void)
+{
+	return kvmalloc(kvsmall_bytes, GFP_KERNEL);
+}
+
+static noinline void *kmpcall_kvlarge(void)
+{
+	return kvmalloc(kvlarge_bytes, GFP_KERNEL);
+}
+
+static noinline void *kmpcall_kvrealloc(void)
+{
+#ifdef KMPCALL_KVREALLOC_OLDSIZE
+	return kvrealloc(NULL, 0, kvrealloc_bytes, GFP_KERNEL);
+#else
+	return kvrealloc(NULL, kvrealloc_bytes, GFP_KERNEL);
+#endif
+}
+
+static noinline void __percpu *kmpcall_percpu(void)
+{
+	return __alloc_percpu(percpu_bytes, sizeof(long));
 }
 
 static noinline void *kmpcall_coherent(unsigned int i)
@@ -90,6 +142,14 @@ static void kmpcall_release(void)
 	kmpcall_vm = NULL;
 	kvfree(kmpcall_kv);
 	kmpcall_kv = NULL;
+	kvfree(kmpcall_kvs);
+	kmpcall_kvs = NULL;
+	kvfree(kmpcall_kvl);
+	kmpcall_kvl = NULL;
+	kvfree(kmpcall_kvr);
+	kmpcall_kvr = NULL;
+	free_percpu(kmpcall_pcpu);
+	kmpcall_pcpu = NULL;
 	for (i = 0; i < KMPCALL_MAX; i++) {
 		if (kmpcall_cpu[i])
 			dma_free_coherent(&kmpcall_pdev->dev, PAGE_SIZE / 2,
@@ -171,6 +231,26 @@ static int __init kmpcall_init(void)
 		if (!kmpcall_kv)
 			ret = -ENOMEM;
 	}
+	if (!ret && kvsmall_bytes) {
+		kmpcall_kvs = kmpcall_kvsmall();
+		if (!kmpcall_kvs)
+			ret = -ENOMEM;
+	}
+	if (!ret && kvlarge_bytes) {
+		kmpcall_kvl = kmpcall_kvlarge();
+		if (!kmpcall_kvl)
+			ret = -ENOMEM;
+	}
+	if (!ret && kvrealloc_bytes) {
+		kmpcall_kvr = kmpcall_kvrealloc();
+		if (!kmpcall_kvr)
+			ret = -ENOMEM;
+	}
+	if (!ret && percpu_bytes) {
+		kmpcall_pcpu = kmpcall_percpu();
+		if (!kmpcall_pcpu)
+			ret = -ENOMEM;
+	}
 	if (!ret && coherent)
 		ret = kmpcall_take_coherent();
 	if (!ret && frags)
@@ -189,4 +269,4 @@ module_init(kmpcall_init);
 module_exit(kmpcall_exit);
 
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("Pages through vmalloc, the DMA API and page fragments, for kmemprof's guest tests");
+MODULE_DESCRIPTION("Pages through vmalloc, the DMA API and page fragments, kvmalloc() and percpu objects, for kmemprof's guest tests");

@@ -435,5 +435,94 @@ else
 	fi
 fi
 
+# file:line without asking, in every command that prints the sites of a
+# live read (leaks, ages, hist, stacks and its frames, plot top, as top):
+# a vmlinux with -g in a build tree under $KMEMPROF_ROOT, its build id in
+# /sys/kernel/notes; not from a copy (-i), nor with --no-resolve.
+if ! command -v aarch64-linux-gnu-gcc > /dev/null; then
+	sk "auto resolve" "no aarch64-linux-gnu-gcc"
+else
+	R=$T/autoroot
+	D=$R/sys/kernel/debug/kmemprof
+	V=$R/lib/modules/6.12.0-test/build/vmlinux
+	mkdir -p "$R/proc/sys/kernel" "$D" "${V%/*}"
+	echo 6.12.0-test > "$R/proc/sys/kernel/osrelease"
+	(cd "$F" && aarch64-linux-gnu-gcc -g -O2 -nostdlib -static \
+		-Wl,--build-id=sha1 -Wl,-e,fx_alloc \
+		-Wl,--unresolved-symbols=ignore-all -o "$V" out-resolve.c)
+	aarch64-linux-gnu-objcopy -O binary --only-section=.note.gnu.build-id \
+		"$V" "$R/sys/kernel/notes"
+	# fx_alloc's size, and the return address of its first call; a
+	# second frame 4 bytes on, whose line addr2line gives (the last of -i,
+	# the outermost function's)
+	read -r val size < <(aarch64-linux-gnu-readelf -sW "$V" |
+		awk '$8 == "fx_alloc" { print $2, $3 }')
+	r1=$(aarch64-linux-gnu-objdump -d "$V" |
+		awk '/<fx_alloc>:/ { f = 1; next } f && /\tbl\t/ {
+			sub(/:.*/, "", $1); print $1; exit }')
+	s1=$(printf 'fx_alloc+0x%x/0x%x' $((0x$r1 - 0x$val + 4)) "$size")
+	s2=$(printf 'fx_alloc+0x%x/0x%x' $((0x$r1 - 0x$val + 8)) "$size")
+	la=out-resolve.c:$(grep -n 'SITE-A' "$F/out-resolve.c" | cut -d: -f1)
+	lb=$(aarch64-linux-gnu-addr2line -i -e "$V" \
+		"$(printf '0x%x' $((0x$r1 + 7)))" | tail -n 1)
+	lb=$(basename "${lb%% *}")
+	c20=0,0,0,2,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0
+	c36=0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,2,0,0,0,0,0,0,0,0,0,0,0,0
+	printf 'kmemprof leaks - version: 1.0\n# live longer than 1000 ms: 2 objects, 128 bytes, 1 sites\n128 2 %s func:fx_alloc kind:slab\n  000000003f609b8a size:64 age_ms:4338 cpu:3\n' \
+		"$s1" > "$D/leaks"
+	printf 'kmemprof ages - version: 1.0\n#\n128 2 %s func:fx_alloc kind:slab age:%s\n' \
+		"$s1" "$c36" > "$D/ages"
+	printf 'kmemprof hist - version: 1.0\n#\n%s func:fx_alloc kind:slab size:%s req:%s life:%s xcpu:0 xcluster:0 frag:0.0 waste:0\n' \
+		"$s1" "$c20" "$c20" "$c36" > "$D/hist"
+	printf 'kmemprof stacks - version: 1.0\n# stack_depth:3 stack_sample:1 stacks:1 tags:1\n%s func:fx_alloc kind:slab stacks:1 allocs:2 bytes:128\nAllocate 128 (100.0%%) bytes on 2 (100.0%%) objects:\n    %s\n    %s\n    fx_nothing+0x4/0x8\n' \
+		"$s1" "$s1" "$s2" > "$D/stacks"
+	mkdir -p "$R/proc"
+	printf 'kmemprof - version: 1.0\n#\n  128 2 %s func:fx_alloc kind:slab allocs:2 frees:0 bytes:128 req:128\n' \
+		"$s1" > "$R/proc/kmemprof"
+	run() { KMEMPROF_ROOT=$R "$K" "$@" 2>&1; }
+	check "auto resolve: leaks" \
+		"$(printf '%s\n' \
+		'Leak suspects, live longer than 1000 ms: 2 objects, 128 bytes, 1 sites' \
+		'        LIVE     OBJS   OLDEST KIND   SITE' \
+		"         128        2     4.3s slab   $s1 ($la)" \
+		'          64        1     4.3s slab     object 000000003f609b8a on cpu3')" \
+		"$(run leaks)"
+	check "auto resolve: leaks --json" "$la" \
+		"$(run leaks --json | jq -r '.sites[0].srcline')"
+	check "auto resolve: ages" \
+		"$(printf '%s\n' \
+		'        LIVE     OBJS OLDEST>= MEDIAN>= KIND   SITE' \
+		"         128        2     4.3s     4.3s slab   $s1 ($la)")" \
+		"$(run ages)"
+	check "auto resolve: hist SITE" \
+		"$s1 ($la) kind:slab: xcpu 0, xcluster 0, frag 0.0%, waste 0 bytes" \
+		"$(run hist fx_alloc | head -n 1)"
+	check "auto resolve: hist --json" "$la" \
+		"$(run hist fx_alloc --json | jq -r '.hists[0].srcline')"
+	check "auto resolve: stacks, the tag and each frame" \
+		"$(printf '%s\n' \
+		"$s1 ($la) kind:slab: 2 allocs, 128 bytes sampled" \
+		'  100.0%        128 bytes        2 allocs' \
+		"        $s1 ($la)" "        $s2 ($lb)" \
+		'        fx_nothing+0x4/0x8')" \
+		"$(run stacks)"
+	check "auto resolve: stacks --json srclines" "[\"$la\",\"$lb\",null]" \
+		"$(run stacks --json | jq -c '.tags[0].stacks[0].srclines')"
+	check "auto resolve: top" \
+		"         128        2        64         2 slab   $s1 ($la)" \
+		"$(run top | tail -n 1)"
+	check "auto resolve: plot top's bar" \
+		"<title>$s1 ($la) kind:slab: 128 bytes, 2 objects</title>" \
+		"$(run plot top | grep -o '<title>fx_alloc[^<]*</title>')"
+	check "auto resolve: none from a copy (-i)" \
+		"         128        2     4.3s slab   $s1" \
+		"$(run leaks -i "$D/leaks" | sed -n 3p)"
+	check "auto resolve: none with --no-resolve" \
+		"         128        2     4.3s slab   $s1" \
+		"$(run leaks --no-resolve | sed -n 3p)"
+	check "auto resolve: stacks --no-resolve has no srclines" "null" \
+		"$(run stacks --no-resolve --json | jq -c '.tags[0].stacks[0].srclines')"
+fi
+
 echo "$pass $fail $skip"
 [ "$fail" -eq 0 ]

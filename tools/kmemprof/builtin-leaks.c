@@ -27,6 +27,8 @@ static int leaks_run(struct kp_opts *o)
 	fclose(in);
 	if (rc)
 		return 1;
+	if (l.n)
+		kp_view_resolve(o, &l.v[0].tag, l.n, sizeof(l.v[0]));
 	if (o->json) {
 		kp_view_json_begin("leaks");
 		printf(",\"summary\":{\"age_ms\":%" PRId64 ",\"objects\":%"

@@ -37,6 +37,17 @@ static int run(struct kp_opts *o)
 			return 1;
 		}
 		kp_sort(&p, KP_BYTES);
+		/* the live read: file:line by build id, as top's */
+		if (!o->input && !o->do_resolve && !o->no_resolve) {
+			size_t all = p.n;
+
+			if (o->n > 0 && (size_t)o->n < p.n)
+				p.n = (size_t)o->n;
+			else if (p.n > 20)
+				p.n = 20;
+			kp_resolve_auto(&p);
+			p.n = all;
+		}
 		out = o->output ? fopen(o->output, "w") : stdout;
 		if (out)
 			rc = kp_plot_top(out, &p, o->n > 0 ? (size_t)o->n : 20);
@@ -123,7 +134,7 @@ const struct kp_cmd kp_cmd_plot = {
 	.opts = (const struct kp_option *const[]){
 		&kp_opt_input, &kp_opt_output, &kp_opt_lines, &kp_opt_kind,
 		&kp_opt_module, &kp_opt_func, &kp_opt_min_bytes,
-		&kp_opt_resolve, NULL,
+		&kp_opt_resolve, &kp_opt_no_resolve, NULL,
 	},
 	.run = run,
 };

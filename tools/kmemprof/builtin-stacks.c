@@ -11,12 +11,59 @@
 #include "jsonstr.h"
 #include "viewcmd.h"
 
+/*
+ * file:line of every frame of every stack, in order, one array for all
+ * (one read of the debug files); NULL where nothing resolved. A frame is
+ * "sym+0x38/0x48" or "sym+0x38/0x48 [module]".
+ */
+static char **frame_lines(const struct kp_opts *o, const struct kp_stacks *s)
+{
+	struct kp_site *t;
+	char **lines = NULL, *c;
+	size_t i, f, k, n = 0;
+	bool any = false;
+
+	for (i = 0; i < s->n; i++)
+		n += s->v[i].nframes;
+	t = n ? calloc(n, sizeof(*t)) : NULL;
+	if (!t)
+		return NULL;
+	for (i = 0, k = 0; i < s->n; i++) {
+		for (f = 0; f < s->v[i].nframes; f++, k++) {
+			t[k].site = strdup(s->v[i].frames[f]);
+			if (!t[k].site)
+				goto out;
+			c = strstr(t[k].site, " [");
+			if (c) {
+				*c = '\0';
+				t[k].module = c + 2;
+				t[k].module[strcspn(t[k].module, "]")] = '\0';
+			}
+		}
+	}
+	kp_view_resolve(o, t, n, sizeof(*t));
+	for (k = 0; k < n; k++)
+		any |= t[k].srcline != NULL;
+	lines = any ? calloc(n, sizeof(*lines)) : NULL;
+out:
+	for (k = 0; k < n; k++) {
+		if (lines)
+			lines[k] = t[k].srcline;
+		else
+			free(t[k].srcline);
+		free(t[k].site);
+	}
+	free(t);
+	return lines;
+}
+
 static int stacks_run(struct kp_opts *o)
 {
 	const char *want = o->nargs ? o->args[0] : NULL;
 	char path[512], err[512], b[32], key[1024], prev[1024] = "";
 	struct kp_stacks s;
-	size_t i, f, tags = 0;
+	char **lines;
+	size_t i, f, k, tags = 0;
 	bool skip = false, any = false, first = true;
 	FILE *in;
 	int rc;
@@ -28,6 +75,9 @@ static int stacks_run(struct kp_opts *o)
 	fclose(in);
 	if (rc)
 		return 1;
+	if (s.n)
+		kp_view_resolve(o, &s.v[0].tag, s.n, sizeof(s.v[0]));
+	lines = frame_lines(o, &s);
 	/* Stacks sampled before stack_depth went back to 0 are still shown. */
 	if (o->json) {
 		kp_view_json_begin("stacks");
@@ -36,7 +86,7 @@ static int stacks_run(struct kp_opts *o)
 	} else if (s.depth == 0 && !s.n) {
 		printf("(no stacks: stack_depth is 0; try 'kmemprof set stack_depth=8')\n");
 	}
-	for (i = 0; i < s.n; i++) {
+	for (i = 0, k = 0; i < s.n; k += s.v[i].nframes, i++) {
 		const struct kp_stack *st = &s.v[i];
 
 		kp_site_key(&st->tag, key, sizeof(key));
@@ -76,7 +126,18 @@ static int stacks_run(struct kp_opts *o)
 					putchar(',');
 				kp_json_str(stdout, st->frames[f]);
 			}
-			fputs("]}", stdout);
+			putchar(']');
+			/* each frame's file:line, or null */
+			if (lines) {
+				fputs(",\"srclines\":[", stdout);
+				for (f = 0; f < st->nframes; f++) {
+					if (f)
+						putchar(',');
+					kp_json_str(stdout, lines[k + f]);
+				}
+				putchar(']');
+			}
+			putchar('}');
 			first = false;
 			continue;
 		}
@@ -84,8 +145,18 @@ static int stacks_run(struct kp_opts *o)
 		printf("  %5.1f%% %10s bytes %8" PRId64 " allocs\n",
 		       st->tag_bytes > 0 ? 100.0 * st->bytes / st->tag_bytes : 0,
 		       b, st->allocs);
-		for (f = 0; f < st->nframes; f++)
-			printf("        %s\n", st->frames[f]);
+		for (f = 0; f < st->nframes; f++) {
+			printf("        %s", st->frames[f]);
+			if (lines && lines[k + f])
+				printf(" (%s)", lines[k + f]);
+			putchar('\n');
+		}
+	}
+	if (lines) {
+		/* k: the frames of all stacks */
+		while (k--)
+			free(lines[k]);
+		free(lines);
 	}
 	kp_stacks_free(&s);
 	if (o->json) {

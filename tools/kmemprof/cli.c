@@ -146,6 +146,8 @@ void kp_print_site_name(FILE *out, const char *site, const char *module,
 void kp_print_tag(FILE *out, const struct kp_site *t)
 {
 	kp_print_site_name(out, t->site, t->module, t->func, t->callers);
+	if (t->srcline)
+		fprintf(out, " (%s)", t->srcline);
 }
 
 bool kp_tag_match(const struct kp_site *t, const char *want)

@@ -228,6 +228,11 @@ int kp_plot_top(FILE *out, const struct kp_profile *p, size_t n)
 			"data-bytes=\"%" PRIu64 "\"><title>", left, y + 3, w,
 			row - 6, kind_colour(s->kind), b);
 		xml_text(out, label, 0);
+		if (s->srcline) {
+			fputs(" (", out);
+			xml_text(out, s->srcline, 0);
+			fputs(")", out);
+		}
 		if (s->kind) {
 			fputs(" kind:", out);
 			xml_text(out, s->kind, 0);

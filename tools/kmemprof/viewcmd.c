@@ -13,6 +13,9 @@
 #include "cli.h"
 #include "jsonstr.h"
 #include "viewcmd.h"
+#ifdef KP_HAVE_OUTPUTS
+#include "output.h"
+#endif
 
 /* The JSON views' schema; bumped on an incompatible change. */
 #define VIEW_SCHEMA 1
@@ -28,7 +31,10 @@ int kp_view_json_end(void)
 	return fflush(stdout) || ferror(stdout) ? 1 : 0;
 }
 
-/* A tag's fields, "site" to "callers", after the object's '{'. */
+/*
+ * A tag's fields, "site" to "callers" (and "srcline" when it has one),
+ * after the object's '{'.
+ */
 void kp_view_json_tag(const struct kp_site *t)
 {
 	const char *c = t->callers, *comma;
@@ -49,6 +55,50 @@ void kp_view_json_tag(const struct kp_site *t)
 		kp_json_strn(stdout, c, comma ? (size_t)(comma - c) : strlen(c));
 	}
 	putchar(']');
+	if (t->srcline) {
+		fputs(",\"srcline\":", stdout);
+		kp_json_str(stdout, t->srcline);
+	}
+}
+
+/*
+ * file:line of the view's sites, as top finds them on a live read: by
+ * build id (kp_resolve_auto()), unless the view was read from a file (-i:
+ * a copy may come from another kernel) or --no-resolve said not to.
+ */
+void kp_view_resolve(const struct kp_opts *o, struct kp_site *first,
+		     size_t n, size_t stride)
+{
+#ifdef KP_HAVE_OUTPUTS
+	struct kp_profile p = { .source = KP_KMEMPROF };
+	struct kp_site *t;
+	size_t i;
+
+	if (o->input || o->no_resolve || !n)
+		return;
+	p.sites = calloc(n, sizeof(*p.sites));
+	if (!p.sites)
+		return;
+	/* borrowed: resolution reads site and module, writes srcline */
+	for (i = 0, t = first; i < n;
+	     i++, t = (struct kp_site *)((char *)t + stride)) {
+		p.sites[i].site = t->site;
+		p.sites[i].module = t->module;
+		p.sites[i].unloaded = t->unloaded;
+		p.sites[i].srcline = t->srcline;
+	}
+	p.n = n;
+	kp_resolve_auto(&p);
+	for (i = 0, t = first; i < n;
+	     i++, t = (struct kp_site *)((char *)t + stride))
+		t->srcline = p.sites[i].srcline;
+	free(p.sites);
+#else
+	(void)o;
+	(void)first;
+	(void)n;
+	(void)stride;
+#endif
 }
 
 void kp_view_json_counts(const char *key, const uint64_t *v, size_t n)
@@ -83,7 +133,7 @@ void kp_view_age(int64_t ms, char *buf, size_t len)
 
 const struct kp_option *const kp_view_opts[] = {
 	&kp_opt_view_input, &kp_opt_view_lines, &kp_opt_human, &kp_opt_kind,
-	&kp_opt_module, &kp_opt_json, NULL,
+	&kp_opt_module, &kp_opt_json, &kp_opt_no_resolve, NULL,
 };
 
 /* Whether a view's tag passes --kind and --module. */
