@@ -245,8 +245,14 @@ __kmp_account_alloc(enum kmp_kind kind, unsigned long call_site,
 			   KMP_KEY_DEPTH_MAX);
 		rate = max(READ_ONCE(kmp_sample_rate), 1U);
 		track = kmp_one_in(&kmp_track_ctr, rate);
-		sd = min_t(unsigned int, READ_ONCE(kmp_stack_depth),
-			   KMP_STACK_DEPTH_MAX);
+		/*
+		 * From the mode, not the knob: the knob is set before the
+		 * stack store is made (kmp_mode_update()), and making it
+		 * allocates, which comes here.
+		 */
+		sd = (mode & KMP_M_STACKS) ?
+		     min_t(unsigned int, READ_ONCE(kmp_stack_depth),
+			   KMP_STACK_DEPTH_MAX) : 0;
 		if (!track || (sd && !kmp_one_in(&kmp_stack_ctr,
 						 READ_ONCE(kmp_stack_sample))))
 			sd = 0;

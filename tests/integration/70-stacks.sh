@@ -7,6 +7,20 @@ keep_knobs stack_depth key_depth sample_rate min_size max_size
 
 D=$KMP_DEBUGFS
 rmmod kmemprof_hog 2>/dev/null
+
+# The stack store, made the first time stack_depth is set, while an option
+# already sends page events to the general path (lifetimes): making it
+# allocates, and those events must not look for the store before it is
+# there. A fresh load has no store. (Before the fix: a NULL dereference in
+# kmp_stack_find(), from kmp_stacks_init()'s own vzalloc().)
+keep_module
+reload || fail "insmod kmemprof"
+write_knob $KMP_SYSCTL/lifetimes 1 || fail "lifetimes=1 refused"
+write_knob $KMP_SYSCTL/stack_depth 4 ||
+	fail "stack_depth=4 refused with lifetimes on"
+expect_eq "stack_depth" "$(cat $KMP_SYSCTL/stack_depth)" 4
+write_knob $KMP_SYSCTL/stack_depth 0 || fail "stack_depth=0 refused"
+write_knob $KMP_SYSCTL/lifetimes 0 || fail "lifetimes=0 refused"
 write_knob $KMP_SYSCTL/reset 1 || fail "reset"
 write_knob $KMP_SYSCTL/stack_depth 4 || fail "stack_depth=4 refused"
 insmod /modules/kmemprof_hog.ko pages=64 order=0 || fail "insmod hog"
