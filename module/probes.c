@@ -46,7 +46,6 @@
 
 #include <linux/hash.h>
 #include <linux/kernel.h>
-#include <linux/kfence.h>
 #include <linux/math64.h>
 #include <linux/sched/clock.h>
 #include <linux/mm.h>

@@ -73,6 +73,7 @@
 	void *data, unsigned long call_site, const void *ptr,		\
 	struct kmem_cache *s, gfp_t gfp_flags, int node
 #define KMP_CACHE_ALLOC_HAS_CACHE	1
+#include <linux/kfence.h>	/* is_kfence_address(), from 5.12 */
 #define KMP_KSIZE_SAFE							\
 	(LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0) ||		\
 	 !IS_ENABLED(CONFIG_KASAN))
