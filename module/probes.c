@@ -24,18 +24,34 @@
  *   interrupt masking is plain inline). The probes are notrace: the
  *   function tracer's patch site at their entry would be two more
  *   instructions on every event, and tracing them is tracing the tracer.
+ * - kmp_cache_slots (6.1+: a kmem_cache_alloc event has the cache, not
+ *   its slot size) is per CPU and touched only with interrupts off, so
+ *   no event on the CPU can see an entry half written; an event in NMI
+ *   (KMP_NMI_EVENTS) never touches it and asks ksize() itself, which is
+ *   read-only and takes no lock. An entry is {cache, kmem_cache_size(),
+ *   ksize()}: a cache destroyed and its address reused by a cache of
+ *   another object size misses. One reused with the same object size and
+ *   another slot (other alignment or flags) is charged the old slot until
+ *   the entry is replaced: nothing sees a cache's destruction, and the
+ *   error is bounded by the slot's slack per object. The free takes the
+ *   bytes from the live slot, so each pair stays exact whatever was
+ *   charged. On 7.x a slab holding its obj_exts in the objects' padding
+ *   has a smaller ksize() (s->inuse) than its cache's others: the table
+ *   keeps the first seen, with the same bound.
  *
  * Detaching is followed by tracepoint_synchronize_unregister(), so once
  * kmp_probes_set() returns no detached probe is still running.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/hash.h>
 #include <linux/kernel.h>
 #include <linux/math64.h>
 #include <linux/sched/clock.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
+#include <linux/slab.h>
 #include <linux/tracepoint.h>
 #include <trace/events/cma.h>
 #include <trace/events/kmem.h>
@@ -234,11 +250,91 @@ static void notrace __flatten kmp_probe_kmalloc(KMP_KMALLOC_PROTO)
 	kmp_slab_alloc(KMP_EV_KMALLOC, call_site, ptr, bytes_alloc, bytes_req);
 }
 
+#if KMP_CACHE_ALLOC_HAS_CACHE
+/*
+ * A cache's slot size (s->size, what allocinfo charges), from ksize() of
+ * one of its objects, kept per CPU in a small direct-mapped table keyed
+ * by the cache and its object size. See the locking note at the top.
+ */
+#define KMP_CACHE_SLOTS_BITS	5
+
+struct kmp_cache_slot {
+	const struct kmem_cache *s;
+	unsigned int obj;	/* kmem_cache_size(s) when filled */
+	unsigned int size;	/* its slot: ksize() */
+};
+
+struct kmp_cache_slots {
+	struct kmp_cache_slot e[1 << KMP_CACHE_SLOTS_BITS];
+};
+
+static DEFINE_PER_CPU(struct kmp_cache_slots, kmp_cache_slots);
+
+/*
+ * ksize() of @ptr, an object of @obj bytes just allocated, or @obj where
+ * ksize() is not a plain report (6.1 with KASAN), where @ptr is none or
+ * a KFENCE object (whose ksize() is the object size), or where it says
+ * less than the object.
+ */
+static size_t kmp_ksize(const void *ptr, size_t obj)
+{
+	size_t size;
+
+	if (!KMP_KSIZE_SAFE || !ptr || is_kfence_address(ptr))
+		return 0;
+	size = ksize(ptr);
+	return size >= obj ? size : 0;
+}
+
+static noinline size_t kmp_cache_slot_fill(struct kmp_cache_slot *e,
+					   const struct kmem_cache *s,
+					   const void *ptr, unsigned int obj)
+{
+	size_t size = kmp_ksize(ptr, obj);
+
+	if (!size)
+		return obj;
+	e->s = s;
+	e->obj = obj;
+	e->size = size;
+	return size;
+}
+
+static __always_inline size_t kmp_cache_slot(const struct kmem_cache *s,
+					     const void *ptr, unsigned int obj)
+{
+	struct kmp_cache_slot *e;
+	unsigned long flags;
+	size_t size;
+
+	/* NMI: never the table, which the NMI may have interrupted. */
+	if (KMP_NMI_EVENTS && unlikely(in_nmi()))
+		return kmp_ksize(ptr, obj) ?: obj;
+	local_irq_save(flags);
+	e = this_cpu_ptr(&kmp_cache_slots.e[hash_ptr(s, KMP_CACHE_SLOTS_BITS)]);
+	if (likely(e->s == s && e->obj == obj))
+		size = e->size;
+	else
+		size = kmp_cache_slot_fill(e, s, ptr, obj);
+	local_irq_restore(flags);
+	return size;
+}
+#endif
+
+/*
+ * A cache's object is charged its slot, as a kmalloc() object is, and
+ * the object size is the bytes requested: frag shows the slack.
+ */
 static void notrace __flatten kmp_probe_kmem_cache_alloc(KMP_CACHE_ALLOC_PROTO)
 {
-	size_t size = KMP_CACHE_ALLOC_SIZE(s, bytes_alloc);
+#if KMP_CACHE_ALLOC_HAS_CACHE
+	unsigned int req = kmem_cache_size(s);
+	size_t size = kmp_cache_slot(s, ptr, req);
+#else
+	size_t req = bytes_req, size = bytes_alloc;
+#endif
 
-	kmp_slab_alloc(KMP_EV_KMEM_CACHE_ALLOC, call_site, ptr, size, size);
+	kmp_slab_alloc(KMP_EV_KMEM_CACHE_ALLOC, call_site, ptr, size, req);
 }
 
 #if KMP_HAVE_NODE_EVENTS
@@ -252,7 +348,7 @@ static void notrace __flatten
 kmp_probe_kmem_cache_alloc_node(KMP_CACHE_ALLOC_NODE_PROTO)
 {
 	kmp_slab_alloc(KMP_EV_KMEM_CACHE_ALLOC, call_site, ptr, bytes_alloc,
-		       bytes_alloc);
+		       bytes_req);
 }
 
 #define KMP_TP_NODE	2

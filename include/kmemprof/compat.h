@@ -57,20 +57,31 @@
 
 /*
  * kmem_cache_alloc: from 6.1 the event carries the cache, not the sizes.
- * struct kmem_cache is private from 6.12, so the size comes from the
- * exported kmem_cache_size() on every version that has the cache.
- * KMP_CACHE_ALLOC_SIZE() takes both, and uses the one the event has.
+ * Before, bytes_alloc is the object's slot (s->size, as allocinfo charges)
+ * and bytes_req its object size. From 6.1 the object size is the exported
+ * kmem_cache_size(), and the slot is ksize() of an object (struct
+ * kmem_cache is private from 6.8): probes.c keeps it per CPU and cache
+ * (kmp_cache_slot()). KMP_CACHE_ALLOC_HAS_CACHE says which event it is.
+ *
+ * ksize() is a report only from 6.2: 6.1's unpoisons the whole slot for
+ * KASAN. Under KASAN the slot ksize() reports is the object size anyway
+ * (SLAB_KASAN), so there KMP_KSIZE_SAFE is 0 and kmem_cache_size() is
+ * the size.
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 0)
 #define KMP_CACHE_ALLOC_PROTO						\
 	void *data, unsigned long call_site, const void *ptr,		\
 	struct kmem_cache *s, gfp_t gfp_flags, int node
-#define KMP_CACHE_ALLOC_SIZE(s, bytes_alloc)	((size_t)kmem_cache_size(s))
+#define KMP_CACHE_ALLOC_HAS_CACHE	1
+#include <linux/kfence.h>	/* is_kfence_address(), from 5.12 */
+#define KMP_KSIZE_SAFE							\
+	(LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0) ||		\
+	 !IS_ENABLED(CONFIG_KASAN))
 #else
 #define KMP_CACHE_ALLOC_PROTO						\
 	void *data, unsigned long call_site, const void *ptr,		\
 	size_t bytes_req, size_t bytes_alloc, gfp_t gfp_flags
-#define KMP_CACHE_ALLOC_SIZE(s, bytes_alloc)	(bytes_alloc)
+#define KMP_CACHE_ALLOC_HAS_CACHE	0
 #endif
 
 /* kmem_cache_free: no cache before 5.12, its name until 6.0, then the cache. */

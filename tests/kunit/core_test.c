@@ -33,6 +33,8 @@ module_param_named(slub_debug, kmp_test_slub_debug, bool, 0444);
 MODULE_PARM_DESC(slub_debug, "The kernel runs with slub_debug red zones");
 #define KMALLOC_SIZE	100
 #define CACHE_SIZE	200
+/* An object size whose slot is larger: aligned to the cache line. */
+#define CACHE_ALIGNED_SIZE	136
 #define PAGE_ORDER	2
 
 struct core_ctx {
@@ -40,6 +42,7 @@ struct core_ctx {
 	struct page **page;
 	void __percpu **pcpu;
 	struct kmem_cache *cache;
+	struct kmem_cache *aligned;
 };
 
 /* Totals of the tags of @kind inside the function at @fn. */
@@ -83,6 +86,11 @@ static noinline void alloc_cache(struct core_ctx *c, int i)
 	c->obj[i] = kmem_cache_alloc(c->cache, GFP_KERNEL);
 }
 
+static noinline void alloc_cache_aligned(struct core_ctx *c, int i)
+{
+	c->obj[i] = kmem_cache_alloc(c->aligned, GFP_KERNEL);
+}
+
 static noinline void alloc_page_block(struct core_ctx *c, int i)
 {
 	c->page[i] = alloc_pages(GFP_KERNEL, PAGE_ORDER);
@@ -101,6 +109,11 @@ static void free_kmalloc(struct core_ctx *c, int i)
 static void free_cache(struct core_ctx *c, int i)
 {
 	kmem_cache_free(c->cache, c->obj[i]);
+}
+
+static void free_cache_aligned(struct core_ctx *c, int i)
+{
+	kmem_cache_free(c->aligned, c->obj[i]);
 }
 
 static void free_page_block(struct core_ctx *c, int i)
@@ -133,9 +146,23 @@ static u64 size_kmalloc(struct core_ctx *c)
 	return ksize(c->obj[0]);
 }
 
+/*
+ * A cache's object is charged its slot, as allocinfo does: ksize(), which
+ * is the object size under KASAN or slub_debug's red zones.
+ */
 static u64 size_cache(struct core_ctx *c)
 {
+	return ksize(c->obj[0]);
+}
+
+static u64 req_cache(struct core_ctx *c)
+{
 	return kmem_cache_size(c->cache);
+}
+
+static u64 req_cache_aligned(struct core_ctx *c)
+{
+	return kmem_cache_size(c->aligned);
 }
 
 static u64 size_page(struct core_ctx *c)
@@ -157,13 +184,17 @@ struct exact_case {
 	u64 (*bytes)(struct core_ctx *c);	/* counted per object */
 	u64 req;				/* requested per object */
 	bool bytes_at_least;	/* percpu: memcg may add to the size */
+	u64 (*req_fn)(struct core_ctx *c);	/* requested, if not req */
 };
 
 static const struct exact_case exact_cases[] = {
 	{ "kmalloc", KMP_KIND_SLAB, alloc_kmalloc, free_kmalloc, have_kmalloc,
 	  size_kmalloc, KMALLOC_SIZE },
 	{ "kmem_cache", KMP_KIND_SLAB, alloc_cache, free_cache, have_kmalloc,
-	  size_cache, 0 },
+	  size_cache, 0, false, req_cache },
+	{ "kmem_cache_aligned", KMP_KIND_SLAB, alloc_cache_aligned,
+	  free_cache_aligned, have_kmalloc, size_cache, 0, false,
+	  req_cache_aligned },
 	{ "pages_order2", KMP_KIND_PAGE, alloc_page_block, free_page_block,
 	  have_page, size_page, 0 },
 	{ "percpu", KMP_KIND_PERCPU, alloc_pcpu, free_pcpu, have_pcpu,
@@ -184,6 +215,10 @@ static int core_test_init(struct kunit *test)
 	c->cache = kmem_cache_create("kmemprof_core_test", CACHE_SIZE, 0, 0,
 				     NULL);
 	KMP_ASSERT_NOT_NULL(test, c->cache);
+	c->aligned = kmem_cache_create("kmemprof_core_aligned",
+				       CACHE_ALIGNED_SIZE, 0,
+				       SLAB_HWCACHE_ALIGN, NULL);
+	KMP_ASSERT_NOT_NULL(test, c->aligned);
 	test->priv = c;
 	KMP_ASSERT_EQ(test, kmemprof_set_events(KMP_KIND_ALL), 0);
 	KMP_ASSERT_EQ(test, kmemprof_set_enabled(true), 0);
@@ -196,6 +231,7 @@ static void core_test_exit(struct kunit *test)
 
 	kmemprof_set_knob("key_depth", 0);
 	kmem_cache_destroy(c->cache);
+	kmem_cache_destroy(c->aligned);
 }
 
 /*
@@ -215,7 +251,7 @@ static void core_exact_one(struct kunit *test, const struct exact_case *p)
 		KUNIT_ASSERT_TRUE(test, p->have(c, i));
 	}
 	size = p->bytes(c);
-	req = p->req ?: size;
+	req = p->req_fn ? p->req_fn(c) : p->req ?: size;
 	t = delta(site_totals(test, p->kind, p->alloc), base);
 	KMP_EXPECT_EQ(test, t.allocs, NOBJ);
 	KMP_EXPECT_EQ(test, t.live_objs, NOBJ);
@@ -233,7 +269,7 @@ static void core_exact_one(struct kunit *test, const struct exact_case *p)
 	 * The requested bytes are the object size; for percpu, the size the
 	 * caller asked for on every possible CPU, without memcg's share.
 	 */
-	if (!p->req)
+	if (!p->req && !p->req_fn)
 		req = p->bytes_at_least ? size : t.live_bytes / NOBJ;
 	KMP_EXPECT_EQ(test, t.req, NOBJ * req);
 	size = t.live_bytes / NOBJ;
