@@ -40,29 +40,29 @@
  *   unpaired, went before; after the cmpxchg() (a full barrier) the scan
  *   reads the page again and, if it is free now, takes its own entry back
  *   with cmpxchg(), unless the free's event took it already. A free whose
- *   event is still to come then finds no entry and counts as unpaired:
- *   the one race left, between the scan's two reads of the page.
+ *   event is still to come then finds no entry and counts as unpaired
+ *   (as a block mid-free does below).
  *
- * The scan also takes out the entries of frames in the buddy allocator's
- * free blocks, and of the tails of compound blocks: blocks freed while the
- * probes were detached left them, and a part of a block allocated there
- * since would pair with one instead of splitting its block. Such a frame
- * may be allocated again, or split off (a folio split), as the scan looks
- * at it. So the scan reads the entry, then (smp_rmb()) checks that the
- * frame is still free (PageBuddy() of its free block's head) or still a
- * tail of the same head, and takes the entry out with cmpxchg() only if
- * it is still the one it read. An allocation clears PageBuddy() under the
- * zone's lock, and a split its tails, before the entry of the block or
- * part is written: the release and the probe's own ordering make an
- * entry read that is newer than the free block imply a page no longer
- * free, so the scan never takes an entry written since.
+ * The scan also takes out the entries of free frames (in the buddy
+ * allocator's free blocks, or with no reference: on a per-CPU free list)
+ * and of the tails of compound blocks: blocks freed while the probes were
+ * detached left them, and a part of a block allocated there since would
+ * pair with one instead of splitting its block. Such a frame may be
+ * allocated again, or split off (a folio split), as the scan looks at it.
+ * So the scan reads the entry, then (smp_rmb()) checks that the frame is
+ * still free (PageBuddy() of its free block's head, or no reference) or
+ * still a tail of the same head, and takes the entry out with cmpxchg()
+ * only if it is still the one it read. An allocation clears PageBuddy()
+ * under the zone's lock or takes its reference, and a split clears its
+ * tails, before the entry of the block or part is written: the release
+ * and the probe's own ordering make an entry read that is newer than the
+ * free frame imply a page no longer free, so the scan never takes an
+ * entry written since.
  *
- * A frame with no reference that is not in the buddy allocator is left
- * alone: it is on a per-CPU free list, or a block being freed whose free
- * event is still to come and will take its entry. Taking that entry out
- * here would count its free once here and once more, as unpaired, or
- * twice with a free racing the scan. An entry left on a per-CPU list's
- * page is taken out as stale by the page's next allocation.
+ * A block whose free is under way as the scan reads it (no reference
+ * left, its event not yet run) looks like a per-CPU list's page, and loses
+ * its entry: counted freed (stale) by the scan, its free then counts as
+ * unpaired. The tag's counts stay right; the window is the free's own.
  *
  * Every writer of an entry that may run beside the scan takes or replaces
  * it in one atomic step, so a racing scan and free never both count one
@@ -195,12 +195,33 @@ static void kmp_self_area(const void *addr, size_t size, void *priv)
 	cond_resched();
 }
 
+/* Where the frame at @page is, for kmp_prior_drop(). */
+enum kmp_prior_frame {
+	KMP_PF_BUDDY,	/* in the free block headed by the page given */
+	KMP_PF_TAIL,	/* a tail of the block headed by the page given */
+	KMP_PF_UNREF,	/* no reference: a per-CPU free list's, or mid-free */
+};
+
+static bool kmp_prior_still(struct page *page, struct page *head,
+			    enum kmp_prior_frame where)
+{
+	switch (where) {
+	case KMP_PF_BUDDY:
+		return PageBuddy(head);
+	case KMP_PF_TAIL:
+		return PageTail(page) && compound_head(page) == head;
+	default:
+		return !page_ref_count(page) && !PageBuddy(page) &&
+		       !PageSlab(page) && !PageTable(page);
+	}
+}
+
 /*
- * The entry at @pfn, a frame of the free block headed by @head or a tail
- * of the allocated block headed by @head, is stale: take it out, if the
- * frame is still that after the entry was read (see the locking note).
+ * The entry at @pfn is stale where the frame is still as @where says
+ * after the entry was read: take it out (see the locking note).
  */
-static void kmp_prior_drop(unsigned long pfn, struct page *head, bool free)
+static void kmp_prior_drop(unsigned long pfn, struct page *head,
+			   enum kmp_prior_frame where)
 {
 	struct page *page = pfn_to_page(pfn);
 	u32 v = kmp_account_pfn_peek(pfn);
@@ -208,8 +229,7 @@ static void kmp_prior_drop(unsigned long pfn, struct page *head, bool free)
 	if (!(v & KMP_PFN_VALID))
 		return;
 	smp_rmb();	/* the entry before the page: pairs with the allocator */
-	if (free ? PageBuddy(head) :
-		   PageTail(page) && compound_head(page) == head)
+	if (kmp_prior_still(page, head, where))
 		kmp_account_pfn_drop(pfn, v);
 }
 
@@ -222,7 +242,7 @@ static unsigned long kmp_prior_free(unsigned long pfn, struct page *page)
 	if (order >= KMP_PAGE_ORDERS)
 		order = 0;
 	for (i = 0; i < 1UL << order; i++)
-		kmp_prior_drop(pfn + i, page, true);
+		kmp_prior_drop(pfn + i, page, KMP_PF_BUDDY);
 	return 1UL << order;
 }
 
@@ -246,7 +266,8 @@ static unsigned long kmp_prior_batch(unsigned long pfn, unsigned long end,
 		}
 		kind = kmp_prior_kind(page);
 		if (kind < 0) {
-			/* no reference, not in the buddy: maybe mid-free */
+			if (!PageTail(page))
+				kmp_prior_drop(pfn, page, KMP_PF_UNREF);
 			pfn++;
 			continue;
 		}
@@ -259,7 +280,7 @@ static unsigned long kmp_prior_batch(unsigned long pfn, unsigned long end,
 						       kmp_prior_tags[kind]);
 		}
 		for (i = 1; i < 1UL << order; i++)
-			kmp_prior_drop(pfn + i, page, false);
+			kmp_prior_drop(pfn + i, page, KMP_PF_TAIL);
 		pfn += 1UL << order;
 	}
 	return pfn;

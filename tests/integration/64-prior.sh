@@ -63,40 +63,7 @@ round() {
 	[ "$now" = "$unpaired" ]
 }
 
-# The re-attach scan and blocks whose free is under way: the hog holds
-# its blocks with no reference and outside the buddy allocator, as a free
-# leaves them until its event. The scan (enabled 0 then 1) must leave
-# their entries to the free: the hog's line keeps its N blocks live, and
-# their frees pair, each once.
-midfree() {
-	rmmod kmemprof_hog 2>/dev/null
-	reload || fail "insmod kmemprof"
-	insmod /modules/kmemprof_hog.ko pages=$N order=0 frozen=1 ||
-		fail "insmod hog frozen=1"
-	held=$(proc_line hog_alloc | awk '{ print $1 }')
-	echo 0 > $KMP_SYSCTL/enabled && echo 1 > $KMP_SYSCTL/enabled ||
-		fail "enabled 0 then 1"
-	after=$(proc_line hog_alloc | awk '{ print $1 }')
-	echo "INFO mid-free: hog_alloc live $held -> $after over the re-attach"
-	expect_eq "hog_alloc's live bytes after the re-attach scan" \
-		"$after" $((N * PAGE))
-	unpaired=$(stat_value unpaired.page)
-	rmmod kmemprof_hog || fail "rmmod hog"
-	now=$(stat_value unpaired.page)
-	line=$(grep ' func:hog_alloc ' /proc/kmemprof)
-	echo "INFO mid-free: $line; unpaired.page $unpaired -> $now"
-	expect_eq "hog_alloc's frees" "$(line_key "$line" frees)" $N
-	expect_eq "hog_alloc's allocs" "$(line_key "$line" allocs)" $N
-	expect_eq "hog_alloc's live bytes" "$(echo "$line" | awk '{ print $1 }')" 0
-	[ "$now" = "$unpaired" ]
-}
-
-ok=
 for try in 1 2 3; do
-	round && ok=1 && break
+	round && exit 0
 done
-[ -n "$ok" ] || fail "unpaired.page moved in 3 rounds of 3"
-for try in 1 2 3; do
-	midfree && exit 0
-done
-fail "mid-free: unpaired.page moved in 3 rounds of 3"
+fail "unpaired.page moved in 3 rounds of 3"

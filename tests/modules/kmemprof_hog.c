@@ -5,14 +5,12 @@
  * objects of @size bytes from another, hog_kmalloc(), and gives them back
  * at unload. It also keeps one kmalloc() made from its __init code,
  * whose text is freed once the module is live. The tests then look for
- * those sites in /proc/kmemprof. With @frozen, the page blocks are held
- * with no reference, as a block whose free is under way is (64-prior.sh).
+ * those sites in /proc/kmemprof.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/gfp.h>
 #include <linux/module.h>
-#include <linux/page_ref.h>
 #include <linux/slab.h>
 
 static unsigned int pages = 1024;
@@ -35,12 +33,7 @@ static unsigned int bulk;
 module_param(bulk, uint, 0444);
 MODULE_PARM_DESC(bulk, "Objects to hold from kmem_cache_alloc_bulk() (default: 0)");
 
-static bool frozen;
-module_param(frozen, bool, 0444);
-MODULE_PARM_DESC(frozen, "Hold the page blocks with no reference, as a free under way leaves them (default: no)");
-
 static struct page **hog;
-static bool hog_frozen;
 static struct kmem_cache *hog_cache;
 static void **hog_bulk_objs;
 static bool hog_bulk_held;
@@ -71,13 +64,9 @@ static void hog_release(void)
 		kmem_cache_free_bulk(hog_cache, bulk, hog_bulk_objs);
 	kmem_cache_destroy(hog_cache);
 	kfree(hog_bulk_objs);
-	for (i = 0; i < pages; i++) {
-		if (!hog[i])
-			continue;
-		if (hog_frozen)
-			page_ref_unfreeze(hog[i], 1);
-		__free_pages(hog[i], order);
-	}
+	for (i = 0; i < pages; i++)
+		if (hog[i])
+			__free_pages(hog[i], order);
 	for (i = 0; hog_objs && i < objs; i++)
 		kfree(hog_objs[i]);
 	kfree(hog_objs);
@@ -135,10 +124,6 @@ static int __init hog_init(void)
 		}
 		hog_bulk_held = true;
 	}
-	/* refcount 0, not in the buddy allocator: a free under way */
-	for (i = 0; frozen && i < pages; i++)
-		WARN_ON(!page_ref_freeze(hog[i], 1));
-	hog_frozen = frozen;
 	return 0;
 }
 
