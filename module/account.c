@@ -666,9 +666,8 @@ void kmp_account_page_move(unsigned long dst, unsigned long src,
 
 	raw_spin_lock(ls);
 	found = kmp_page_take_any(src, order, &obj);
-	/* one step: the re-attach scan may have entered the frame since */
 	if (found && slot)
-		kmp_pfn_stale(xchg(slot, kmp_pfn_moved(order)));
+		WRITE_ONCE(*slot, kmp_pfn_moved(order));
 	raw_spin_unlock(ls);
 	if (!found)
 		return;
