@@ -256,7 +256,12 @@ static void notrace __flatten kmp_probe_kmalloc(KMP_KMALLOC_PROTO)
  * one of its objects, kept per CPU in a small direct-mapped table keyed
  * by the cache and its object size. See the locking note at the top.
  */
-#define KMP_CACHE_SLOTS_BITS	5
+/*
+ * Small: static per-CPU data of modules comes from the kernel's module
+ * reserve, 8 KiB on 6.1, which kmemprof already nearly fills; at 32
+ * entries another module (kmemprof_stress) no longer loaded beside it.
+ */
+#define KMP_CACHE_SLOTS_BITS	3
 
 struct kmp_cache_slot {
 	const struct kmem_cache *s;
