@@ -30,9 +30,28 @@ static DEFINE_PER_CPU(u32, kmp_stack_ctr);
 /*
  * The unwind buffer: per CPU rather than on the stack, where the kernel's
  * stack initialisation (INIT_STACK_ALL_ZERO) would clear its 30 words on
- * every event. Safe: the probes run with interrupts off.
+ * every event. Safe: the probes run with interrupts off. Allocated at
+ * load, as nmi.c's rings are, to leave the module per-CPU reserve alone.
  */
-static DEFINE_PER_CPU(struct kmp_frames, kmp_frames_buf);
+static struct kmp_frames __percpu *kmp_frames_buf;
+
+int kmp_account_init(void)
+{
+	kmp_frames_buf = alloc_percpu(struct kmp_frames);
+	return kmp_frames_buf ? 0 : -ENOMEM;
+}
+
+/* Every probe and hook detached. */
+void kmp_account_exit(void)
+{
+	free_percpu(kmp_frames_buf);
+	kmp_frames_buf = NULL;
+}
+
+size_t kmp_account_memory(void)
+{
+	return sizeof(struct kmp_frames) * num_possible_cpus();
+}
 
 static bool kmp_size_ok(size_t bytes)
 {
@@ -229,7 +248,7 @@ __kmp_account_alloc(enum kmp_kind kind, unsigned long call_site,
 	bool nmi = callers;
 	unsigned int mode = READ_ONCE(kmp_mode);
 	unsigned int kd = 0, rate = 1, sd = 0;
-	struct kmp_frames *f = this_cpu_ptr(&kmp_frames_buf);
+	struct kmp_frames *f = this_cpu_ptr(kmp_frames_buf);
 	struct kmp_obj obj;
 	struct kmp_tag *tag;
 	unsigned long site;

@@ -186,7 +186,26 @@ static const char * const kmp_relay_fns[] = {
 #endif
 
 static unsigned long kmp_frame_cache[1 << KMP_FRAME_CACHE_BITS];
-static DEFINE_PER_CPU(char [KSYM_SYMBOL_LEN], kmp_sym_buf);
+/* kmp_frame_lookup()'s, allocated at load (see kmp_account_init()) */
+static char __percpu *kmp_sym_buf;
+
+int kmp_callsite_init(void)
+{
+	kmp_sym_buf = __alloc_percpu(KSYM_SYMBOL_LEN, 1);
+	return kmp_sym_buf ? 0 : -ENOMEM;
+}
+
+/* Every probe and hook detached. */
+void kmp_callsite_exit(void)
+{
+	free_percpu(kmp_sym_buf);
+	kmp_sym_buf = NULL;
+}
+
+size_t kmp_callsite_memory(void)
+{
+	return KSYM_SYMBOL_LEN * num_possible_cpus();
+}
 
 /* What the kernel function @name is to the walk (kmp_frame_fns). */
 static unsigned long kmp_frame_fn_kind(const char *name)

@@ -74,6 +74,7 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "stacks.max %u\n", kmp_max_stacks);
 	seq_printf(m, "stacks.bytes %zu\n", kmp_stacks_memory());
 	seq_printf(m, "pfnmap.bytes %zu\n", kmp_pfnmap_memory());
+	seq_printf(m, "percpu.bytes %zu\n", kmp_cpu_bufs_memory());
 	seq_printf(m, "memory.bytes %zu\n", kmp_self_memory());
 	/* Self-timing is opt-in: no numbers that were never measured. */
 	if (READ_ONCE(kmp_timing_on) || kmp_probe_samples()) {

@@ -266,6 +266,7 @@ static inline bool kmp_site_synthetic(unsigned long site)
 
 void kmp_prior_scan(void);
 size_t kmp_self_memory(void);
+size_t kmp_cpu_bufs_memory(void);
 
 /*
  * The memory of each table, area by area, for prior.c: @fn is called with
@@ -278,6 +279,9 @@ void kmp_hist_areas(kmp_area_fn fn, void *priv);
 void kmp_stacks_areas(kmp_area_fn fn, void *priv);
 void kmp_pfnmap_areas(kmp_area_fn fn, void *priv);
 void kmp_account_clear(void);
+int kmp_account_init(void);
+void kmp_account_exit(void);
+size_t kmp_account_memory(void);
 struct kmp_stats {
 	u64 count[KMP_ST_NR];
 	u64 nmi;	/* KMP_ST_SKIP_NMI, counted apart: see kmp_stat_nmi() */
@@ -465,6 +469,9 @@ struct kmp_frames {
 };
 
 DECLARE_PER_CPU(unsigned long, kmp_exit_ret);
+int kmp_callsite_init(void);
+void kmp_callsite_exit(void);
+size_t kmp_callsite_memory(void);
 bool kmp_site_needs_unwind(enum kmp_kind kind, unsigned long call_site);
 bool kmp_site_is_relay(unsigned long site);
 unsigned long kmp_unwind(struct kmp_frames *f, enum kmp_kind kind,
@@ -1063,7 +1070,9 @@ void __cold kmp_nmi_free(enum kmp_event ev, unsigned long key, size_t bytes);
 void kmp_nmi_sync(bool count);
 u64 kmp_nmi_events(enum kmp_event ev);
 void kmp_nmi_reset(void);
-void kmp_nmi_init(void);
+int kmp_nmi_init(void);
+void kmp_nmi_exit(void);
+size_t kmp_nmi_memory(void);
 void kmp_nmi_flush_work(void);
 
 /*

@@ -73,6 +73,40 @@ static struct notifier_block kmp_module_nb = {
 	.notifier_call = kmp_module_notify,
 };
 
+/*
+ * The probes' per-CPU buffers, allocated rather than static: a module's
+ * static per-CPU data comes from the kernel's module reserve (8 KiB on
+ * 6.1, for every module), and kmemprof's would take most of it.
+ */
+static int __init kmp_cpu_bufs_init(void)
+{
+	int ret;
+
+	ret = kmp_callsite_init();
+	if (ret)
+		return ret;
+	ret = kmp_account_init();
+	if (ret)
+		goto err_callsite;
+	ret = kmp_nmi_init();
+	if (ret)
+		goto err_account;
+	return 0;
+
+err_account:
+	kmp_account_exit();
+err_callsite:
+	kmp_callsite_exit();
+	return ret;
+}
+
+static void kmp_cpu_bufs_exit(void)
+{
+	kmp_nmi_exit();
+	kmp_account_exit();
+	kmp_callsite_exit();
+}
+
 static int __init kmemprof_init(void)
 {
 	struct device_node *np;
@@ -91,11 +125,13 @@ static int __init kmemprof_init(void)
 	if (ret)
 		goto err_of;
 	kinds &= kmp_probes_avail();
-	kmp_nmi_init();
+	ret = kmp_cpu_bufs_init();
+	if (ret)
+		goto err_of;
 	kmp_clock_init();
 	ret = kmp_topology_init();
 	if (ret)
-		goto err_of;
+		goto err_bufs;
 	/* Histograms' pool: at the first hist=1 (kmp_mode_update()). */
 	ret = kmp_tags_init();
 	if (ret)
@@ -152,6 +188,8 @@ err_tags:
 err_hist:
 	kmp_hist_exit();
 	kmp_topology_exit();
+err_bufs:
+	kmp_cpu_bufs_exit();
 err_of:
 	kmp_of_put(np);
 	return ret;
@@ -173,6 +211,7 @@ static void __exit kmemprof_exit(void)
 	kmp_names_flush();
 	kmp_hist_exit();
 	kmp_topology_exit();
+	kmp_cpu_bufs_exit();
 	pr_info("unloaded\n");
 }
 

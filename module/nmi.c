@@ -157,7 +157,12 @@ struct kmp_nmi_ring {
 	struct kmp_nmi_rec rec[KMP_NMI_RING];
 };
 
-static DEFINE_PER_CPU(struct kmp_nmi_ring, kmp_nmi_rings);
+/*
+ * Allocated at load, not static: a module's static per-CPU data comes from
+ * the kernel's small module reserve (8 KiB on 6.1), which other modules
+ * need too.
+ */
+static struct kmp_nmi_ring __percpu *kmp_nmi_rings;
 
 /* The last sequence number handed out; they go up by 2 (KMP_NMI_BUSY). */
 static atomic_long_t kmp_nmi_seq = ATOMIC_LONG_INIT(0);
@@ -201,10 +206,10 @@ static void kmp_nmi_defer(struct kmp_nmi_ring *r, struct kmp_nmi_rec *rec,
 
 static struct kmp_nmi_ring *kmp_nmi_ring(enum kmp_event ev)
 {
-	struct kmp_nmi_ring *r = this_cpu_ptr(&kmp_nmi_rings);
+	struct kmp_nmi_ring *r = this_cpu_ptr(kmp_nmi_rings);
 
 	if (ev < KMP_EV_NR)
-		this_cpu_inc(kmp_nmi_rings.events[ev]);
+		this_cpu_inc(kmp_nmi_rings->events[ev]);
 	return r;
 }
 
@@ -397,7 +402,7 @@ static struct kmp_nmi_rec *kmp_nmi_first(unsigned long key,
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
-		struct kmp_nmi_ring *r = per_cpu_ptr(&kmp_nmi_rings, cpu);
+		struct kmp_nmi_ring *r = per_cpu_ptr(kmp_nmi_rings, cpu);
 
 		for (i = 0; i < KMP_NMI_RING; i++) {
 			/* pairs with the release in kmp_nmi_defer() */
@@ -500,7 +505,7 @@ void kmp_nmi_sync(bool count)
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
-		struct kmp_nmi_ring *r = per_cpu_ptr(&kmp_nmi_rings, cpu);
+		struct kmp_nmi_ring *r = per_cpu_ptr(kmp_nmi_rings, cpu);
 
 		irq_work_sync(&r->work);
 		local_irq_save(flags);
@@ -515,7 +520,7 @@ void kmp_nmi_flush_work(void)
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		irq_work_sync(&per_cpu_ptr(&kmp_nmi_rings, cpu)->work);
+		irq_work_sync(&per_cpu_ptr(kmp_nmi_rings, cpu)->work);
 }
 
 /* Events seen in NMI, for events.* in stats. */
@@ -525,7 +530,7 @@ u64 kmp_nmi_events(enum kmp_event ev)
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		sum += READ_ONCE(per_cpu_ptr(&kmp_nmi_rings, cpu)->events[ev]);
+		sum += READ_ONCE(per_cpu_ptr(kmp_nmi_rings, cpu)->events[ev]);
 	return sum;
 }
 
@@ -534,15 +539,31 @@ void kmp_nmi_reset(void)
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		memset(per_cpu_ptr(&kmp_nmi_rings, cpu)->events, 0,
+		memset(per_cpu_ptr(kmp_nmi_rings, cpu)->events, 0,
 		       sizeof(((struct kmp_nmi_ring *)NULL)->events));
 }
 
-void kmp_nmi_init(void)
+int kmp_nmi_init(void)
 {
 	int cpu;
 
+	kmp_nmi_rings = alloc_percpu(struct kmp_nmi_ring);
+	if (!kmp_nmi_rings)
+		return -ENOMEM;
 	for_each_possible_cpu(cpu)
-		init_irq_work(&per_cpu_ptr(&kmp_nmi_rings, cpu)->work,
+		init_irq_work(&per_cpu_ptr(kmp_nmi_rings, cpu)->work,
 			      kmp_nmi_work);
+	return 0;
+}
+
+/* Every probe and hook detached, and kmp_nmi_sync() done. */
+void kmp_nmi_exit(void)
+{
+	free_percpu(kmp_nmi_rings);
+	kmp_nmi_rings = NULL;
+}
+
+size_t kmp_nmi_memory(void)
+{
+	return sizeof(struct kmp_nmi_ring) * num_possible_cpus();
 }

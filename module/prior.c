@@ -95,10 +95,18 @@ static u32 kmp_prior_tags[KMP_PRIOR_NR + 1];
 static bool kmp_prior_have_tags;
 
 /* kmemprof's own memory: its tables, all allocated at load. */
+/* The probes' per-CPU buffers, on all possible CPUs (main.c). */
+size_t kmp_cpu_bufs_memory(void)
+{
+	return kmp_callsite_memory() + kmp_account_memory() +
+	       kmp_nmi_memory();
+}
+
 size_t kmp_self_memory(void)
 {
 	return kmp_tags_memory() + kmp_live_memory() + kmp_hist_memory() +
-	       kmp_stacks_memory() + kmp_pfnmap_memory();
+	       kmp_stacks_memory() + kmp_pfnmap_memory() +
+	       kmp_cpu_bufs_memory();
 }
 
 /*

@@ -11,7 +11,7 @@ total_kb=$(awk '$1 == "MemTotal:" { print $2 }' /proc/meminfo)
 mem=$(stat_value memory.bytes)
 [ -n "$mem" ] || fail "stats has no memory.bytes"
 sum=0
-for k in tags.bytes live.bytes hist.bytes stacks.bytes pfnmap.bytes; do
+for k in tags.bytes live.bytes hist.bytes stacks.bytes pfnmap.bytes percpu.bytes; do
 	v=$(stat_value $k)
 	[ -n "$v" ] || fail "stats has no $k"
 	sum=$((sum + v))
@@ -44,3 +44,10 @@ reload max_live=4096 max_tags=512 || fail "insmod max_live=4096 max_tags=512"
 expect_eq "live.max from the parameter" "$(stat_value live.max)" 4096
 expect_eq "tags.max from the parameter" "$(stat_value tags.max)" 512
 reload || fail "insmod"
+
+# Room for other modules' static per-CPU data: every module's comes from
+# one reserve of the kernel's (8 KiB without allocinfo), which kmemprof's
+# own per-CPU buffers would nearly fill if they were static too.
+insmod /modules/kmemprof_pcpu.ko ||
+	fail "a module with 4 KiB of static per-CPU data does not load beside kmemprof"
+rmmod kmemprof_pcpu

@@ -55,4 +55,23 @@ else
 	echo "$out"
 	f=$((f + 1))
 fi
+# Static per-CPU data of every module comes from one reserve of the
+# kernel's (PERCPU_MODULE_RESERVE, 8 KiB without allocinfo): kmemprof's
+# large per-CPU buffers are allocated at load, and what stays static is
+# kept to a small share of it (1 KiB). Allocinfo's own counters for the
+# module's call sites (_alloc_tag_cntr) are the kernel's, and come with
+# a reserve eight times as large.
+pcpu=
+for h in $(aarch64-linux-gnu-objdump -t "$dest/module/kmemprof.ko" 2>/dev/null |
+	awk 'NF >= 4 && $(NF - 2) == ".data..percpu" &&
+	     $NF !~ /^_alloc_tag_cntr/ { print $(NF - 1) }'); do
+	pcpu=$((${pcpu:-0} + 0x$h))
+done
+if [ -n "$pcpu" ] && [ "$pcpu" -le 1024 ]; then
+	echo "static per-CPU data: $pcpu bytes (at most 1024)"
+	p=$((p + 1))
+else
+	echo "static per-CPU data: ${pcpu:-not found} bytes, over 1024"
+	f=$((f + 1))
+fi
 echo "$p $f 0"
