@@ -30,7 +30,8 @@
 static DEFINE_MUTEX(kmp_control_lock);
 static bool kmp_enabled;
 static unsigned int kmp_kinds = KMP_KIND_ALL;
-static bool kmp_pages_on;	/* the page probes are attached */
+/* The kinds whose probes and hooks are attached now. */
+static unsigned int kmp_attached;
 
 /*
  * Rebuild kmp_mode from the knobs. With kmp_control_lock held. The pools
@@ -128,24 +129,41 @@ int kmp_walk_views(void (*fn)(unsigned long key, const struct kmp_obj *obj,
 
 /*
  * The probes and the hooks of @kinds attached when @enabled, the others
- * detached. Once all are detached, the records that NMI events left
+ * detached. What ends or moves objects (frees, migration) goes on before
+ * the allocations and off after them, so that an allocation is seen only
+ * while its free will be: kinds pair apart, and in one call each kind goes
+ * one way. Once all are detached, the records that NMI events left
  * (nmi.c) are applied, so none outlives them. On error the probes are as
  * they were; a hook that cannot be attached is left out (hooks.c).
  */
 static int kmp_attach(bool enabled, unsigned int kinds)
 {
-	bool pages = enabled && (kinds & BIT(KMP_KIND_PAGE));
-	int ret = kmp_probes_set(enabled, kinds);
+	unsigned int on = enabled ? kinds : 0, was = kmp_attached;
+	int ret;
 
+	/* the frees of the kinds going on (none go off here) */
+	ret = kmp_probes_set(on | was, true);
 	if (ret)
 		return ret;
-	kmp_hooks_set(enabled, kinds);
+	kmp_hooks_set(on | was, true);
+	/* the allocations: on for the kinds going on, off for the others */
+	ret = kmp_probes_set(on, false);
+	if (ret) {
+		kmp_hooks_set(was, true);
+		kmp_probes_set(was, true);
+		return ret;
+	}
+	kmp_hooks_set(on, false);
+	/* the frees of the kinds going off, once their allocations are */
+	kmp_hooks_set(on, true);
+	kmp_probes_set(on, true);
+	kmp_hooks_moves(on);
+	kmp_attached = on;
 	if (!enabled)
 		kmp_nmi_sync(true);
 	/* the page blocks allocated while their probes were not attached */
-	if (pages && !kmp_pages_on)
+	if (on & ~was & BIT(KMP_KIND_PAGE))
 		kmp_prior_scan();
-	kmp_pages_on = pages;
 	return 0;
 }
 

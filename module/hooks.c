@@ -817,34 +817,44 @@ static int kmp_hook_attach(struct kmp_hook *h)
 
 /*
  * Whether pages that migrate now go unfollowed: the kernel migrates pages
- * (CONFIG_MIGRATION) and page events are traced, but the migration hook
- * is not attached (ftrace cannot find its function, or another user holds
- * it). The tags of movable blocks allocated meanwhile are then marked.
+ * (CONFIG_MIGRATION) and page events are traced (@kinds, what kmp_attach()
+ * attached), but the migration hook is not attached (ftrace cannot find
+ * its function, or another user holds it). The tags of movable blocks
+ * allocated meanwhile are then marked.
  */
-static void kmp_hooks_moves(bool enabled, unsigned int kinds)
+void kmp_hooks_moves(unsigned int kinds)
 {
 	WRITE_ONCE(kmp_moves_unfollowed,
-		   IS_ENABLED(CONFIG_MIGRATION) && enabled &&
+		   IS_ENABLED(CONFIG_MIGRATION) &&
 		   (kinds & BIT(KMP_KIND_PAGE)) &&
 		   !kmp_hooks[KMP_HOOK_MIGRATE].attached);
 }
 
+/* A free's hook, or the migration's: it ends or moves an object. */
+static bool kmp_hook_frees(const struct kmp_hook *h)
+{
+	return h->entry || h->frees;
+}
+
 /*
- * Attach the hooks of @kinds when @enabled, detach all others. A hook
- * that cannot be attached (another user holds the function with IPMODIFY)
- * is said in dmesg once, and tried again at the next attach: the paths it
- * would pair stay untraced meanwhile, which stats shows, and if it is a
- * free, the tags with live objects of its kind are marked. With
- * kmp_control_lock.
+ * Attach the hooks of @kinds, detach the others, of one class: those that
+ * end or move objects (@frees) or the allocations' (kmp_attach() orders
+ * the classes). A hook that cannot be attached (another user holds the
+ * function with IPMODIFY) is said in dmesg once, and tried again at the
+ * next attach: the paths it would pair stay untraced meanwhile, which
+ * stats shows, and if it is a free, the tags with live objects of its kind
+ * are marked. With kmp_control_lock.
  */
-void kmp_hooks_set(bool enabled, unsigned int kinds)
+void kmp_hooks_set(unsigned int kinds, bool frees)
 {
 	int i, ret;
 
 	for (i = 0; i < KMP_HOOK_NR; i++) {
 		struct kmp_hook *h = &kmp_hooks[i];
-		bool want = enabled && h->present && (kinds & BIT(h->kind));
+		bool want = h->present && (kinds & BIT(h->kind));
 
+		if (kmp_hook_frees(h) != frees)
+			continue;
 		if (want && !h->attached) {
 			ret = kmp_hook_attach(h);
 			if (ret && !h->warned) {
@@ -852,13 +862,12 @@ void kmp_hooks_set(bool enabled, unsigned int kinds)
 					h->fn, ret, kmp_kind_name(h->kind));
 				h->warned = true;
 			}
-			if (ret && (h->entry || h->frees))
+			if (ret && frees)
 				kmp_account_mark_live(BIT(h->kind));
 		} else if (!want && h->attached) {
 			kmp_hook_detach(h);
 		}
 	}
-	kmp_hooks_moves(enabled, kinds);
 }
 
 #else /* !KMP_HAVE_HOOKS */
@@ -868,10 +877,14 @@ void kmp_hooks_init(void)
 	pr_warn("no ftrace with registers (DYNAMIC_FTRACE_WITH_REGS or _ARGS): bulk and nolock allocations are not paired\n");
 }
 
-void kmp_hooks_set(bool enabled, unsigned int kinds)
+void kmp_hooks_set(unsigned int kinds, bool frees)
+{
+}
+
+void kmp_hooks_moves(unsigned int kinds)
 {
 	WRITE_ONCE(kmp_moves_unfollowed,
-		   IS_ENABLED(CONFIG_MIGRATION) && enabled &&
+		   IS_ENABLED(CONFIG_MIGRATION) &&
 		   (kinds & BIT(KMP_KIND_PAGE)));
 }
 

@@ -488,7 +488,7 @@ int kmp_site_text(char *buf, unsigned long site);
 /* probes.c */
 int kmp_probes_init(void);
 
-int kmp_probes_set(bool enabled, unsigned int kinds);
+int kmp_probes_set(unsigned int kinds, bool frees);
 unsigned int kmp_probes_avail(void);
 #ifdef KMEMPROF_TEST_BUILD
 bool kmp_test_missing(const char *name);
@@ -1100,7 +1100,8 @@ static __always_inline void kmp_nmi_settle(unsigned long key)
 
 /* hooks.c: the untraced allocator paths. */
 void kmp_hooks_init(void);
-void kmp_hooks_set(bool enabled, unsigned int kinds);
+void kmp_hooks_set(unsigned int kinds, bool frees);
+void kmp_hooks_moves(unsigned int kinds);
 void kmp_hooks_show(struct seq_file *m);
 void kmp_hooks_reset(void);
 void kmp_hooks_exit(void);

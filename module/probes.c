@@ -11,7 +11,9 @@
  * Notes on locking:
  *
  * - kmp_probes_set() is called with kmp_control_lock held (control.c); the
- *   registered state of each tracepoint only changes there.
+ *   registered state of each tracepoint only changes there. It attaches
+ *   and detaches one class at a time, the frees or the allocations, in the
+ *   order kmp_attach() gives.
  * - The probes run in any context the allocators run in (task, softirq,
  *   hardirq, interrupts off; NMI from 6.15, see KMP_NMI_EVENTS; and
  *   preemptible task context from 7.x). They turn NMI away to nmi.c,
@@ -546,6 +548,7 @@ struct kmp_tp {
 	struct tracepoint *tp;
 	bool attached;
 	bool optional;	/* its kind works without it (CONFIG_CMA) */
+	bool frees;	/* ends an object's life (kmp_probes_set()) */
 };
 
 /* Indexed by enum kmp_event; older kernels' extra events come last. */
@@ -555,17 +558,20 @@ static struct kmp_tp kmp_tps[KMP_TP_NR] = {
 	[KMP_EV_KMEM_CACHE_ALLOC] = {
 		"kmem_cache_alloc", kmp_probe_kmem_cache_alloc, KMP_KIND_SLAB },
 	[KMP_EV_KFREE] = {
-		"kfree", kmp_probe_kfree, KMP_KIND_SLAB },
+		"kfree", kmp_probe_kfree, KMP_KIND_SLAB, .frees = true },
 	[KMP_EV_KMEM_CACHE_FREE] = {
-		"kmem_cache_free", kmp_probe_kmem_cache_free, KMP_KIND_SLAB },
+		"kmem_cache_free", kmp_probe_kmem_cache_free, KMP_KIND_SLAB,
+		.frees = true },
 	[KMP_EV_PAGE_ALLOC] = {
 		"mm_page_alloc", kmp_probe_page_alloc, KMP_KIND_PAGE },
 	[KMP_EV_PAGE_FREE] = {
-		"mm_page_free", kmp_probe_page_free, KMP_KIND_PAGE },
+		"mm_page_free", kmp_probe_page_free, KMP_KIND_PAGE,
+		.frees = true },
 	[KMP_EV_PERCPU_ALLOC] = {
 		"percpu_alloc_percpu", kmp_probe_percpu_alloc, KMP_KIND_PERCPU },
 	[KMP_EV_PERCPU_FREE] = {
-		"percpu_free_percpu", kmp_probe_percpu_free, KMP_KIND_PERCPU },
+		"percpu_free_percpu", kmp_probe_percpu_free, KMP_KIND_PERCPU,
+		.frees = true },
 #if KMP_HAVE_NODE_EVENTS
 	[KMP_EV_NR] = {
 		"kmalloc_node", kmp_probe_kmalloc_node, KMP_KIND_SLAB },
@@ -648,10 +654,9 @@ void kmp_events_reset(void)
 /* The kinds whose tracepoints were all found at load. */
 static unsigned int kmp_avail;
 
-static bool kmp_tp_wanted(int i, bool enabled, unsigned int kinds)
+static bool kmp_tp_wanted(int i, unsigned int kinds)
 {
-	return enabled && kmp_tps[i].tp &&
-	       (kinds & kmp_avail & BIT(kmp_tps[i].kind));
+	return kmp_tps[i].tp && (kinds & kmp_avail & BIT(kmp_tps[i].kind));
 }
 
 static void kmp_tp_detach(int i)
@@ -662,16 +667,18 @@ static void kmp_tp_detach(int i)
 }
 
 /*
- * Attach the probes of @kinds when @enabled, detach all others. On error
- * the state is as it was. Caller holds kmp_control_lock.
+ * Attach the probes of @kinds, detach the others, of one class: the frees
+ * (@frees) or the allocations. kmp_attach() orders the classes. On error
+ * the class is as it was. Caller holds kmp_control_lock.
  */
-int kmp_probes_set(bool enabled, unsigned int kinds)
+int kmp_probes_set(unsigned int kinds, bool frees)
 {
 	bool fresh[KMP_TP_NR] = { }, detached = false;
 	int i, ret;
 
 	for (i = 0; i < KMP_TP_NR; i++) {
-		if (!kmp_tp_wanted(i, enabled, kinds) || kmp_tps[i].attached)
+		if (kmp_tps[i].frees != frees || !kmp_tp_wanted(i, kinds) ||
+		    kmp_tps[i].attached)
 			continue;
 		ret = tracepoint_probe_register(kmp_tps[i].tp,
 						kmp_tps[i].probe, NULL);
@@ -684,7 +691,8 @@ int kmp_probes_set(bool enabled, unsigned int kinds)
 		fresh[i] = true;
 	}
 	for (i = 0; i < KMP_TP_NR; i++) {
-		if (kmp_tps[i].attached && !kmp_tp_wanted(i, enabled, kinds)) {
+		if (kmp_tps[i].frees == frees && kmp_tps[i].attached &&
+		    !kmp_tp_wanted(i, kinds)) {
 			kmp_tp_detach(i);
 			detached = true;
 		}
