@@ -797,16 +797,26 @@ u32 kmp_account_pfn_peek(unsigned long pfn)
  * allocated since, older than the block. Take it out as an allocation
  * that finds it would (kmp_pfn_stale()), before a part's free pairs with
  * it instead of splitting its block; unless it is gone or replaced.
+ * @freed: the frame has no reference, and may be a block whose free is
+ * under way, its event still to come: counted freed, as that event would,
+ * not stale (the tags of blocks freed while detached were marked then).
  * Every other writer that takes or replaces an entry does so in one
  * atomic step too (cmpxchg() or xchg()), so exactly one of them has @v,
  * and it is counted once. With interrupts off.
  */
-void kmp_account_pfn_drop(unsigned long pfn, u32 v)
+void kmp_account_pfn_drop(unsigned long pfn, u32 v, bool freed)
 {
 	u32 *slot = kmp_pfn_slot(pfn);
+	struct kmp_obj old;
 
-	if (slot && (v & KMP_PFN_VALID) && cmpxchg(slot, v, 0) == v)
+	if (!slot || !(v & KMP_PFN_VALID) || cmpxchg(slot, v, 0) != v)
+		return;
+	if (freed) {
+		kmp_pfn_obj(v, &old);
+		kmp_count_free(old.tag, &old, 1);
+	} else {
 		kmp_pfn_stale(v);
+	}
 }
 
 /*

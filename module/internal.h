@@ -236,7 +236,7 @@ void kmp_account_page_unfollowed(unsigned long pfn);
 bool kmp_account_prior(unsigned long pfn, unsigned int order, u32 tag);
 void kmp_account_prior_undo(unsigned long pfn, unsigned int order, u32 tag);
 u32 kmp_account_pfn_peek(unsigned long pfn);
-void kmp_account_pfn_drop(unsigned long pfn, u32 v);
+void kmp_account_pfn_drop(unsigned long pfn, u32 v, bool freed);
 
 /*
  * prior.c: the page blocks allocated before the page probes were attached,

@@ -61,8 +61,10 @@
  *
  * A block whose free is under way as the scan reads it (no reference
  * left, its event not yet run) looks like a per-CPU list's page, and loses
- * its entry: counted freed (stale) by the scan, its free then counts as
- * unpaired. The tag's counts stay right; the window is the free's own.
+ * its entry: counted freed by the scan, its free then counts as unpaired.
+ * The tag's counts stay right, and it is not marked: a frame with no
+ * reference is free or about to be, and a block freed while the probes
+ * were detached had its tag marked then (kmp_account_mark_live()).
  *
  * Every writer of an entry that may run beside the scan takes or replaces
  * it in one atomic step, so a racing scan and free never both count one
@@ -215,7 +217,11 @@ static bool kmp_prior_still(struct page *page, struct page *head,
 {
 	switch (where) {
 	case KMP_PF_BUDDY:
-		return PageBuddy(head);
+		/* and the frame still in it: the head may be a smaller one's */
+		return PageBuddy(head) &&
+		       page - head < (1L << min_t(unsigned long,
+						  READ_ONCE(head->private),
+						  KMP_PAGE_ORDERS - 1));
 	case KMP_PF_TAIL:
 		return PageTail(page) && compound_head(page) == head;
 	default:
@@ -238,7 +244,7 @@ static void kmp_prior_drop(unsigned long pfn, struct page *head,
 		return;
 	smp_rmb();	/* the entry before the page: pairs with the allocator */
 	if (kmp_prior_still(page, head, where))
-		kmp_account_pfn_drop(pfn, v);
+		kmp_account_pfn_drop(pfn, v, where == KMP_PF_UNREF);
 }
 
 /* Take out the stale entries of the free block at @pfn; its size. */

@@ -472,7 +472,7 @@ void kmemprof_test_page_forget(const struct page *page)
 
 	local_irq_save(flags);
 	kmp_account_pfn_drop(page_to_pfn(page),
-			     kmp_account_pfn_peek(page_to_pfn(page)));
+			     kmp_account_pfn_peek(page_to_pfn(page)), false);
 	local_irq_restore(flags);
 }
 
