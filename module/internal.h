@@ -489,6 +489,7 @@ int kmp_site_text(char *buf, unsigned long site);
 int kmp_probes_init(void);
 
 int kmp_probes_set(unsigned int kinds, bool frees);
+int kmp_probes_log_order(unsigned int *n);	/* KMP_TEST_HOOKS only */
 unsigned int kmp_probes_avail(void);
 #ifdef KMEMPROF_TEST_BUILD
 bool kmp_test_missing(const char *name);

@@ -659,11 +659,59 @@ static bool kmp_tp_wanted(int i, unsigned int kinds)
 	return kmp_tps[i].tp && (kinds & kmp_avail & BIT(kmp_tps[i].kind));
 }
 
+#if KMP_TEST_HOOKS
+/* The probes attached and detached, in order, for the KUnit suites. */
+static struct {
+	bool frees;
+	bool attach;
+} kmp_tp_log[4 * KMP_TP_NR];
+static unsigned int kmp_tp_log_n;
+
+static void kmp_tp_logged(int i, bool attach)
+{
+	if (kmp_tp_log_n < ARRAY_SIZE(kmp_tp_log)) {
+		kmp_tp_log[kmp_tp_log_n].frees = kmp_tps[i].frees;
+		kmp_tp_log[kmp_tp_log_n++].attach = attach;
+	}
+}
+
+/*
+ * Whether the probes attached since the last call went on frees first,
+ * and those detached came off frees last: 0, or -EINVAL. @n: how many
+ * were logged. Under kmp_control_lock's callers' order (the suites').
+ */
+int kmp_probes_log_order(unsigned int *n)
+{
+	bool alloc_on = false, free_off = false;
+	int ret = 0;
+	unsigned int i;
+
+	for (i = 0; i < kmp_tp_log_n; i++) {
+		if (kmp_tp_log[i].attach && !kmp_tp_log[i].frees)
+			alloc_on = true;
+		else if (kmp_tp_log[i].attach && alloc_on)
+			ret = -EINVAL;
+		if (!kmp_tp_log[i].attach && kmp_tp_log[i].frees)
+			free_off = true;
+		else if (!kmp_tp_log[i].attach && free_off)
+			ret = -EINVAL;
+	}
+	*n = kmp_tp_log_n;
+	kmp_tp_log_n = 0;
+	return ret;
+}
+#else
+static inline void kmp_tp_logged(int i, bool attach)
+{
+}
+#endif
+
 static void kmp_tp_detach(int i)
 {
 	WARN_ON_ONCE(tracepoint_probe_unregister(kmp_tps[i].tp,
 						 kmp_tps[i].probe, NULL));
 	kmp_tps[i].attached = false;
+	kmp_tp_logged(i, false);
 }
 
 /*
@@ -688,6 +736,7 @@ int kmp_probes_set(unsigned int kinds, bool frees)
 			goto undo;
 		}
 		kmp_tps[i].attached = true;
+		kmp_tp_logged(i, true);
 		fresh[i] = true;
 	}
 	for (i = 0; i < KMP_TP_NR; i++) {

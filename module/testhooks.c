@@ -130,6 +130,18 @@ void kmemprof_set_clock(kmp_clock_t *clock)
 
 kmp_export_test_hook(kmemprof_set_clock);
 
+/*
+ * Whether the probes attached since the last call went on frees first and
+ * those detached came off frees last (control.c's kmp_attach()): 0 or
+ * -EINVAL, with how many were attached or detached in @n.
+ */
+int kmemprof_test_attach_order(unsigned int *n)
+{
+	return kmp_probes_log_order(n);
+}
+
+kmp_export_test_hook(kmemprof_test_attach_order);
+
 int kmemprof_cpu_cluster(int cpu)
 {
 	return kmp_cpu_cluster(cpu);

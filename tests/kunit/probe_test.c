@@ -169,9 +169,33 @@ static void probe_detach_stops_counting(struct kunit *test)
 	expect_moved(test, before, KMP_EV_KMALLOC, NOBJ);
 }
 
+/*
+ * Every free probe goes on before any allocation's, and comes off after
+ * them all: an allocation seen between the two would have its free unseen,
+ * and stay live (83-attach's churn showed it on 6.12, stale at load).
+ */
+static void probe_attach_frees_first(struct kunit *test)
+{
+	unsigned int n;
+
+	KMP_ASSERT_EQ(test, kmemprof_set_enabled(false), 0);
+	kmemprof_test_attach_order(&n);
+	KMP_ASSERT_EQ(test, kmemprof_set_enabled(true), 0);
+	KMP_EXPECT_EQ_MSG(test, kmemprof_test_attach_order(&n), 0,
+			  "an allocation's probe went on before a free's");
+	/* slab, page and percpu: eight events, each attached or detached */
+	KUNIT_EXPECT_GE(test, n, 8U);
+	KMP_ASSERT_EQ(test, kmemprof_set_enabled(false), 0);
+	KMP_EXPECT_EQ_MSG(test, kmemprof_test_attach_order(&n), 0,
+			  "a free's probe came off before an allocation's");
+	KUNIT_EXPECT_GE(test, n, 8U);
+	KMP_ASSERT_EQ(test, kmemprof_set_enabled(true), 0);
+}
+
 static struct kunit_case probe_cases[] = {
 	KUNIT_CASE(probe_events_counted),
 	KUNIT_CASE(probe_detach_stops_counting),
+	KUNIT_CASE(probe_attach_frees_first),
 	{}
 };
 
