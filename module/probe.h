@@ -148,6 +148,13 @@ static __always_inline void kmp_count_free_sampled(enum kmp_event ev,
 	kmp_add(&c->frees, n);
 	kmp_add(&c->freed, bytes * n);
 	kmp_add(&c->reqfreed, req * n);
+	/*
+	 * Its allocation may have been counted once (before sampling, or by
+	 * the re-attach scan): the tag's counts are estimates now, as the
+	 * general path's __kmp_account_freed() says too.
+	 */
+	if (n > 1 && !test_bit(KMP_TAG_SAMPLED, &kmp_tag_at(idx)->flags))
+		set_bit(KMP_TAG_SAMPLED, &kmp_tag_at(idx)->flags);
 }
 
 /*

@@ -55,6 +55,8 @@ int kmemprof_sum_range(enum kmp_kind kind, unsigned long start,
 		sum->live_req += t.live_req;
 		if (inaccurate && test_bit(KMP_TAG_INACCURATE, &tag->flags))
 			*inaccurate = true;
+		if (test_bit(KMP_TAG_SAMPLED, &tag->flags))
+			sum->sampled++;
 		n++;
 	}
 	return n;

@@ -47,6 +47,7 @@ struct kmp_totals {
 	u64 live_bytes;
 	u64 live_objs;
 	u64 live_req;
+	u64 sampled;	/* kmemprof_sum_range(): tags marked sampled:yes */
 };
 
 /* Self-statistics, per CPU; see Documentation/kmemprof.rst. */
