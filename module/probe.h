@@ -226,7 +226,6 @@ static __always_inline void kmp_time_freed(u32 h, u64 time_cpu)
  */
 static_assert(KMALLOC_MAX_SIZE <= U32_MAX);
 
-
 static __always_inline bool __kmp_slab_alloc_fast(enum kmp_event ev,
 						  unsigned long site,
 						  const void *ptr, size_t bytes,
