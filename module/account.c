@@ -24,8 +24,7 @@
 #include <linux/percpu.h>
 
 #include "internal.h"
-
-static DEFINE_PER_CPU(u32, kmp_stack_ctr);
+#include "stack.h"
 
 /*
  * The unwind buffer: per CPU rather than on the stack, where the kernel's

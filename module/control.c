@@ -26,6 +26,7 @@
 #include <linux/mutex.h>
 
 #include "internal.h"
+#include "stack.h"
 
 static DEFINE_MUTEX(kmp_control_lock);
 static bool kmp_enabled;
@@ -64,7 +65,9 @@ int kmp_mode_update(void)
 	if (ret)
 		return ret;
 	WRITE_ONCE(kmp_mode, m);
-	if (m & ~KMP_M_FAST)
+	/* stacks with sample_rate: the general path (stack.h) */
+	if ((m & ~KMP_M_FAST) ||
+	    (m & (KMP_M_STACKS | KMP_M_SAMPLE)) == (KMP_M_STACKS | KMP_M_SAMPLE))
 		static_branch_enable(&kmp_slow_key);
 	else
 		static_branch_disable(&kmp_slow_key);
@@ -76,6 +79,10 @@ int kmp_mode_update(void)
 		static_branch_enable(&kmp_sample_key);
 	else
 		static_branch_disable(&kmp_sample_key);
+	if ((m & KMP_M_STACKS) && !(m & KMP_M_SAMPLE))
+		static_branch_enable(&kmp_stack_key);
+	else
+		static_branch_disable(&kmp_stack_key);
 	return 0;
 }
 
@@ -224,6 +231,7 @@ void kmp_control_exit(void)
 	kmp_enabled = false;
 	static_branch_disable(&kmp_slow_key);
 	static_branch_disable(&kmp_time_key);
+	static_branch_disable(&kmp_stack_key);
 	mutex_unlock(&kmp_control_lock);
 }
 

@@ -548,7 +548,7 @@ void kmp_of_knobs(struct device_node *np);
 #define KMP_M_KEY	BIT(4)	/* key_depth > 0 */
 #define KMP_M_SAMPLE	BIT(5)	/* sample_rate > 1 */
 #define KMP_M_FILTER	BIT(6)	/* min_size or max_size set */
-#define KMP_M_FAST	(KMP_M_HIST | KMP_M_LIFE | KMP_M_SAMPLE)
+#define KMP_M_FAST	(KMP_M_HIST | KMP_M_LIFE | KMP_M_SAMPLE | KMP_M_STACKS)
 
 /* Longest "slab,page,percpu" list, with room to spare (options.c). */
 #define KMP_KINDS_MAX	32

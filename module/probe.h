@@ -15,6 +15,7 @@
 
 #include "hist.h"
 #include "internal.h"
+#include "stack.h"
 
 /* One event in KMP_TIME_EVERY has its probe timed, with self_timing on. */
 #define KMP_TIME_EVERY	1024
@@ -229,12 +230,14 @@ static_assert(KMALLOC_MAX_SIZE <= U32_MAX);
 static __always_inline bool __kmp_slab_alloc_fast(enum kmp_event ev,
 						  unsigned long site,
 						  const void *ptr, size_t bytes,
-						  size_t req, const bool timed)
+						  size_t req, const bool timed,
+						  const bool stacks)
 {
+	u64 time_cpu = 0, sctr = KMP_STACK_NO_CTR;
+	struct kmp_stack *st = NULL;
 	const struct kmp_site *e;
 	struct kmp_slot *slot;
 	unsigned long flags, key;
-	u64 time_cpu = 0;
 	bool done = false;
 	u32 h = KMP_NIL;
 
@@ -257,6 +260,11 @@ static __always_inline bool __kmp_slab_alloc_fast(enum kmp_event ev,
 	}
 	if (timed && !kmp_time_alloc(e->idx, &h, &time_cpu))
 		goto out;
+	/* from this function's own record: the probe's, or a copy's below */
+	if (stacks && kmp_stacked() &&
+	    !kmp_stack_fast(ev, (unsigned long)__builtin_frame_address(0),
+			    site, e->idx, &st, &sctr))
+		goto out;
 	key = kmp_key_addr(KMP_KIND_SLAB, (unsigned long)ptr);
 	slot = kmp_live_claim(key);
 	if (unlikely(!slot))
@@ -267,6 +275,8 @@ static __always_inline bool __kmp_slab_alloc_fast(enum kmp_event ev,
 		kmp_hist_add_sizes(h, KMP_KIND_SLAB, bytes, req, 1);
 	/* counted before it is published: see account.c */
 	kmp_live_fill(slot, key, e->idx, bytes, req, time_cpu);
+	if (stacks)
+		kmp_stack_done(st, sctr, bytes);
 	done = true;
 out:
 	local_irq_restore(flags);
@@ -322,13 +332,15 @@ out:
 static __always_inline bool __kmp_page_alloc_fast(enum kmp_event ev,
 						  unsigned long fp, unsigned int skip,
 						  const struct page *page,
-						  unsigned int order, const bool timed)
+						  unsigned int order, const bool timed,
+						  const bool stacks)
 {
 	u32 bytes = PAGE_SIZE << order, *slot, h = KMP_NIL;
+	u64 time_cpu = 0, sctr = KMP_STACK_NO_CTR;
+	struct kmp_stack *st = NULL;
 	const struct kmp_site *e;
 	struct kmp_slot *s;
 	unsigned long flags, key;
-	u64 time_cpu = 0;
 	bool done = false;
 
 	if (!kmp_fast_ok(timed))
@@ -350,6 +362,10 @@ static __always_inline bool __kmp_page_alloc_fast(enum kmp_event ev,
 		if (timed) {
 			if (!kmp_time_alloc(e->idx, &h, &time_cpu))
 				goto out;
+			if (stacks && kmp_stacked() &&
+			    !kmp_stack_fast(ev, fp, kmp_site_addr(e), e->idx,
+					    &st, &sctr))
+				goto out;
 			/* NULL where the key is there already */
 			s = kmp_live_claim(key);
 			if (!s)
@@ -359,6 +375,8 @@ static __always_inline bool __kmp_page_alloc_fast(enum kmp_event ev,
 				kmp_hist_add_sizes(h, KMP_KIND_PAGE, bytes,
 						   bytes, 1);
 			kmp_live_fill(s, key, e->idx, bytes, bytes, time_cpu);
+			if (stacks)
+				kmp_stack_done(st, sctr, bytes);
 			done = true;
 			goto out;
 		}
@@ -370,8 +388,13 @@ static __always_inline bool __kmp_page_alloc_fast(enum kmp_event ev,
 		done = true;
 		goto out;
 	}
+	if (stacks && kmp_stacked() &&
+	    !kmp_stack_fast(ev, fp, kmp_site_addr(e), e->idx, &st, &sctr))
+		goto out;
 	kmp_count_alloc_ev(ev, e, bytes, bytes);
 	WRITE_ONCE(*slot, kmp_pfn_entry(e->idx, order));
+	if (stacks)
+		kmp_stack_done(st, sctr, bytes);
 	done = true;
 out:
 	local_irq_restore(flags);
@@ -442,13 +465,21 @@ void kmp_page_free_timed(enum kmp_event ev, const struct page *page,
 			 unsigned int order);
 void kmp_page_free_table(enum kmp_event ev, const struct page *page,
 			 unsigned int order);
+void kmp_slab_alloc_stacked(enum kmp_event ev, unsigned long call_site,
+			    const void *ptr, size_t bytes_alloc,
+			    size_t bytes_req);
+void kmp_page_alloc_stacked(enum kmp_event ev, unsigned long fp,
+			    unsigned int skip, const struct page *page,
+			    unsigned int order);
 
 /*
  * The events, as the probes take them. With histograms or lifetimes on
  * (kmp_timed()), the fast path's timed copy is a call of its own
  * (kmp_*_timed(), probes.c), so that the probe's own frame is the lean
  * one of the defaults' copy: inlined, the timed copy's registers would be
- * saved and restored at every event.
+ * saved and restored at every event. So is the copy with stacks
+ * (kmp_stacked(), kmp_*_alloc_stacked()); the timed copy takes stacks too
+ * where both are on. Frees do not depend on stacks.
  */
 
 /* A slab allocation of @ptr at @call_site. */
@@ -460,8 +491,11 @@ static __always_inline void kmp_slab_alloc(enum kmp_event ev,
 	if (kmp_timed())
 		kmp_slab_alloc_timed(ev, call_site, ptr, bytes_alloc,
 				     bytes_req);
+	else if (kmp_stacked())
+		kmp_slab_alloc_stacked(ev, call_site, ptr, bytes_alloc,
+				       bytes_req);
 	else if (!__kmp_slab_alloc_fast(ev, call_site, ptr, bytes_alloc,
-					bytes_req, false))
+					bytes_req, false, false))
 		kmp_slab_alloc_slow(ev, call_site, ptr, bytes_alloc,
 				    bytes_req);
 }
@@ -486,7 +520,10 @@ static __always_inline void kmp_page_alloc(enum kmp_event ev,
 {
 	if (kmp_timed())
 		kmp_page_alloc_timed(ev, fp, skip, page, order);
-	else if (!__kmp_page_alloc_fast(ev, fp, skip, page, order, false))
+	else if (kmp_stacked())
+		kmp_page_alloc_stacked(ev, fp, skip, page, order);
+	else if (!__kmp_page_alloc_fast(ev, fp, skip, page, order, false,
+					false))
 		kmp_page_alloc_slow(ev, fp, page, order);
 }
 

@@ -205,7 +205,7 @@ noinline void kmp_slab_alloc_timed(enum kmp_event ev, unsigned long call_site,
 				   size_t bytes_req)
 {
 	if (!__kmp_slab_alloc_fast(ev, call_site, ptr, bytes_alloc, bytes_req,
-				   true))
+				   true, true))
 		kmp_slab_alloc_slow(ev, call_site, ptr, bytes_alloc,
 				    bytes_req);
 }
@@ -220,7 +220,27 @@ noinline void kmp_page_alloc_timed(enum kmp_event ev, unsigned long fp,
 				   unsigned int skip, const struct page *page,
 				   unsigned int order)
 {
-	if (!__kmp_page_alloc_fast(ev, fp, skip, page, order, true))
+	if (!__kmp_page_alloc_fast(ev, fp, skip, page, order, true, true))
+		kmp_page_alloc_slow(ev, fp, page, order);
+}
+
+/* The copies with stacks (stack.h), each with its fallback. */
+noinline void kmp_slab_alloc_stacked(enum kmp_event ev, unsigned long call_site,
+				     const void *ptr, size_t bytes_alloc,
+				     size_t bytes_req)
+{
+	if (!__kmp_slab_alloc_fast(ev, call_site, ptr, bytes_alloc, bytes_req,
+				   false, true))
+		kmp_slab_alloc_slow(ev, call_site, ptr, bytes_alloc,
+				    bytes_req);
+}
+
+noinline void kmp_page_alloc_stacked(enum kmp_event ev, unsigned long fp,
+				     unsigned int skip,
+				     const struct page *page,
+				     unsigned int order)
+{
+	if (!__kmp_page_alloc_fast(ev, fp, skip, page, order, false, true))
 		kmp_page_alloc_slow(ev, fp, page, order);
 }
 

@@ -30,7 +30,6 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
-#include <linux/jhash.h>
 #include <linux/kallsyms.h>
 #include <linux/log2.h>
 #include <linux/module.h>
@@ -41,48 +40,28 @@
 #include <linux/vmalloc.h>
 
 #include "internal.h"
+#include "stack.h"
 
 #define KMP_STACK_LOCKS	64
 
 unsigned int kmp_max_stacks = 4096;
 
-static struct kmp_stack *kmp_stack_pool;
-static u32 *kmp_stack_heads;
-static unsigned int kmp_stack_bits;
+struct kmp_stack *kmp_stack_pool;
+u32 *kmp_stack_heads;
+unsigned int kmp_stack_bits;
+DEFINE_STATIC_KEY_FALSE(kmp_stack_key);
+DEFINE_PER_CPU(u32, kmp_stack_ctr);
+DEFINE_PER_CPU(struct kmp_stack_buf, kmp_stack_buf);
 static raw_spinlock_t kmp_stack_locks[KMP_STACK_LOCKS];
 static atomic_t kmp_nstacks = ATOMIC_INIT(0);
 static DEFINE_MUTEX(kmp_stack_text_lock);
-
-static u32 kmp_stack_hash(u32 tag, const unsigned long *frames,
-			  unsigned int n)
-{
-	return jhash(frames, n * sizeof(*frames), tag);
-}
-
-static struct kmp_stack *kmp_stack_find(u32 bucket, u32 hash, u32 tag,
-					const unsigned long *frames,
-					unsigned int n)
-{
-	/* pairs with the releases in kmp_stack_record() */
-	u32 i = smp_load_acquire(&kmp_stack_heads[bucket]);
-
-	while (i != KMP_NIL) {
-		struct kmp_stack *s = &kmp_stack_pool[i];
-
-		if (s->hash == hash && s->tag == tag && s->depth == n &&
-		    !memcmp(s->frames, frames, n * sizeof(*frames)))
-			return s;
-		i = smp_load_acquire(&s->next);	/* as above */
-	}
-	return NULL;
-}
 
 /* Count a sampled allocation of @bytes on @tag through @frames. */
 void kmp_stack_record(u32 tag, const unsigned long *frames, unsigned int n,
 		      size_t bytes)
 {
 	u32 hash = kmp_stack_hash(tag, frames, n);
-	u32 bucket = hash >> (32 - kmp_stack_bits);
+	u32 bucket = kmp_stack_bucket(hash);
 	struct kmp_stack *s;
 	int idx;
 
@@ -110,8 +89,7 @@ void kmp_stack_record(u32 tag, const unsigned long *frames, unsigned int n,
 		if (!s)
 			return;
 	}
-	atomic64_inc(&s->allocs);
-	atomic64_add(bytes, &s->bytes);
+	kmp_stack_count(s, bytes);
 }
 
 u32 kmp_stacks_used(void)
@@ -205,6 +183,29 @@ void kmp_stacks_areas(kmp_area_fn fn, void *priv)
 				      sizeof(*kmp_stack_pool)), priv);
 	fn(kmp_stack_heads, sizeof(u32) << kmp_stack_bits, priv);
 }
+
+#if KMP_TEST_HOOKS
+/*
+ * The fast path's walk (stack.h) from the frame record @fp to @site and
+ * @n frames on: @n with the frames in @frames, or 0 where the fast path
+ * would give the event to the general path.
+ */
+unsigned int kmemprof_test_stack_walk(unsigned long fp, unsigned long site,
+				      unsigned long *frames, unsigned int n)
+{
+	unsigned long flags;
+	bool ok;
+
+	if (!n || n > KMP_STACK_DEPTH_MAX)
+		return 0;
+	local_irq_save(flags);
+	ok = kmp_stack_walk(fp, site, frames, n);
+	local_irq_restore(flags);
+	return ok ? n : 0;
+}
+
+kmp_export_test_hook(kmemprof_test_stack_walk);
+#endif
 
 int kmp_stacks_init(void)
 {

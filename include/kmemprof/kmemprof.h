@@ -165,6 +165,8 @@ int kmemprof_sym_text(unsigned long addr, char *buf, char *kernel,
 void kmemprof_test_percent(struct seq_file *m, u64 part, u64 whole);
 unsigned long kmemprof_test_page_walk(unsigned long fp, unsigned int *passed,
 				      unsigned long *fast);
+unsigned int kmemprof_test_stack_walk(unsigned long fp, unsigned long site,
+				      unsigned long *frames, unsigned int n);
 void kmemprof_test_slab_event(unsigned long site, const void *ptr,
 			      size_t size);
 void kmemprof_test_slab_free_event(const void *ptr);

@@ -12,6 +12,8 @@
  * it found (else the unwinder's, from the real stack); the fast walk which
  * site it found, or 0.
  *
+ * walk_stack_frames: the fast path's walk for a sampled stack (stack.h).
+ *
  * A stack the walk starts on that is not the task's is a buffer of
  * vmalloc()'s aligned to THREAD_SIZE, as the IRQ and SDEI stacks are with
  * VMAP_STACK; without VMAP_STACK the walk reads only its first record.
@@ -196,10 +198,82 @@ static void walk_bad_links(struct kunit *test)
 	expect_walk(test, "aligned", w, 2, true);
 }
 
+/*
+ * The fast path's stack walk (module/stack.h): from the first record to
+ * the one that returns to the call site, within five records, then the
+ * stack's frames, all of them on the stack it started on, else nothing
+ * (the general path then takes the event). The chains are on the test's
+ * own stack; return addresses past the site are any nonzero words.
+ */
+#define WALK_A	(WALK_SITE_LR + 0x100)
+#define WALK_B	(WALK_SITE_LR + 0x200)
+#define WALK_C	(WALK_SITE_LR + 0x300)
+
+static unsigned int stack_walk(const unsigned long *rec, unsigned long *fr,
+			       unsigned int n)
+{
+	memset(fr, 0, 16 * sizeof(*fr));
+	return kmemprof_test_stack_walk((unsigned long)rec, WALK_SITE_LR, fr, n);
+}
+
+static void walk_stack_frames(struct kunit *test)
+{
+	unsigned long st[24], fr[16], *heap;
+	unsigned int i;
+
+	if (!KMP_HAVE_FP_WALK)
+		kunit_skip(test, "no frame-record walk");
+	heap = kunit_kzalloc(test, 4 * sizeof(*heap), GFP_KERNEL);
+	KMP_ASSERT_NOT_NULL(test, heap);
+
+	/* one record passed, the site, three frames past it */
+	rec_set(&st[0], &st[2], WALK_PAGE_LR);
+	rec_set(&st[2], &st[4], WALK_SITE_LR);
+	rec_set(&st[4], &st[6], WALK_A);
+	rec_set(&st[6], &st[8], WALK_B);
+	rec_set(&st[8], NULL, WALK_C);
+	KMP_EXPECT_EQ(test, stack_walk(st, fr, 4), 4U);
+	KMP_EXPECT_EQ(test, fr[0], WALK_SITE_LR);
+	KMP_EXPECT_EQ(test, fr[1], WALK_A);
+	KMP_EXPECT_EQ(test, fr[2], WALK_B);
+	KMP_EXPECT_EQ(test, fr[3], WALK_C);
+	KMP_EXPECT_EQ(test, stack_walk(st, fr, 1), 1U);
+	KMP_EXPECT_EQ(test, fr[0], WALK_SITE_LR);
+
+	/* the chain ends before the depth: nothing */
+	KMP_EXPECT_EQ(test, stack_walk(st, fr, 5), 0U);
+	/* a final record (return address 0), as a task's last */
+	rec_set(&st[8], &st[10], WALK_C);
+	rec_set(&st[10], NULL, 0);
+	KMP_EXPECT_EQ(test, stack_walk(st, fr, 5), 0U);
+	KMP_EXPECT_EQ(test, stack_walk(st, fr, 4), 4U);
+	/* a frame past the site on another stack: nothing */
+	rec_set(&st[8], heap, WALK_C);
+	rec_set(&heap[0], NULL, WALK_A);
+	KMP_EXPECT_EQ(test, stack_walk(st, fr, 5), 0U);
+	KMP_EXPECT_EQ(test, stack_walk(st, fr, 4), 4U);
+
+	/* the site in the sixth record is found, in the seventh it is not */
+	for (i = 0; i < 5; i++)
+		rec_set(&st[2 * i], &st[2 * i + 2], WALK_PAGE_LR);
+	rec_set(&st[10], &st[12], WALK_SITE_LR);
+	rec_set(&st[12], NULL, WALK_A);
+	KMP_EXPECT_EQ(test, stack_walk(st, fr, 2), 2U);
+	KMP_EXPECT_EQ(test, fr[0], WALK_SITE_LR);
+	KMP_EXPECT_EQ(test, fr[1], WALK_A);
+	rec_set(&st[10], &st[12], WALK_PAGE_LR);
+	rec_set(&st[12], &st[14], WALK_SITE_LR);
+	rec_set(&st[14], NULL, WALK_A);
+	KMP_EXPECT_EQ(test, stack_walk(st, fr, 2), 0U);
+	/* a site that is not on the chain */
+	KMP_EXPECT_EQ(test, stack_walk(&st[14], fr, 1), 0U);
+}
+
 static struct kunit_case walk_cases[] = {
 	KUNIT_CASE(walk_stops_at_stack_end),
 	KUNIT_CASE(walk_own_stack),
 	KUNIT_CASE(walk_bad_links),
+	KUNIT_CASE(walk_stack_frames),
 	{}
 };
 

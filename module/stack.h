@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kmemprof: the stack store's inline half, for the fast paths (probe.h)
+ * and stacks.c alike: the hash and the lock-free lookup of a record, and
+ * the bounded frame-record walk that takes a sampled stack on the fast
+ * path. See stacks.c for the store and its notes on locking.
+ *
+ * With stack_depth on (and sample_rate not), a fast path takes the stack
+ * itself: it walks the frame records up from the probe's own to the one
+ * that returns to the call site, takes stack_depth return addresses from
+ * there, and counts the allocation on the record of (tag, stack) if the
+ * store has it. Anything else returns the event to the general path, with
+ * nothing changed: a stack the store does not have yet (the general path
+ * makes the record, and drop.stacks counts a full store), a walk that
+ * would leave its stack, a stack shorter than stack_depth, a call site
+ * not among the first KMP_STACK_SEARCH records, and a task with function
+ * graph or kretprobe returns pending. So a record is only ever made by
+ * the general path, from stack_trace_save(), and the fast path only
+ * counts on a record whose frames are the ones the walk found: the same
+ * return addresses the kernel's unwinder reports, which on arm64 is this
+ * walk, but for what the cases above leave out (other stacks, and the
+ * return trampolines it puts the real addresses back for).
+ *
+ * KMP_STACK_SEARCH: the general path unwinds KMP_SITE_SEARCH (12) +
+ * stack_depth frames, so a call site at an index above 12 there gets a
+ * stack cut short. Its own frames come first: stack_trace_save(),
+ * kmp_unwind(), kmp_account_alloc() (kmp_find_site() inlined, else one
+ * more), kmp_*_alloc_slow(), the copy of the fast path that called it
+ * (kmp_*_alloc_stacked() or _timed()) and the probe, whose return
+ * address is at index 6 (7); the slab walk starts at the copy's record,
+ * whose return address is at index 5 (6). So a site within
+ * KMP_STACK_SEARCH (5) records of the walk's first is at index 12 at
+ * most there, and its stack there has all stack_depth frames, or ends
+ * where the walk's does.
+ */
+#ifndef _KMEMPROF_STACK_H
+#define _KMEMPROF_STACK_H
+
+#include <linux/percpu.h>
+#include <linux/sched.h>
+
+#include "internal.h"
+
+#define KMP_STACK_SEARCH	5
+#define KMP_STACK_NO_CTR	U64_MAX
+
+extern struct kmp_stack *kmp_stack_pool;
+extern u32 *kmp_stack_heads;
+extern unsigned int kmp_stack_bits;
+DECLARE_STATIC_KEY_FALSE(kmp_stack_key);
+DECLARE_PER_CPU(u32, kmp_stack_ctr);
+
+struct kmp_stack_buf {
+	unsigned long e[KMP_STACK_DEPTH_MAX];
+};
+
+DECLARE_PER_CPU(struct kmp_stack_buf, kmp_stack_buf);
+
+/*
+ * The address of site entry @e: its key shifted back (kmp_site_key()),
+ * with the top bits, which are all ones in kernel and module text, back
+ * by the arithmetic shift. A tomb gives 1, which no frame returns to.
+ */
+static __always_inline unsigned long kmp_site_addr(const struct kmp_site *e)
+{
+	return (unsigned long)((long)READ_ONCE(e->key) >> 2);
+}
+
+/* Stacks on the fast paths: stack_depth on, sample_rate off. */
+static __always_inline bool kmp_stacked(void)
+{
+	return static_branch_unlikely(&kmp_stack_key);
+}
+
+/*
+ * The hash of a (tag, stack): each frame's halves folded into the hash,
+ * times the 32-bit golden ratio; buckets take the top bits.
+ */
+static __always_inline u32 kmp_stack_hash(u32 tag, const unsigned long *frames,
+					  unsigned int n)
+{
+	u32 h = tag * GOLDEN_RATIO_32;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ (u32)(frames[i] ^ (frames[i] >> 32))) *
+		    GOLDEN_RATIO_32;
+	return h;
+}
+
+static __always_inline u32 kmp_stack_bucket(u32 hash)
+{
+	return hash >> (32 - kmp_stack_bits);
+}
+
+/* The record of (@tag, @frames) in @bucket's chain, or NULL. Lock-free. */
+static __always_inline struct kmp_stack *
+kmp_stack_find(u32 bucket, u32 hash, u32 tag, const unsigned long *frames,
+	       unsigned int n)
+{
+	/* pairs with the releases in kmp_stack_record() */
+	u32 i = smp_load_acquire(&kmp_stack_heads[bucket]);
+	unsigned int f;
+
+	while (i != KMP_NIL) {
+		struct kmp_stack *s = &kmp_stack_pool[i];
+
+		if (s->hash == hash && s->tag == tag && s->depth == n) {
+			for (f = 0; f < n && s->frames[f] == frames[f]; f++)
+				;
+			if (f == n)
+				return s;
+		}
+		i = smp_load_acquire(&s->next);	/* as above */
+	}
+	return NULL;
+}
+
+static __always_inline void kmp_stack_count(struct kmp_stack *s, size_t bytes)
+{
+	atomic64_inc(&s->allocs);
+	atomic64_add(bytes, &s->bytes);
+}
+
+/*
+ * Whether the task has return addresses swapped for a trampoline's
+ * (function graph, kretprobes), which the kernel's unwinder puts back and
+ * the walk would not.
+ */
+static __always_inline bool kmp_stack_tramps(void)
+{
+#ifdef CONFIG_FUNCTION_GRAPH_TRACER
+	if (READ_ONCE(current->curr_ret_depth) >= 0)
+		return true;
+#endif
+#if defined(CONFIG_KRETPROBES) && !defined(CONFIG_KRETPROBE_ON_RETHOOK)
+	if (READ_ONCE(current->kretprobe_instances.first))
+		return true;
+#endif
+#ifdef CONFIG_RETHOOK
+	if (READ_ONCE(current->rethooks.first))
+		return true;
+#endif
+	return false;
+}
+
+/*
+ * From the frame record @fp (the probe's own), the record that returns to
+ * @site, within KMP_STACK_SEARCH records, and the @n return addresses from
+ * it outwards into @frames. False where any of it cannot be had (see the
+ * top of the file): nothing outside the stack the walk started on is read
+ * (kmp_fp_last()), and a zero return address (the task's final record,
+ * which the unwinder does not report) ends the walk short.
+ */
+static __always_inline bool kmp_stack_walk(unsigned long fp, unsigned long site,
+					   unsigned long *frames,
+					   unsigned int n)
+{
+#if KMP_HAVE_FP_WALK
+	unsigned long last = kmp_fp_last(fp), lr;
+	const unsigned long *rec;
+	unsigned int i;
+
+	if (kmp_stack_tramps())
+		return false;
+	for (i = 0;; i++) {
+		rec = (const unsigned long *)fp;
+		lr = kmp_strip_pac(READ_ONCE(rec[1]));
+		if (lr == site)
+			break;
+		fp = READ_ONCE(rec[0]);
+		if (i == KMP_STACK_SEARCH || kmp_fp_stop(fp, rec, last))
+			return false;
+	}
+	for (i = 0;;) {
+		frames[i++] = lr;
+		if (i == n)
+			return true;
+		fp = READ_ONCE(rec[0]);
+		if (kmp_fp_stop(fp, rec, last))
+			return false;
+		rec = (const unsigned long *)fp;
+		lr = kmp_strip_pac(READ_ONCE(rec[1]));
+		if (!lr)
+			return false;
+	}
+#endif
+	return false;
+}
+
+/*
+ * A fast path's stack for an allocation of tag @idx at @site, walked from
+ * the probe's frame record @fp: the record to count it on in *@sp, or
+ * NULL where none is due (stack_sample); *@ctr is the sample counter's
+ * value to store once the event is done (KMP_STACK_NO_CTR: none). False, with nothing changed,
+ * where the general path must take the event. @ev KMP_EV_NR: a hook's
+ * event, whose frames the walk does not know (hooks.c): always false.
+ * With interrupts off.
+ */
+static __always_inline bool kmp_stack_fast(enum kmp_event ev, unsigned long fp,
+					   unsigned long site, u32 idx,
+					   struct kmp_stack **sp, u64 *ctr)
+{
+	unsigned int sd = min_t(unsigned int, READ_ONCE(kmp_stack_depth),
+				KMP_STACK_DEPTH_MAX);
+	unsigned int every = READ_ONCE(kmp_stack_sample);
+	unsigned long *frames;
+	u32 hash;
+
+	*sp = NULL;
+	*ctr = KMP_STACK_NO_CTR;
+	if (ev >= KMP_EV_NR)
+		return false;
+	if (!sd)
+		return true;
+	/* kmp_one_in(), but stored only once the event is done */
+	if (every > 1) {
+		u32 c = __this_cpu_read(kmp_stack_ctr) + 1;
+
+		*ctr = c;
+		if (c % every)
+			return true;
+	}
+	frames = this_cpu_ptr(kmp_stack_buf.e);
+	if (!kmp_stack_walk(fp, site, frames, sd))
+		return false;
+	hash = kmp_stack_hash(idx, frames, sd);
+	*sp = kmp_stack_find(kmp_stack_bucket(hash), hash, idx, frames, sd);
+	return *sp;
+}
+
+/* The event is done: count it on its stack, if any. */
+static __always_inline void kmp_stack_done(struct kmp_stack *s, u64 ctr,
+					   size_t bytes)
+{
+	if (ctr != KMP_STACK_NO_CTR)
+		__this_cpu_write(kmp_stack_ctr, ctr);
+	if (s)
+		kmp_stack_count(s, bytes);
+}
+
+#endif /* _KMEMPROF_STACK_H */
