@@ -146,15 +146,19 @@ static __always_inline bool kmp_stack_tramps(void)
 
 /*
  * From the frame record @fp (the probe's own), the record that returns to
- * @site, within KMP_STACK_SEARCH records, and the @n return addresses from
- * it outwards into @frames. False where any of it cannot be had (see the
- * top of the file): nothing outside the stack the walk started on is read
- * (kmp_fp_last()), and a zero return address (the task's final record,
- * which the unwinder does not report) ends the walk short.
+ * @site, within KMP_STACK_SEARCH records, and up to @n return addresses
+ * from it outwards into @frames: how many, or 0 where the fast path must
+ * give the event back (see the top of the file). Nothing outside the
+ * stack the walk started on is read (kmp_fp_last()). A stack shorter
+ * than @n is taken only where it ends at the task's final frame record
+ * (in its pt_regs: no return address, which the kernel's unwinder stops
+ * at without reporting); any other record with no return address (7.x's
+ * exception boundaries, or a broken chain) gives the event back.
  */
-static __always_inline bool kmp_stack_walk(unsigned long fp, unsigned long site,
-					   unsigned long *frames,
-					   unsigned int n)
+static __always_inline unsigned int kmp_stack_walk(unsigned long fp,
+						   unsigned long site,
+						   unsigned long *frames,
+						   unsigned int n)
 {
 #if KMP_HAVE_FP_WALK
 	unsigned long last = kmp_fp_last(fp), lr;
@@ -162,7 +166,7 @@ static __always_inline bool kmp_stack_walk(unsigned long fp, unsigned long site,
 	unsigned int i;
 
 	if (kmp_stack_tramps())
-		return false;
+		return 0;
 	for (i = 0;; i++) {
 		rec = (const unsigned long *)fp;
 		lr = kmp_strip_pac(READ_ONCE(rec[1]));
@@ -170,22 +174,24 @@ static __always_inline bool kmp_stack_walk(unsigned long fp, unsigned long site,
 			break;
 		fp = READ_ONCE(rec[0]);
 		if (i == KMP_STACK_SEARCH || kmp_fp_stop(fp, rec, last))
-			return false;
+			return 0;
 	}
 	for (i = 0;;) {
 		frames[i++] = lr;
 		if (i == n)
-			return true;
+			return n;
 		fp = READ_ONCE(rec[0]);
 		if (kmp_fp_stop(fp, rec, last))
-			return false;
+			return 0;
 		rec = (const unsigned long *)fp;
 		lr = kmp_strip_pac(READ_ONCE(rec[1]));
 		if (!lr)
-			return false;
+			return (unsigned long)rec ==
+			       (unsigned long)&task_pt_regs(current)->stackframe ?
+			       i : 0;
 	}
 #endif
-	return false;
+	return 0;
 }
 
 /*
@@ -206,6 +212,7 @@ static __always_inline bool kmp_stack_fast(enum kmp_event ev, unsigned long fp,
 	unsigned int every = READ_ONCE(kmp_stack_sample);
 	unsigned long *frames;
 	u32 hash;
+	unsigned int n;
 
 	*sp = NULL;
 	*ctr = KMP_STACK_NO_CTR;
@@ -222,10 +229,11 @@ static __always_inline bool kmp_stack_fast(enum kmp_event ev, unsigned long fp,
 			return true;
 	}
 	frames = this_cpu_ptr(kmp_stack_buf.e);
-	if (!kmp_stack_walk(fp, site, frames, sd))
+	n = kmp_stack_walk(fp, site, frames, sd);
+	if (!n)
 		return false;
-	hash = kmp_stack_hash(idx, frames, sd);
-	*sp = kmp_stack_find(kmp_stack_bucket(hash), hash, idx, frames, sd);
+	hash = kmp_stack_hash(idx, frames, n);
+	*sp = kmp_stack_find(kmp_stack_bucket(hash), hash, idx, frames, n);
 	return *sp;
 }
 

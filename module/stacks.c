@@ -187,21 +187,20 @@ void kmp_stacks_areas(kmp_area_fn fn, void *priv)
 #if KMP_TEST_HOOKS
 /*
  * The fast path's walk (stack.h) from the frame record @fp to @site and
- * @n frames on: @n with the frames in @frames, or 0 where the fast path
+ * up to @n frames on: how many, in @frames, or 0 where the fast path
  * would give the event to the general path.
  */
 unsigned int kmemprof_test_stack_walk(unsigned long fp, unsigned long site,
 				      unsigned long *frames, unsigned int n)
 {
 	unsigned long flags;
-	bool ok;
 
 	if (!n || n > KMP_STACK_DEPTH_MAX)
 		return 0;
 	local_irq_save(flags);
-	ok = kmp_stack_walk(fp, site, frames, n);
+	n = kmp_stack_walk(fp, site, frames, n);
 	local_irq_restore(flags);
-	return ok ? n : 0;
+	return n;
 }
 
 kmp_export_test_hook(kmemprof_test_stack_walk);

@@ -20,6 +20,7 @@
  */
 #include <kunit/test.h>
 #include <linux/gfp.h>
+#include <linux/sched/task_stack.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
@@ -201,8 +202,9 @@ static void walk_bad_links(struct kunit *test)
 /*
  * The fast path's stack walk (module/stack.h): from the first record to
  * the one that returns to the call site, within five records, then the
- * stack's frames, all of them on the stack it started on, else nothing
- * (the general path then takes the event). The chains are on the test's
+ * stack's frames, all of them on the stack it started on, and all that
+ * were asked for unless the stack ends at the task's final record; else
+ * nothing (the general path then takes the event). The chains are on the test's
  * own stack; return addresses past the site are any nonzero words.
  */
 #define WALK_A	(WALK_SITE_LR + 0x100)
@@ -247,6 +249,12 @@ static void walk_stack_frames(struct kunit *test)
 	rec_set(&st[10], NULL, 0);
 	KMP_EXPECT_EQ(test, stack_walk(st, fr, 5), 0U);
 	KMP_EXPECT_EQ(test, stack_walk(st, fr, 4), 4U);
+	/* a stack that ends at the task's final record: as far as it goes */
+	rec_set(&st[8], &task_pt_regs(current)->stackframe, WALK_C);
+	KMP_EXPECT_EQ(test, stack_walk(st, fr, 16), 4U);
+	KMP_EXPECT_EQ(test, fr[3], WALK_C);
+	KMP_EXPECT_EQ(test, fr[4], 0UL);
+	KMP_EXPECT_EQ(test, stack_walk(st, fr, 3), 3U);
 	/* a frame past the site on another stack: nothing */
 	rec_set(&st[8], heap, WALK_C);
 	rec_set(&heap[0], NULL, WALK_A);
