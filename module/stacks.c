@@ -13,12 +13,27 @@
  *
  * Notes on locking:
  *
- * - Lookups walk a chain without a lock: a record is written in full
- *   before it is published at the chain's head with smp_store_release(),
- *   and readers load heads and links with smp_load_acquire().
+ * - Lookups walk a chain without a lock (kmp_stack_find(), stack.h),
+ *   from the general path and the fast paths alike: a record is written
+ *   in full before it is published at the chain's head with
+ *   smp_store_release(), and readers load heads and links with
+ *   smp_load_acquire(). A record's frames, tag and depth never change
+ *   once published (until a reset, which runs with the probes detached).
  * - Inserts take kmp_stack_locks[bucket % KMP_STACK_LOCKS], a raw spinlock,
- *   from the probes, with interrupts off. Nothing nests inside it.
- * - Counts are atomic64: only sampled allocations touch them.
+ *   from the general path only, with interrupts off. Nothing nests inside
+ *   it. The fast paths never insert: a stack they do not find goes to the
+ *   general path (stack.h).
+ * - Counts are atomic64, added from either path: only sampled
+ *   allocations touch them.
+ * - The pool, the heads and kmp_stack_bits are set by kmp_stacks_init()
+ *   before kmp_mode_update() turns on KMP_M_STACKS and kmp_stack_key
+ *   (static_branch_enable() patches and synchronises every CPU), and
+ *   stay until unload; kmp_stack_key is off whenever stack_depth is 0 or
+ *   sample_rate above 1, or at unload before the pool is freed.
+ * - kmp_stack_ctr (stack_sample's per-CPU count) and kmp_stack_buf (the
+ *   fast path's frames) are this CPU's, with interrupts off. The fast path
+ *   stores the count only once its event is done, so that an event it
+ *   gives to the general path is counted once, there.
  * - kmp_stacks_reset() runs with every probe detached.
  * - ->gone_text is set once, with smp_store_release(), from the module
  *   notifier; the views read it with smp_load_acquire() inside an RCU
