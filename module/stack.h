@@ -133,9 +133,7 @@ static __always_inline bool kmp_stack_tramps(void)
 	if (READ_ONCE(current->curr_ret_depth) >= 0)
 		return true;
 #endif
-#if defined(CONFIG_KRETPROBES) && !defined(CONFIG_KRETPROBE_ON_RETHOOK) && \
-	LINUX_VERSION_CODE >= KERNEL_VERSION(5, 11, 0)
-	/* before 5.11 the unwinder did not put them back either */
+#if KMP_HAVE_KRETPROBE_INSTANCES
 	if (READ_ONCE(current->kretprobe_instances.first))
 		return true;
 #endif

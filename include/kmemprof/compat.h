@@ -328,6 +328,17 @@ static inline u32 kmp_cycles_rate(void)
 #endif
 
 /*
+ * A task's pending kretprobe returns (stack.h): task_struct's list from
+ * 5.11, where the unwinder began to put their return addresses back.
+ */
+#if defined(CONFIG_KRETPROBES) && !defined(CONFIG_KRETPROBE_ON_RETHOOK) && \
+	LINUX_VERSION_CODE >= KERNEL_VERSION(5, 11, 0)
+#define KMP_HAVE_KRETPROBE_INSTANCES	1
+#else
+#define KMP_HAVE_KRETPROBE_INSTANCES	0
+#endif
+
+/*
  * Hooks on the allocator's untraced functions (hooks.c), through the
  * ftrace function API: no kprobes, which Rockchip's kernels lack.
  *
