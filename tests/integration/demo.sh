@@ -116,3 +116,20 @@ EOF
 echo
 echo "=== where all of RAM is: kmemprof meminfo -H (its lines add up to MemTotal)"
 kmemprof meminfo -H
+if [ -r /proc/allocinfo ]; then
+	# allocinfo never sees memblock's pages (before_load:reserved) nor,
+	# when it was on from boot, anything kmemprof calls before_load.
+	echo
+	echo "=== the sum of /proc/kmemprof against the sum of /proc/allocinfo (MiB)"
+	awk -v MiB=1048576 '
+		FNR == NR { if ($1 ~ /^[0-9]+$/) a += $1; next }
+		$1 !~ /^[0-9]+$/ { next }
+		{ k += $1 }
+		/before_load:reserved / { r += $1 }
+		/kmemprof:tables / { t += $1 }
+		END {
+			printf "allocinfo %.1f, kmemprof %.1f: %.1f without before_load:reserved (%+.1f%%), of which its own tables %.1f\n",
+			       a / MiB, k / MiB, (k - r) / MiB,
+			       a ? ((k - r) / a - 1) * 100 : 0, t / MiB
+		}' /proc/allocinfo /proc/kmemprof
+fi
