@@ -446,6 +446,20 @@ print(r["srcline"], ",".join(list(r)[-2:]), r["srcfunc"])')"
 			"$(printf 'fx_alloc+0x%x/0x%x' "$off" "$size") [out_resolve] ($(basename "${want%% *}")) inlined:$wfunc" \
 			"$("$K" top -i "$T/res.txt" --resolve="$T/out_resolve.ko" \
 			2>&1 | tail -n 1 | sed 's/.* slab   //')"
+		# pprof: the inlined function as the location's first line,
+		# the symbol's its caller, as go tool pprof shows inlined calls
+		if ! command -v go > /dev/null; then
+			sk "resolve: go tool pprof" "no go"
+		elif "$K" top -i "$T/res.txt" --resolve="$T/out_resolve.ko" \
+			--pprof "$T/res.pb.gz" 2> "$T/err"; then
+			check "resolve: go tool pprof -traces, inlined function and caller" \
+				"64B   $wfunc (inline)|fx_alloc" \
+				"$(pt -traces "$T/res.pb.gz" | awk '/^ +64B / {
+					sub(/^ +/, ""); a = $0; getline
+					sub(/^ +/, ""); print a "|" $0 }')"
+		else
+			ko "resolve: go tool pprof" "$(cat "$T/err")"
+		fi
 	fi
 fi
 
