@@ -88,7 +88,7 @@ print(len(body), sum(int(r[head.index('live_bytes')]) for r in body),
       ','.join(str(w) for w in sorted(widths)))
 EOF
 )
-	check "csv $fx: rows, bytes, columns" "$n $b 15" "$got"
+	check "csv $fx: rows, bytes, columns" "$n $b 16" "$got"
 done
 
 # OpenMetrics: the strict parser, the Prometheus text parser, unique series
@@ -420,18 +420,46 @@ else
 	off=$(( 0x$ret - 0x$val + 4 ))
 	# The line that calls the allocator's inline wrapper, in the helper
 	# inlined into fx_alloc: addr2line -i's second line (the first is
-	# in the wrapper, the last in fx_alloc).
-	want=$(aarch64-linux-gnu-addr2line -i -e "$T/out_resolve.ko" -j .text \
-		"$(printf '0x%x' $(( 0x$ret + 3 )))" | sed -n 2p)
+	# in the wrapper, the last in fx_alloc), and with -f the function
+	# it is in, the helper: the second name.
+	a2l=$(aarch64-linux-gnu-addr2line -f -i -e "$T/out_resolve.ko" -j .text \
+		"$(printf '0x%x' $(( 0x$ret + 3 )))")
+	want=$(echo "$a2l" | sed -n 4p)
+	wfunc=$(echo "$a2l" | sed -n 3p)
 	printf 'kmemprof - version: 1.0\n#\n 64 1 fx_alloc+0x%x/0x%x [out_resolve] func:fx_alloc kind:slab\n' \
 		"$off" "$size" > "$T/res.txt"
 	got=$("$K" top -i "$T/res.txt" --resolve="$T/out_resolve.ko" --json \
-		2> "$T/err" | jq -r '.sites[0].srcline')
+		2> "$T/err" | jq -r '.sites[0] | "\(.srcline) \(.srcfunc)"')
 	if grep -q "built without" "$T/err"; then
 		sk resolve "$(cat "$T/err")"
 	else
-		check "resolve: fx_alloc+0x$(printf %x $off) as addr2line says" \
-			"$(basename "${want%% *}")" "$got"
+		check "resolve: fx_alloc+0x$(printf %x $off) as addr2line -f says" \
+			"$(basename "${want%% *}") $wfunc" "$got"
+		# srcfunc is the last column, after those there were before it
+		check "resolve: --csv's srcline and srcfunc" \
+			"$(basename "${want%% *}") unloaded,srcfunc $wfunc" \
+			"$("$K" top -i "$T/res.txt" --resolve="$T/out_resolve.ko" \
+			--csv 2>&1 | "$PY" -c 'import csv, sys
+r = list(csv.DictReader(sys.stdin))[0]
+print(r["srcline"], ",".join(list(r)[-2:]), r["srcfunc"])')"
+		check "resolve: top's table" \
+			"$(printf 'fx_alloc+0x%x/0x%x' "$off" "$size") [out_resolve] ($(basename "${want%% *}")) inlined:$wfunc" \
+			"$("$K" top -i "$T/res.txt" --resolve="$T/out_resolve.ko" \
+			2>&1 | tail -n 1 | sed 's/.* slab   //')"
+		# pprof: the inlined function as the location's first line,
+		# the symbol's its caller, as go tool pprof shows inlined calls
+		if ! command -v go > /dev/null; then
+			sk "resolve: go tool pprof" "no go"
+		elif "$K" top -i "$T/res.txt" --resolve="$T/out_resolve.ko" \
+			--pprof "$T/res.pb.gz" 2> "$T/err"; then
+			check "resolve: go tool pprof -traces, inlined function and caller" \
+				"64B   $wfunc (inline)|fx_alloc" \
+				"$(pt -traces "$T/res.pb.gz" | awk '/^ +64B / {
+					sub(/^ +/, ""); a = $0; getline
+					sub(/^ +/, ""); print a "|" $0 }')"
+		else
+			ko "resolve: go tool pprof" "$(cat "$T/err")"
+		fi
 	fi
 fi
 
@@ -452,9 +480,10 @@ else
 		-Wl,--unresolved-symbols=ignore-all -o "$V" out-resolve.c)
 	aarch64-linux-gnu-objcopy -O binary --only-section=.note.gnu.build-id \
 		"$V" "$R/sys/kernel/notes"
-	# fx_alloc's size, and the return address of its first call; a
-	# second frame 4 bytes on, whose line addr2line gives (the last of -i,
-	# the outermost function's)
+	# fx_alloc's size, and the return address of its first call, in
+	# fx_twice (inlined:); a second frame 4 bytes on, whose line addr2line
+	# gives (the last of -i, the outermost function's: no inlined:); a
+	# third, fx_release's first call, in fx_put (inlined:)
 	read -r val size < <(aarch64-linux-gnu-readelf -sW "$V" |
 		awk '$8 == "fx_alloc" { print $2, $3 }')
 	r1=$(aarch64-linux-gnu-objdump -d "$V" |
@@ -462,7 +491,14 @@ else
 			sub(/:.*/, "", $1); print $1; exit }')
 	s1=$(printf 'fx_alloc+0x%x/0x%x' $((0x$r1 - 0x$val + 4)) "$size")
 	s2=$(printf 'fx_alloc+0x%x/0x%x' $((0x$r1 - 0x$val + 8)) "$size")
+	read -r val3 size3 < <(aarch64-linux-gnu-readelf -sW "$V" |
+		awk '$8 == "fx_release" { print $2, $3 }')
+	r3=$(aarch64-linux-gnu-objdump -d "$V" |
+		awk '/<fx_release>:/ { f = 1; next } f && /\tbl\t/ {
+			sub(/:.*/, "", $1); print $1; exit }')
+	s3=$(printf 'fx_release+0x%x/0x%x' $((0x$r3 - 0x$val3 + 4)) "$size3")
 	la=out-resolve.c:$(grep -n 'SITE-A' "$F/out-resolve.c" | cut -d: -f1)
+	lc=out-resolve.c:$(grep -n 'SITE-C' "$F/out-resolve.c" | cut -d: -f1)
 	lb=$(aarch64-linux-gnu-addr2line -i -e "$V" \
 		"$(printf '0x%x' $((0x$r1 + 7)))" | tail -n 1)
 	lb=$(basename "${lb%% *}")
@@ -474,8 +510,8 @@ else
 		"$s1" "$c36" > "$D/ages"
 	printf 'kmemprof hist - version: 1.0\n#\n%s func:fx_alloc kind:slab size:%s req:%s life:%s xcpu:0 xcluster:0 frag:0.0 waste:0\n' \
 		"$s1" "$c20" "$c20" "$c36" > "$D/hist"
-	printf 'kmemprof stacks - version: 1.0\n# stack_depth:3 stack_sample:1 stacks:1 tags:1\n%s func:fx_alloc kind:slab stacks:1 allocs:2 bytes:128\nAllocate 128 (100.0%%) bytes on 2 (100.0%%) objects:\n    %s\n    %s\n    fx_nothing+0x4/0x8\n' \
-		"$s1" "$s1" "$s2" > "$D/stacks"
+	printf 'kmemprof stacks - version: 1.0\n# stack_depth:3 stack_sample:1 stacks:1 tags:1\n%s func:fx_alloc kind:slab stacks:1 allocs:2 bytes:128\nAllocate 128 (100.0%%) bytes on 2 (100.0%%) objects:\n    %s\n    %s\n    %s\n    fx_nothing+0x4/0x8\n' \
+		"$s1" "$s1" "$s2" "$s3" > "$D/stacks"
 	mkdir -p "$R/proc"
 	printf 'kmemprof - version: 1.0\n#\n  128 2 %s func:fx_alloc kind:slab allocs:2 frees:0 bytes:128 req:128\n' \
 		"$s1" > "$R/proc/kmemprof"
@@ -484,35 +520,44 @@ else
 		"$(printf '%s\n' \
 		'Leak suspects, live longer than 1000 ms: 2 objects, 128 bytes, 1 sites' \
 		'        LIVE     OBJS   OLDEST KIND   SITE' \
-		"         128        2     4.3s slab   $s1 ($la)" \
+		"         128        2     4.3s slab   $s1 ($la) inlined:fx_twice" \
 		'          64        1     4.3s slab     object 000000003f609b8a on cpu3')" \
 		"$(run leaks)"
-	check "auto resolve: leaks --json" "$la" \
-		"$(run leaks --json | jq -r '.sites[0].srcline')"
+	check "auto resolve: leaks --json" "$la fx_twice" \
+		"$(run leaks --json | jq -r '.sites[0] | "\(.srcline) \(.srcfunc)"')"
 	check "auto resolve: ages" \
 		"$(printf '%s\n' \
 		'        LIVE     OBJS OLDEST>= MEDIAN>= KIND   SITE' \
-		"         128        2     4.3s     4.3s slab   $s1 ($la)")" \
+		"         128        2     4.3s     4.3s slab   $s1 ($la) inlined:fx_twice")" \
 		"$(run ages)"
+	check "auto resolve: ages --json" "$la fx_twice" \
+		"$(run ages --json | jq -r '.sites[0] | "\(.srcline) \(.srcfunc)"')"
 	check "auto resolve: hist SITE" \
-		"$s1 ($la) kind:slab: xcpu 0, xcluster 0, frag 0.0%, waste 0 bytes" \
+		"$s1 ($la) inlined:fx_twice kind:slab: xcpu 0, xcluster 0, frag 0.0%, waste 0 bytes" \
 		"$(run hist fx_alloc | head -n 1)"
-	check "auto resolve: hist --json" "$la" \
-		"$(run hist fx_alloc --json | jq -r '.hists[0].srcline')"
+	check "auto resolve: hist --json" "$la fx_twice" \
+		"$(run hist fx_alloc --json | jq -r '.hists[0] | "\(.srcline) \(.srcfunc)"')"
 	check "auto resolve: stacks, the tag and each frame" \
 		"$(printf '%s\n' \
-		"$s1 ($la) kind:slab: 2 allocs, 128 bytes sampled" \
+		"$s1 ($la) inlined:fx_twice kind:slab: 2 allocs, 128 bytes sampled" \
 		'  100.0%        128 bytes        2 allocs' \
-		"        $s1 ($la)" "        $s2 ($lb)" \
+		"        $s1 ($la) inlined:fx_twice" "        $s2 ($lb)" \
+		"        $s3 ($lc) inlined:fx_put" \
 		'        fx_nothing+0x4/0x8')" \
 		"$(run stacks)"
-	check "auto resolve: stacks --json srclines" "[\"$la\",\"$lb\",null]" \
+	check "auto resolve: stacks --json srclines" \
+		"[\"$la\",\"$lb\",\"$lc\",null]" \
 		"$(run stacks --json | jq -c '.tags[0].stacks[0].srclines')"
+	check "auto resolve: stacks --json srcfuncs" \
+		'[["fx_twice",null,"fx_put",null],"fx_twice"]' \
+		"$(run stacks --json | jq -c '.tags[0] | [.stacks[0].srcfuncs, .srcfunc]')"
 	check "auto resolve: top" \
-		"         128        2        64         2 slab   $s1 ($la)" \
+		"         128        2        64         2 slab   $s1 ($la) inlined:fx_twice" \
 		"$(run top | tail -n 1)"
+	check "auto resolve: top --json" "$la fx_twice" \
+		"$(run top --json | jq -r '.sites[0] | "\(.srcline) \(.srcfunc)"')"
 	check "auto resolve: plot top's bar" \
-		"<title>$s1 ($la) kind:slab: 128 bytes, 2 objects</title>" \
+		"<title>$s1 ($la) inlined:fx_twice kind:slab: 128 bytes, 2 objects</title>" \
 		"$(run plot top | grep -o '<title>fx_alloc[^<]*</title>')"
 	check "auto resolve: none from a copy (-i)" \
 		"         128        2     4.3s slab   $s1" \
@@ -520,8 +565,8 @@ else
 	check "auto resolve: none with --no-resolve" \
 		"         128        2     4.3s slab   $s1" \
 		"$(run leaks --no-resolve | sed -n 3p)"
-	check "auto resolve: stacks --no-resolve has no srclines" "null" \
-		"$(run stacks --no-resolve --json | jq -c '.tags[0].stacks[0].srclines')"
+	check "auto resolve: stacks --no-resolve has no srclines" "[null,null]" \
+		"$(run stacks --no-resolve --json | jq -c '.tags[0].stacks[0] | [.srclines, .srcfuncs]')"
 fi
 
 echo "$pass $fail $skip"

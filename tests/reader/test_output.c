@@ -140,7 +140,7 @@ static const char hostile[] =
 /* JSON */
 
 static const char json_hog[] =
-	"{\"site\":\"hog_alloc+0x38/0x48\",\"module\":\"kmemprof_hog\",\"func\":\"hog_alloc\",\"kind\":\"page\",\"srcline\":null,\"live_bytes\":524288,\"live_objects\":64,\"allocs\":64,\"frees\":0,\"bytes_total\":524288,\"req_total\":524288,\"callers\":[\"hog_init+0xb8/0x1000[kmemprof_hog]\"],\"accurate\":true,\"sampled\":false,\"unloaded\":true}\n";
+	"{\"site\":\"hog_alloc+0x38/0x48\",\"module\":\"kmemprof_hog\",\"func\":\"hog_alloc\",\"kind\":\"page\",\"srcline\":null,\"srcfunc\":null,\"live_bytes\":524288,\"live_objects\":64,\"allocs\":64,\"frees\":0,\"bytes_total\":524288,\"req_total\":524288,\"callers\":[\"hog_init+0xb8/0x1000[kmemprof_hog]\"],\"accurate\":true,\"sampled\":false,\"unloaded\":true}\n";
 
 static void json_fixture(void **state)
 {
@@ -178,7 +178,7 @@ static void json_allocinfo(void **state)
 	load("allocinfo-2.0.txt", &p);
 	write_out(kp_out_json, &p, "a.json");
 	jq_is("a.json", "-c '[.source, .version, .sites[12]]'",
-	      "[\"allocinfo\",\"2.0\",{\"site\":\"arch/arm64/mm/fault.c:928\",\"module\":null,\"func\":\"vma_alloc_zeroed_movable_folio\",\"kind\":null,\"srcline\":null,\"live_bytes\":135168,\"live_objects\":33,\"allocs\":null,\"frees\":null,\"bytes_total\":null,\"req_total\":null,\"callers\":[],\"accurate\":false,\"sampled\":false,\"unloaded\":false}]\n");
+	      "[\"allocinfo\",\"2.0\",{\"site\":\"arch/arm64/mm/fault.c:928\",\"module\":null,\"func\":\"vma_alloc_zeroed_movable_folio\",\"kind\":null,\"srcline\":null,\"srcfunc\":null,\"live_bytes\":135168,\"live_objects\":33,\"allocs\":null,\"frees\":null,\"bytes_total\":null,\"req_total\":null,\"callers\":[],\"accurate\":false,\"sampled\":false,\"unloaded\":false}]\n");
 	kp_free(&p);
 }
 
@@ -203,8 +203,8 @@ static void json_escaping(void **state)
 static void csv_fixture(void **state)
 {
 	static const char head[] =
-		"site,module,func,kind,srcline,live_bytes,live_objects,allocs,frees,bytes_total,req_total,callers,accurate,sampled,unloaded\r\n"
-		"tracepoint_add_func+0x12c/0x418,,tracepoint_add_func,slab,,448,7,7,0,448,448,,1,0,0\r\n";
+		"site,module,func,kind,srcline,live_bytes,live_objects,allocs,frees,bytes_total,req_total,callers,accurate,sampled,unloaded,srcfunc\r\n"
+		"tracepoint_add_func+0x12c/0x418,,tracepoint_add_func,slab,,448,7,7,0,448,448,,1,0,0,\r\n";
 	struct kp_profile p;
 	static char out[65536];
 
@@ -213,12 +213,12 @@ static void csv_fixture(void **state)
 	write_out(kp_out_csv, &p, "p.csv");
 	read_file("p.csv", out, sizeof(out));
 	assert_memory_equal(out, head, sizeof(head) - 1);
-	has(out, "\r\nhog_alloc+0x38/0x48,kmemprof_hog,hog_alloc,page,,524288,64,64,0,524288,524288,hog_init+0xb8/0x1000[kmemprof_hog],1,0,1\r\n");
+	has(out, "\r\nhog_alloc+0x38/0x48,kmemprof_hog,hog_alloc,page,,524288,64,64,0,524288,524288,hog_init+0xb8/0x1000[kmemprof_hog],1,0,1,\r\n");
 	kp_free(&p);
 	load("allocinfo-1.0.txt", &p);
 	write_out(kp_out_csv, &p, "a.csv");
 	read_file("a.csv", out, sizeof(out));
-	has(out, "\r\narch/arm64/mm/fault.c:928,,vma_alloc_zeroed_movable_folio,,,135168,33,,,,,,1,0,0\r\n");
+	has(out, "\r\narch/arm64/mm/fault.c:928,,vma_alloc_zeroed_movable_folio,,,135168,33,,,,,,1,0,0,\r\n");
 	kp_free(&p);
 }
 
@@ -232,11 +232,15 @@ static void csv_quoting(void **state)
 	/* The parser owns its strings: lend it one, and take it back. */
 	saved = p.sites[0].callers;
 	p.sites[0].callers = (char *)"a+0x1/0x2,b+0x3/0x4";
+	p.sites[0].srcline = (char *)"x.c:1";
+	p.sites[0].srcfunc = (char *)"in\"lined,";
 	write_out(kp_out_csv, &p, "h.csv");
 	p.sites[0].callers = saved;
+	p.sites[0].srcline = NULL;
+	p.sites[0].srcfunc = NULL;
 	read_file("h.csv", out, sizeof(out));
 	assert_string_equal(strchr(out, '\n') + 1,
-			    "\"we\"\"ird\\x,<&>\xc3\xa9\xe2\x82\xac\xff\x01+0x1/0x2\",m'od,f,slab,,100,2,3,1,300,200,\"a+0x1/0x2,b+0x3/0x4\",1,0,0\r\n");
+			    "\"we\"\"ird\\x,<&>\xc3\xa9\xe2\x82\xac\xff\x01+0x1/0x2\",m'od,f,slab,x.c:1,100,2,3,1,300,200,\"a+0x1/0x2,b+0x3/0x4\",1,0,0,\"in\"\"lined,\"\r\n");
 	kp_free(&p);
 }
 
@@ -701,6 +705,8 @@ static void resolve_arm64(void **state)
 	snprintf(want, sizeof(want), "out-resolve.c:%d",
 		 marker_line("/* SITE-A */"));
 	assert_string_equal(p.sites[0].srcline, want);
+	/* the line's function, inlined into fx_alloc */
+	assert_string_equal(p.sites[0].srcfunc, "fx_twice");
 	assert_null(p.sites[1].srcline);	/* another module */
 	assert_null(p.sites[2].srcline);	/* the kernel: no vmlinux */
 	assert_null(p.sites[3].srcline);	/* no such symbol */
@@ -720,6 +726,7 @@ static void resolve_arm64(void **state)
 	assert_int_equal(kp_resolve(&p, obj, err, sizeof(err)), 1);
 	assert_null(p.sites[0].srcline);
 	assert_string_equal(p.sites[2].srcline, want);
+	assert_string_equal(p.sites[2].srcfunc, "fx_twice");
 	kp_free(&p);
 
 	/* Built without -g: nothing resolves, and that is not an error. */
@@ -766,6 +773,7 @@ static void resolve_auto_kernel(void **state)
 	assert_int_equal(kp_resolve_auto(&p), 1);
 	assert_null(p.sites[0].srcline);
 	assert_string_equal(p.sites[2].srcline, want);
+	assert_string_equal(p.sites[2].srcfunc, "fx_twice");
 	kp_free(&p);
 	/* Another build id in the notes: the file is not used. */
 	assert_int_equal(run(out, sizeof(out),
@@ -819,6 +827,8 @@ static void resolve_real_module(void **state)
 			;
 		assert_true(j < 3);
 		assert_string_equal(s->srcline, want[j][1]);
+		/* each call is in the module's own function, none inlined */
+		assert_null(s->srcfunc);
 		n++;
 	}
 	assert_int_equal(n, 3);

@@ -52,6 +52,7 @@ static int diff_machine(const struct kp_diff *d, const struct kp_opts *o)
 
 		*s = *kp_delta_site(&d->v[i]);
 		s->srcline = NULL;
+		s->srcfunc = NULL;
 		s->bytes = d->v[i].bytes;
 		s->objs = d->v[i].objs;
 		s->allocs = d->v[i].allocs;
@@ -150,8 +151,7 @@ static int run(struct kp_opts *o)
 		       x->allocs, s->kind ? s->kind : "-");
 		kp_print_site_name(stdout, s->site, s->module, s->func,
 				s->callers);
-		if (s->srcline)
-			printf(" (%s)", s->srcline);
+		kp_print_srcline(stdout, s->srcline, s->srcfunc);
 		putchar('\n');
 	}
 	rc = 0;

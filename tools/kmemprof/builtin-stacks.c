@@ -11,15 +11,22 @@
 #include "jsonstr.h"
 #include "viewcmd.h"
 
+/* A frame's file:line and the inlined function it is in, or NULLs. */
+struct frame_src {
+	char *line, *func;
+};
+
 /*
  * file:line of every frame of every stack, in order, one array for all
  * (one read of the debug files); NULL where nothing resolved. A frame is
  * "sym+0x38/0x48" or "sym+0x38/0x48 [module]".
  */
-static char **frame_lines(const struct kp_opts *o, const struct kp_stacks *s)
+static struct frame_src *frame_lines(const struct kp_opts *o,
+				     const struct kp_stacks *s)
 {
+	struct frame_src *lines = NULL;
 	struct kp_site *t;
-	char **lines = NULL, *c;
+	char *c;
 	size_t i, f, k, n = 0;
 	bool any = false;
 
@@ -47,10 +54,13 @@ static char **frame_lines(const struct kp_opts *o, const struct kp_stacks *s)
 	lines = any ? calloc(n, sizeof(*lines)) : NULL;
 out:
 	for (k = 0; k < n; k++) {
-		if (lines)
-			lines[k] = t[k].srcline;
-		else
+		if (lines) {
+			lines[k].line = t[k].srcline;
+			lines[k].func = t[k].srcfunc;
+		} else {
 			free(t[k].srcline);
+			free(t[k].srcfunc);
+		}
 		free(t[k].site);
 	}
 	free(t);
@@ -62,7 +72,7 @@ static int stacks_run(struct kp_opts *o)
 	const char *want = o->nargs ? o->args[0] : NULL;
 	char path[512], err[512], b[32], key[1024], prev[1024] = "";
 	struct kp_stacks s;
-	char **lines;
+	struct frame_src *lines;
 	size_t i, f, k, tags = 0;
 	bool skip = false, any = false, first = true;
 	FILE *in;
@@ -127,13 +137,22 @@ static int stacks_run(struct kp_opts *o)
 				kp_json_str(stdout, st->frames[f]);
 			}
 			putchar(']');
-			/* each frame's file:line, or null */
+			/*
+			 * each frame's file:line, or null, and the inlined
+			 * function it is in, or null
+			 */
 			if (lines) {
 				fputs(",\"srclines\":[", stdout);
 				for (f = 0; f < st->nframes; f++) {
 					if (f)
 						putchar(',');
-					kp_json_str(stdout, lines[k + f]);
+					kp_json_str(stdout, lines[k + f].line);
+				}
+				fputs("],\"srcfuncs\":[", stdout);
+				for (f = 0; f < st->nframes; f++) {
+					if (f)
+						putchar(',');
+					kp_json_str(stdout, lines[k + f].func);
 				}
 				putchar(']');
 			}
@@ -147,15 +166,18 @@ static int stacks_run(struct kp_opts *o)
 		       b, st->allocs);
 		for (f = 0; f < st->nframes; f++) {
 			printf("        %s", st->frames[f]);
-			if (lines && lines[k + f])
-				printf(" (%s)", lines[k + f]);
+			if (lines)
+				kp_print_srcline(stdout, lines[k + f].line,
+						 lines[k + f].func);
 			putchar('\n');
 		}
 	}
 	if (lines) {
 		/* k: the frames of all stacks */
-		while (k--)
-			free(lines[k]);
+		while (k--) {
+			free(lines[k].line);
+			free(lines[k].func);
+		}
 		free(lines);
 	}
 	kp_stacks_free(&s);

@@ -271,6 +271,10 @@ static void print_top(const struct kp_profile *p, const struct kp_opts *o)
 			ob_put(&ob, " (", 2);
 			ob_str(&ob, s->srcline);
 			ob_put(&ob, ")", 1);
+			if (s->srcfunc) {
+				ob_put(&ob, " inlined:", 9);
+				ob_str(&ob, s->srcfunc);
+			}
 		}
 		if (s->inaccurate)
 			ob_put(&ob, " (inaccurate)", 13);

@@ -143,11 +143,19 @@ void kp_print_site_name(FILE *out, const char *site, const char *module,
 		fprintf(out, " <- %s", callers);
 }
 
+void kp_print_srcline(FILE *out, const char *srcline, const char *srcfunc)
+{
+	if (!srcline)
+		return;
+	fprintf(out, " (%s)", srcline);
+	if (srcfunc)
+		fprintf(out, " inlined:%s", srcfunc);
+}
+
 void kp_print_tag(FILE *out, const struct kp_site *t)
 {
 	kp_print_site_name(out, t->site, t->module, t->func, t->callers);
-	if (t->srcline)
-		fprintf(out, " (%s)", t->srcline);
+	kp_print_srcline(out, t->srcline, t->srcfunc);
 }
 
 bool kp_tag_match(const struct kp_site *t, const char *want)

@@ -107,7 +107,13 @@ void kp_cell(int64_t v, bool human, char *buf, size_t len);
 /* "site [module] func <- callers" as the tables print it. */
 void kp_print_site_name(FILE *out, const char *site, const char *module,
 			const char *func, const char *callers);
-/* "site [module] func" as top prints it. */
+/*
+ * " (file:line)", and " inlined:func" when the line is in a function
+ * inlined at the site, as every view prints a resolved site; nothing
+ * without @srcline.
+ */
+void kp_print_srcline(FILE *out, const char *srcline, const char *srcfunc);
+/* "site [module] func (file:line) inlined:func" as top prints it. */
 void kp_print_tag(FILE *out, const struct kp_site *t);
 /* Whether a tag matches a SITE argument: its function, or a site prefix. */
 bool kp_tag_match(const struct kp_site *t, const char *want);

@@ -41,7 +41,8 @@ int kp_out_csv(FILE *out, const struct kp_profile *p)
 	size_t i;
 
 	fputs("site,module,func,kind,srcline,live_bytes,live_objects,allocs,"
-	      "frees,bytes_total,req_total,callers,accurate,sampled,unloaded\r\n",
+	      "frees,bytes_total,req_total,callers,accurate,sampled,unloaded,"
+	      "srcfunc\r\n",
 	      out);
 	for (i = 0; i < p->n; i++) {
 		const struct kp_site *s = &p->sites[i];
@@ -63,8 +64,10 @@ int kp_out_csv(FILE *out, const struct kp_profile *p)
 		csv_int(out, s->req, true);
 		fputc(',', out);
 		csv_str(out, s->callers);
-		fprintf(out, ",%d,%d,%d\r\n", !s->inaccurate, s->sampled,
+		fprintf(out, ",%d,%d,%d,", !s->inaccurate, s->sampled,
 			s->unloaded);
+		csv_str(out, s->srcfunc);
+		fputs("\r\n", out);
 	}
 	return fflush(out) || ferror(out) ? -EIO : 0;
 }

@@ -71,6 +71,8 @@ int kp_out_json(FILE *out, const struct kp_profile *p)
 		kp_json_str(out, s->kind);
 		fputs(",\"srcline\":", out);
 		kp_json_str(out, s->srcline);
+		fputs(",\"srcfunc\":", out);
+		kp_json_str(out, s->srcfunc);
 		fprintf(out, ",\"live_bytes\":%" PRId64 ",\"live_objects\":%"
 			PRId64, s->bytes, s->objs);
 		json_int(out, "allocs", s->allocs, p->delta);

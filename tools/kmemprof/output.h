@@ -76,8 +76,9 @@ int kp_plot_meminfo(FILE *out, const struct kp_account *a);
  * Map each site's "sym+0xoff/0xlen [module]" to file:line through DWARF.
  * @spec is "VMLINUX[,MOD.ko...]", or NULL for
  * /usr/lib/debug/boot/vmlinux-$(uname -r) and the modules under
- * /lib/modules/$(uname -r). Sets site->srcline where found; sites that
- * cannot be resolved keep NULL. Returns the number of sites resolved.
+ * /lib/modules/$(uname -r). Sets site->srcline where found, and
+ * site->srcfunc when that line is in a function inlined at the site; sites
+ * that cannot be resolved keep NULL. Returns the number of sites resolved.
  */
 int kp_resolve(struct kp_profile *p, const char *spec, char *err,
 	       size_t errlen);

@@ -141,6 +141,7 @@ static void release(struct kp_site *s)
 	}
 	free(s->callers);
 	free(s->srcline);
+	free(s->srcfunc);
 }
 
 void kp_site_release(struct kp_site *s)

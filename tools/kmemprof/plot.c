@@ -232,6 +232,10 @@ int kp_plot_top(FILE *out, const struct kp_profile *p, size_t n)
 			fputs(" (", out);
 			xml_text(out, s->srcline, 0);
 			fputs(")", out);
+			if (s->srcfunc) {
+				fputs(" inlined:", out);
+				xml_text(out, s->srcfunc, 0);
+			}
 		}
 		if (s->kind) {
 			fputs(" kind:", out);

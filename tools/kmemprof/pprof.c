@@ -271,19 +271,23 @@ static uint64_t function(struct pp *pp, const char *sym, const char *module,
 /*
  * A frame as the views print it, "sym+0x38/0x48", "sym+0x38/0x48 [mod]" or
  * "sym+0x38/0x48[mod]" (caller: keys), or an allocinfo site "file:line"
- * with @func. @srcline, "file:line" from DWARF, names the source.
+ * with @func. @srcline, "file:line" from DWARF, names the source, and
+ * @srcfunc the function inlined at the frame that holds that line: the
+ * location's first line then, as pprof has inlined calls, and the
+ * symbol's function its second, the caller, at line 0 (not known).
  */
 static uint64_t location(struct pp *pp, const char *frame, const char *func,
-			 const char *module, const char *srcline)
+			 const char *module, const char *srcline,
+			 const char *srcfunc)
 {
 	char sym[KSYM_NAME_LEN], mod[MODULE_NAME_LEN], file[512], key[FRAME_LEN];
 	const char *br = strchr(frame, '[');
 	const char *colon, *plus;
 	int64_t line = 0, i;
-	size_t len;
+	size_t len, nl;
 	bool added;
 	pb_location *l;
-	pb_line *ln;
+	pb_line *ln, *outer = NULL;
 
 	mod[0] = file[0] = '\0';
 	if (br) {
@@ -314,11 +318,16 @@ static uint64_t location(struct pp *pp, const char *frame, const char *func,
 			 srcline);
 		line = strtoll(colon + 1, NULL, 10);
 	}
+	nl = srcfunc && line ? 2 : 1;
 	l = calloc(1, sizeof(*l));
 	ln = calloc(1, sizeof(*ln));
-	if (!ln || PUSH(pp->prof.location, pp->prof.n_location, pp->cloc, l)) {
+	if (nl == 2)
+		outer = calloc(1, sizeof(*outer));
+	if (!ln || (nl == 2 && !outer) ||
+	    PUSH(pp->prof.location, pp->prof.n_location, pp->cloc, l)) {
 		free(l);
 		free(ln);
+		free(outer);
 		pp->oom = true;
 		return 0;
 	}
@@ -330,16 +339,25 @@ static uint64_t location(struct pp *pp, const char *frame, const char *func,
 	plus = func ? NULL : strstr(frame, "+0x");
 	if (plus)
 		l->address = strtoull(plus + 1, NULL, 16);
-	ln->function_id = function(pp, sym, module, file, line);
 	ln->line = line;
-	l->line = calloc(1, sizeof(*l->line));
+	if (outer) {
+		perftools__profiles__line__init(outer);
+		ln->function_id = function(pp, srcfunc, module, file, line);
+		outer->function_id = function(pp, sym, module, "", 0);
+	} else {
+		ln->function_id = function(pp, sym, module, file, line);
+	}
+	l->line = calloc(nl, sizeof(*l->line));
 	if (!l->line) {
 		free(ln);
+		free(outer);
 		pp->oom = true;
 		return l->id;
 	}
 	l->line[0] = ln;
-	l->n_line = 1;
+	if (outer)
+		l->line[1] = outer;
+	l->n_line = nl;
 	return l->id;
 }
 
@@ -392,11 +410,12 @@ static void sample(struct pp *pp, const struct kp_site *site,
 	if (!nframes) {
 		s->location_id[s->n_location_id++] = location(pp, site->site,
 			strstr(site->site, "+0x") ? NULL : site->func,
-			site->module, site->srcline);
+			site->module, site->srcline, site->srcfunc);
 	}
 	for (i = 0; i < nframes; i++)
 		s->location_id[s->n_location_id++] = location(pp, frames[i],
-			NULL, i ? NULL : site->module, i ? NULL : site->srcline);
+			NULL, i ? NULL : site->module, i ? NULL : site->srcline,
+			i ? NULL : site->srcfunc);
 	/* Stacks from the view hold the callers already. */
 	for (c = nframes ? NULL : site->callers; c && *c;
 	     c = comma ? comma + 1 : NULL) {
@@ -404,7 +423,7 @@ static void sample(struct pp *pp, const struct kp_site *site,
 		snprintf(frame, sizeof(frame), "%.*s",
 			 (int)(comma ? (size_t)(comma - c) : strlen(c)), c);
 		s->location_id[s->n_location_id++] = location(pp, frame, NULL,
-							      NULL, NULL);
+							      NULL, NULL, NULL);
 	}
 	memcpy(s->value, v, 4 * sizeof(*v));
 	s->n_value = 4;

@@ -30,13 +30,14 @@ struct kp_site {
 	bool unloaded;
 	bool sampled;
 	char *srcline;		/* "file:line" from DWARF resolution, or NULL */
+	char *srcfunc;		/* the inlined function srcline is in, or NULL */
 	/* Filled by the subcommands that compute them, else 0: */
 	double rate;		/* allocs per second between two reads */
 	int64_t age_ms;		/* oldest live object, from the ages view */
 	/*
 	 * Private to parse.c: site, module, func and kind point into the
 	 * profile's arena when @shared, else each is its own allocation.
-	 * callers and srcline are always their own allocations.
+	 * callers, srcline and srcfunc are always their own allocations.
 	 */
 	bool shared;
 };

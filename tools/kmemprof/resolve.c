@@ -7,7 +7,10 @@
  * often than not), plus the offset, less one byte because a call site is
  * a return address and the call is the instruction before it. The line
  * table gives the innermost line there, inlined code included, as
- * allocinfo names it: the path relative to the build's directory.
+ * allocinfo names it: the path relative to the build's directory. The
+ * DIEs that hold the address give the function inlined there that the
+ * line is in (alloc_thread_stack_node() in copy_process()), allocinfo's
+ * func: for the same line.
  *
  * .ko files are relocatable objects; dwfl_report_offline() lays their
  * sections out and applies the DWARF relocations. allocinfo's sites are
@@ -308,28 +311,25 @@ static size_t inline_chain(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *out)
 }
 
 /*
- * Where allocinfo's alloc_hooks() would be: when the code at @pc is in an
+ * Where allocinfo's alloc_hooks() would be, in the @n functions inlined at
+ * the site (@chain, outermost first): when the code there is in an
  * allocator's inline wrappers (kmalloc_noprof() in kzalloc_noprof()...),
  * the line that calls the outermost of them, in whatever function that
- * is, inlined or not; false when @pc is not in a wrapper, and the line
- * table's own line is the site's.
+ * is, inlined or not. Returns how many of @chain are around that line,
+ * the function that holds it being the last of them (none: the concrete
+ * function); @n, with *@file unset, when the code is not in a wrapper and
+ * the line table's own line, the innermost, is the site's.
  */
-static bool inlined_call(Dwfl_Module *mod, Dwarf_Addr pc, const char **file,
-			 int *line, const char **dir)
+static size_t wrapper_call(Dwarf_Die *cu, Dwarf_Die *chain, size_t n,
+			   const char **file, int *line, const char **dir)
 {
-	Dwarf_Die *cu, chain[MAX_INLINES];
 	Dwarf_Attribute a;
 	Dwarf_Word fidx, lno;
 	Dwarf_Files *files;
-	Dwarf_Addr bias;
-	size_t nfiles, n, k;
+	size_t nfiles, k;
 
-	cu = dwfl_module_addrdie(mod, pc, &bias);
-	if (!cu)
-		return false;
-	n = inline_chain(cu, pc - bias, chain);
 	if (!n || !alloc_wrapper(&chain[n - 1]))
-		return false;
+		return n;
 	for (k = n - 1; k > 0 && alloc_wrapper(&chain[k - 1]); k--)
 		;
 	if (!dwarf_attr_integrate(&chain[k], DW_AT_call_file, &a) ||
@@ -337,25 +337,36 @@ static bool inlined_call(Dwfl_Module *mod, Dwarf_Addr pc, const char **file,
 	    !dwarf_attr_integrate(&chain[k], DW_AT_call_line, &a) ||
 	    dwarf_formudata(&a, &lno) || !lno ||
 	    dwarf_getsrcfiles(cu, &files, &nfiles) || fidx >= nfiles)
-		return false;
+		return n;
 	*file = dwarf_filesrc(files, fidx, NULL, NULL);
+	if (!*file)
+		return n;
 	*line = (int)lno;
 	*dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &a));
-	return *file != NULL;
+	return k;
 }
 
-/* file:line of @site in @f, into @buf; false if unknown. */
+/*
+ * file:line of @site in @f, into @buf, and in *@inl the name of the
+ * function inlined at the site that holds that line, as addr2line -f -i
+ * names it (alloc_thread_stack_node() in copy_process()), or NULL when
+ * the line is in the symbol's own function; false if unknown. *@inl
+ * lives as long as the Dwfl.
+ */
 static bool lookup(struct elf_file *f, const char *site, char *buf,
-		   size_t buflen)
+		   size_t buflen, const char **inl)
 {
+	Dwarf_Die *cu, chain[MAX_INLINES];
 	char sym[256];
 	const struct rsym *s;
-	const char *file, *dir;
+	const char *file = NULL, *dir;
 	uint64_t off, len;
+	Dwarf_Addr addr, bias;
 	Dwfl_Line *line;
-	Dwarf_Addr addr;
+	size_t n = 0, k;
 	int lineno;
 
+	*inl = NULL;
 	if (!split_site(site, sym, sizeof(sym), &off, &len))
 		return false;
 	s = find_sym(f, sym, len);
@@ -366,12 +377,18 @@ static bool lookup(struct elf_file *f, const char *site, char *buf,
 	if (!line)
 		return false;
 	f->has_lines = true;
-	if (!inlined_call(f->mod, addr, &file, &lineno, &dir)) {
+	cu = dwfl_module_addrdie(f->mod, addr, &bias);
+	if (cu)
+		n = inline_chain(cu, addr - bias, chain);
+	k = wrapper_call(cu, chain, n, &file, &lineno, &dir);
+	if (!file) {
 		file = dwfl_lineinfo(line, &addr, &lineno, NULL, NULL, NULL);
 		dir = dwfl_line_comp_dir(line);
 	}
 	if (!file || lineno <= 0)
 		return false;
+	if (k)
+		*inl = dwarf_diename(&chain[k - 1]);
 	snprintf(buf, buflen, "%s:%d", short_path(file, dir), lineno);
 	return true;
 }
@@ -491,7 +508,7 @@ static int files_of(const char *spec, char *err, size_t errlen)
  */
 static int resolve_file(struct kp_profile *p, struct elf_file *f, bool quiet)
 {
-	const char *name = f->ep->name;
+	const char *name = f->ep->name, *inl;
 	size_t i, tried = 0;
 	char buf[1024];
 	int done = 0;
@@ -504,11 +521,16 @@ static int resolve_file(struct kp_profile *p, struct elf_file *f, bool quiet)
 		    (quiet && s->unloaded))
 			continue;
 		tried++;
-		if (!lookup(f, s->site, buf, sizeof(buf)))
+		if (!lookup(f, s->site, buf, sizeof(buf), &inl))
 			continue;
 		s->srcline = strdup(buf);
 		if (!s->srcline)
 			return -ENOMEM;
+		if (inl) {
+			s->srcfunc = strdup(inl);
+			if (!s->srcfunc)
+				return -ENOMEM;
+		}
 		done++;
 	}
 	if (tried && !f->has_lines && !quiet)

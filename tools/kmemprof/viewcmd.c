@@ -32,8 +32,8 @@ int kp_view_json_end(void)
 }
 
 /*
- * A tag's fields, "site" to "callers" (and "srcline" when it has one),
- * after the object's '{'.
+ * A tag's fields, "site" to "callers" (and "srcline" and "srcfunc" when
+ * it has them), after the object's '{'.
  */
 void kp_view_json_tag(const struct kp_site *t)
 {
@@ -59,6 +59,10 @@ void kp_view_json_tag(const struct kp_site *t)
 		fputs(",\"srcline\":", stdout);
 		kp_json_str(stdout, t->srcline);
 	}
+	if (t->srcfunc) {
+		fputs(",\"srcfunc\":", stdout);
+		kp_json_str(stdout, t->srcfunc);
+	}
 }
 
 /*
@@ -79,19 +83,25 @@ void kp_view_resolve(const struct kp_opts *o, struct kp_site *first,
 	p.sites = calloc(n, sizeof(*p.sites));
 	if (!p.sites)
 		return;
-	/* borrowed: resolution reads site and module, writes srcline */
+	/*
+	 * borrowed: resolution reads site and module, writes srcline and
+	 * srcfunc
+	 */
 	for (i = 0, t = first; i < n;
 	     i++, t = (struct kp_site *)((char *)t + stride)) {
 		p.sites[i].site = t->site;
 		p.sites[i].module = t->module;
 		p.sites[i].unloaded = t->unloaded;
 		p.sites[i].srcline = t->srcline;
+		p.sites[i].srcfunc = t->srcfunc;
 	}
 	p.n = n;
 	kp_resolve_auto(&p);
 	for (i = 0, t = first; i < n;
-	     i++, t = (struct kp_site *)((char *)t + stride))
+	     i++, t = (struct kp_site *)((char *)t + stride)) {
 		t->srcline = p.sites[i].srcline;
+		t->srcfunc = p.sites[i].srcfunc;
+	}
 	free(p.sites);
 #else
 	(void)o;

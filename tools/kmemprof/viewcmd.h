@@ -12,7 +12,7 @@ bool kp_view_keep(const struct kp_opts *o, const struct kp_site *t);
 
 /*
  * file:line of @n tags, @stride bytes apart from @first, into their
- * srcline, on a live read (viewcmd.c).
+ * srcline and srcfunc, on a live read (viewcmd.c).
  */
 void kp_view_resolve(const struct kp_opts *o, struct kp_site *first,
 		     size_t n, size_t stride);
@@ -21,8 +21,8 @@ void kp_view_json_begin(const char *view);
 /* The closing "}\n"; 0, or 1 if stdout failed. */
 int kp_view_json_end(void);
 /*
- * A tag's fields, "site" to "callers" (and "srcline" when it has one),
- * after the object's '{'.
+ * A tag's fields, "site" to "callers" (and "srcline" and "srcfunc" when
+ * it has them), after the object's '{'.
  */
 void kp_view_json_tag(const struct kp_site *t);
 /* ,"@key":[counts] */

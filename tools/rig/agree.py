@@ -30,6 +30,15 @@ Two checks, each within PCT percent:
     moment. Their live bytes are printed beside.
     A site listed in the allow-list FILE ("file:line  reason", one a line)
     is printed with its reason and not asserted.
+    Each kmemprof site is named as allocinfo names its function: the
+    function inlined at the site that its line is in (the reader's
+    srcfunc, copy_process+0x1b8 in alloc_thread_stack_node), else its
+    symbol without the compiler's suffixes (.constprop.0...). An allocinfo
+    site that no kmemprof site has the file:line of is matched by its file
+    and function instead, against the sites of that file and function
+    whose file:line is none of allocinfo's, and says "by function". One
+    more check: every kmemprof site matched by file:line has the name
+    allocinfo gives the function there.
 
 Prints the table, a line per check (PASS/FAIL/ALLOW), and 'P F S' last.
 """
@@ -54,6 +63,11 @@ def view(reader, path, vmlinux=None):
 def key(s):
     """allocinfo's site: file:line, and the module for a module's."""
     return s['site'] + (' [%s]' % s['module'] if s.get('module') else '')
+
+
+def name(s):
+    """The function a kmemprof site's line is in, as allocinfo names it."""
+    return s.get('srcfunc') or s['func'].split('.')[0]
 
 
 def mib(n):
@@ -155,6 +169,7 @@ def main():
         k = (x['site'], x.get('module'), x['kind'])
         kp_at_load[k] = kp_at_load.get(k, 0) + x['live_bytes']
     by_line = {}
+    by_func = {}
     unresolved = 0
     for x in kp['sites']:
         if x['site'].startswith('before_load:') or x['site'] == 'kmemprof:tables':
@@ -166,6 +181,9 @@ def main():
             continue
         k = x['srcline'] + (' [%s]' % x['module'] if x.get('module') else '')
         by_line.setdefault(k, []).append(x)
+        if k not in gained:
+            fk = (x['srcline'].rsplit(':', 1)[0], x.get('module'), name(x))
+            by_func.setdefault(fk, []).append(x)
     print()
     print('=== allocinfo\'s %d biggest sites since load, against kmemprof by'
           ' file:line (KiB; within %g%%)' % (a.top, a.pct))
@@ -173,22 +191,39 @@ def main():
                                          '(live)', 'file:line',
                                          'kmemprof sites'))
     top = sorted(gained.items(), key=lambda kv: -kv[1])[:a.top]
+    misnamed = []
     for k, want in top:
         sites = by_line.get(k, [])
+        how = ''
+        if not sites:
+            sites = by_func.get((k.split(' ')[0].rsplit(':', 1)[0],
+                                 k.split(' [')[1][:-1] if ' [' in k else None,
+                                 funcs.get(k)), [])
+            how = ' by function' if sites else ''
+        misnamed += ['%s (%s) at %s' % (x['site'], name(x), k)
+                     for x in sites if name(x) != funcs.get(k)]
         got = sum(x['gained'] for x in sites)
         live = sum(x['live_bytes'] for x in sites)
-        names = ', '.join(sorted({'%s %s' % (x['site'], x['kind'])
+        names = ', '.join(sorted({'%s (%s) %s' % (x['site'], name(x),
+                                                  x['kind'])
                                   for x in sites})) or '-'
         diff = '%+.1f%%' % (100 * (got - want) / want) if want else '-'
         print('%9d %9d %7s %9d  %-40s %s' % (want // 1024, got // 1024, diff,
                                              live // 1024,
                                              k + ' ' + funcs.get(k, ''),
                                              names))
-        judge('site %s (%s): kmemprof %d, allocinfo %d since load'
-              % (k, funcs.get(k, ''), got, want), want, got,
+        judge('site %s (%s): kmemprof %d, allocinfo %d since load%s'
+              % (k, funcs.get(k, ''), got, want, how), want, got,
               allow.get(k))
     print('(kmemprof, live bytes of sites with no file:line: %d KiB)'
           % (unresolved // 1024))
+    if misnamed:
+        print('FAIL names: not allocinfo\'s function: ' + ', '.join(misnamed))
+        f += 1
+    else:
+        print('PASS names: each kmemprof site above is in allocinfo\'s'
+              ' function (srcfunc, or its symbol)')
+        p += 1
     print('%d %d %d' % (p, f, s))
     return 1 if f else 0
 
