@@ -13,12 +13,55 @@
  * kernel allocated: vmalloc, stacks, drivers' pages). Their frees then
  * pair, and /proc/kmemprof adds up to the memory in use.
  *
- * A block is a compound page (its head, of its order) or a single page. A
- * block of higher order that is not compound (alloc_pages() without
- * __GFP_COMP) has a reference on its first page only, and is entered as
- * that page alone: its free takes that one page off the tag
- * (account.c, "Split page blocks": a free of more than the block at its
- * PFN takes the blocks in its range).
+ * A block is a compound page (its head, of its order), a single page, or
+ * a block of higher order that is not compound (alloc_pages() without
+ * __GFP_COMP, __get_free_pages()). The last has a reference on its first
+ * page only; its other pages, its tails, have none and no flag, as a page
+ * on a per-CPU free list has, and no struct page holds its order
+ * (page_owner's page_ext does, which a module cannot count on). So the
+ * walk tells its tails from free pages by where free pages are: the first
+ * page of a free block is PageBuddy() or on a list (a per-CPU free list;
+ * compaction's on 6.9+), and every free page lies in a free block whose
+ * first page lies between it and the allocated page before it (blocks are
+ * aligned to their size, and no free block holds an allocated page). A
+ * page of kind other that is not compound takes as its tails the frames
+ * after it, up to the largest block aligned at it, that have no
+ * reference, none of the flags of a block of their own (PageBuddy(),
+ * compound, reserved, slab, page table), no entry (but this tag's of
+ * order 0, from an earlier walk) and are on no list. A frame is on a
+ * list if a node that its lru links name points back at it: a struct
+ * page's node is read directly, one in the linear map (a per-CPU list's
+ * head) with get_kernel_nofault(), and one anywhere else in the kernel's
+ * half (vmalloc, per-CPU chunks, stacks, the image) is not read and taken
+ * as a list; NULL, the list poison and other values below PAGE_OFFSET are
+ * no link. Such a block is entered a
+ * page at a time, an entry of order 0 a page, on before_load:other: its
+ * free, of its order, takes every entry in its range (account.c, "Split
+ * page blocks": a free of more than the block at its PFN takes every block
+ * in its range), and a part freed alone (after split_page(), or by
+ * __free_pages() while the head has another reference) takes its own. It
+ * counts as 2^order objects, where a compound block counts as one.
+ *
+ * Where that is inexact:
+ *
+ * - A tail whose links, left from its last use, still name nodes that
+ *   point back at it (5.10's free_pcppages_bulk() leaves those of pages
+ *   merged into a buddy so), or name memory not read here, ends the block
+ *   early: the block is entered short, the rest of it is on no line, and
+ *   its free takes what was entered (no unpaired free).
+ * - A free page on no list as the walk reads it, right after a page of
+ *   kind other from before load, is taken as a tail: a page between a
+ *   free list and its owner (its event settles it: an allocation's takes
+ *   the entry as freed), a page on the zone's list of frees that could
+ *   not take its lock (trylock_free_pages, 6.15+), a block that free page
+ *   reporting holds, a buddy being merged under the zone's lock. After
+ *   its entry the walk looks at each tail again and takes the entry back
+ *   from one that is PageBuddy() or listed by then. An entry left on a free frame counts on
+ *   before_load:other until the frame is allocated as a block's first
+ *   page (its event takes it as freed) or the next walk (it takes it
+ *   out, as any free frame's); should the frame be allocated meanwhile
+ *   inside a larger block that is later freed in parts, that part's free
+ *   pairs with it instead of splitting its block.
  *
  * kmemprof's own tables, allocated at load before any probe, have a line
  * of their own too, kmemprof:tables: their pages are entered on it before
@@ -59,6 +102,21 @@
  * free frame imply a page no longer free, so the scan never takes an
  * entry written since.
  *
+ * The pages of a block that is not compound are entered one at a time,
+ * its first page first, each with cmpxchg() from 0; then the first page is
+ * read again, and if it is free by then, the walk takes back those of its
+ * entries that are still there, as above. The block's free takes every
+ * entry in its range: one whose event ran among the entries took those
+ * made so far, and one whose event is still to come finds none and counts
+ * as unpaired, as for a single page. The lru links that tell a tail from a free page (above) are
+ * read with no lock either, while other CPUs add pages to their per-CPU
+ * lists and take them off: a frame that moves as the walk reads its
+ * links may be judged either way, and the look after its entry, and then
+ * the frame's next event, settle it as for a single page. The neighbours
+ * read through the links are struct pages of the map or memory of the
+ * linear map read with get_kernel_nofault(), so a stale link faults
+ * nothing.
+ *
  * A block whose free is under way as the scan reads it (no reference
  * left, its event not yet run) looks like a per-CPU list's page, and loses
  * its entry: counted freed by the scan, its free then counts as unpaired.
@@ -82,11 +140,14 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bitmap.h>
+#include <linux/kasan.h>
 #include <linux/memory_hotplug.h>
 #include <linux/mm.h>
 #include <linux/page-flags.h>
 #include <linux/sched.h>
 #include <linux/tracepoint.h>
+#include <linux/uaccess.h>
 
 #include "internal.h"
 
@@ -260,6 +321,142 @@ static unsigned long kmp_prior_free(unsigned long pfn, struct page *page)
 	return 1UL << order;
 }
 
+/* What one link of a free frame's list node points at. */
+enum kmp_prior_link {
+	KMP_LINK_NONE,		/* nothing, or a node that does not point back */
+	KMP_LINK_BACK,		/* a node that points back: on a list */
+	KMP_LINK_UNKNOWN,	/* kernel memory not read here: maybe a list */
+};
+
+/*
+ * Whether the node at @x, a link of the list node @lh, points back at @lh
+ * (through its prev where @next, else its next). Read directly where @x is
+ * a struct page's lru, without faulting where it is in the linear map (the
+ * per-CPU lists' heads); elsewhere in the kernel's half (vmalloc, the
+ * image, stacks) not read at all. NULL, LIST_POISON1/2 and other values
+ * below PAGE_OFFSET are no link.
+ */
+static enum kmp_prior_link kmp_prior_link(struct list_head *lh,
+					  struct list_head *x, bool next)
+{
+	unsigned long a = (unsigned long)kasan_reset_tag(x);
+	struct list_head *back;
+
+	if (x == lh || a < PAGE_OFFSET)
+		return KMP_LINK_NONE;
+#ifdef CONFIG_SPARSEMEM_VMEMMAP
+	{
+		/* only arithmetic here: page_to_pfn() of the virtual map */
+		struct page *n = container_of(x, struct page, lru);
+		unsigned long pfn = page_to_pfn(n);
+
+		if (pfn - kmp_tab.pfn_base < kmp_tab.pfn_span &&
+		    pfn_to_online_page(pfn) == n) {
+			back = next ? READ_ONCE(x->prev) : READ_ONCE(x->next);
+			return back == lh ? KMP_LINK_BACK : KMP_LINK_NONE;
+		}
+	}
+#endif
+	if (!virt_addr_valid((void *)a))
+		return KMP_LINK_UNKNOWN;
+	if (get_kernel_nofault(back, next ? &x->prev : &x->next))
+		return KMP_LINK_NONE;
+	return back == lh ? KMP_LINK_BACK : KMP_LINK_NONE;
+}
+
+/*
+ * The frame at @page, with no reference, may be on a list: a per-CPU free
+ * list's, or compaction's (see the top of the file). Where a link cannot
+ * be read, it may.
+ */
+static bool kmp_prior_listed(struct page *page)
+{
+	struct list_head *lh = &page->lru;
+	enum kmp_prior_link n, p;
+
+	n = kmp_prior_link(lh, READ_ONCE(lh->next), true);
+	if (n == KMP_LINK_BACK)
+		return true;
+	p = kmp_prior_link(lh, READ_ONCE(lh->prev), false);
+	return p == KMP_LINK_BACK || n == KMP_LINK_UNKNOWN ||
+	       p == KMP_LINK_UNKNOWN;
+}
+
+/*
+ * The frame @pfn may be a tail of a block that is not compound, headed
+ * below it: no reference, none of the flags of a block of its own, on no
+ * list, and no entry but @mine (a tail entered by an earlier walk).
+ */
+static bool kmp_prior_nc_tail(unsigned long pfn, u32 mine)
+{
+	struct page *page = pfn_to_online_page(pfn);
+	u32 v;
+
+	if (!page || PageTail(page) || PageHead(page) || PageBuddy(page) ||
+	    PageReserved(page) || PageSlab(page) || PageTable(page) ||
+	    page_ref_count(page))
+		return false;
+	v = kmp_account_pfn_peek(pfn);
+	if (v && v != mine)
+		return false;
+	return !kmp_prior_listed(page);
+}
+
+/*
+ * The order of the block that is not compound at @pfn: the largest block
+ * aligned at @pfn whose frames after the first may all be its tails.
+ */
+static unsigned int kmp_prior_nc_order(unsigned long pfn, u32 mine)
+{
+	unsigned long end = kmp_tab.pfn_base + kmp_tab.pfn_span, n = 1;
+	unsigned int max = KMP_PAGE_ORDERS - 1;
+
+	if (pfn)
+		max = min_t(unsigned int, max, __ffs(pfn));
+	while (n < 1UL << max && pfn + n < end &&
+	       kmp_prior_nc_tail(pfn + n, mine))
+		n++;
+	return ilog2(n);
+}
+
+/*
+ * Enter the block of kind other at @pfn (@page, not compound, and no
+ * entry or one this walk makes) a page at a time: its first page and the
+ * frames after it that are its tails. Each frame entered is checked again
+ * after its entry, as a single block is (kmp_prior_gone()). The block's
+ * size.
+ */
+static unsigned long kmp_prior_nc(unsigned long pfn, struct page *page,
+				  u32 tag, unsigned long *pages)
+{
+	DECLARE_BITMAP(in, 1UL << (KMP_PAGE_ORDERS - 1));
+	u32 mine = kmp_pfn_entry(tag, 0);
+	unsigned long n = 1UL << kmp_prior_nc_order(pfn, mine), i;
+
+	bitmap_zero(in, n);
+	for (i = 0; i < n; i++) {
+		if (kmp_account_prior(pfn + i, 0, tag)) {
+			__set_bit(i, in);
+			(*pages)++;
+		}
+	}
+	/* after the entries (cmpxchg(): full barriers), the pages again */
+	if (kmp_prior_gone(page)) {
+		for_each_set_bit(i, in, n)
+			kmp_account_prior_undo(pfn + i, 0, tag);
+		return n;
+	}
+	for_each_set_bit(i, in, n) {
+		struct page *tail = pfn_to_page(pfn + i);
+
+		/* a free frame after all: on a free list now */
+		if (i && !page_ref_count(tail) &&
+		    (PageBuddy(tail) || kmp_prior_listed(tail)))
+			kmp_account_prior_undo(pfn + i, 0, tag);
+	}
+	return n;
+}
+
 /* Enter the blocks of [@pfn, @end) that need it. Interrupts off. */
 static unsigned long kmp_prior_batch(unsigned long pfn, unsigned long end,
 				     unsigned long *pages)
@@ -284,6 +481,15 @@ static unsigned long kmp_prior_batch(unsigned long pfn, unsigned long end,
 				kmp_prior_drop(pfn, page, KMP_PF_UNREF);
 			pfn++;
 			continue;
+		}
+		if (kind == KMP_PRIOR_OTHER && !PageHead(page)) {
+			u32 v = kmp_account_pfn_peek(pfn);
+			u32 tag = kmp_prior_tags[kind];
+
+			if (!v || v == kmp_pfn_entry(tag, 0)) {
+				pfn += kmp_prior_nc(pfn, page, tag, pages);
+				continue;
+			}
 		}
 		if (PageHead(page))
 			order = compound_order(page);
