@@ -23,45 +23,52 @@
  * page of a free block is PageBuddy() or on a list (a per-CPU free list;
  * compaction's on 6.9+), and every free page lies in a free block whose
  * first page lies between it and the allocated page before it (blocks are
- * aligned to their size, and no free block holds an allocated page). A
- * page of kind other that is not compound takes as its tails the frames
- * after it, up to the largest block aligned at it, that have no
- * reference, none of the flags of a block of their own (PageBuddy(),
- * compound, reserved, slab, page table), no entry (but this tag's of
- * order 0, from an earlier walk) and are on no list. A frame is on a
- * list if a node that its lru links name points back at it: a struct
- * page's node is read directly, one in the linear map (a per-CPU list's
- * head) with get_kernel_nofault(), and one anywhere else in the kernel's
- * half (vmalloc, per-CPU chunks, stacks, the image) is not read and taken
- * as a list; NULL, the list poison and other values below PAGE_OFFSET are
- * no link. Such a block is entered a
- * page at a time, an entry of order 0 a page, on before_load:other: its
- * free, of its order, takes every entry in its range (account.c, "Split
- * page blocks": a free of more than the block at its PFN takes every block
- * in its range), and a part freed alone (after split_page(), or by
- * __free_pages() while the head has another reference) takes its own. It
- * counts as 2^order objects, where a compound block counts as one.
+ * aligned to their size, and no free block holds an allocated page).
+ *
+ * A page of kind other that is not compound takes as its tails the frames
+ * after it that have no reference, none of the flags of a block of their
+ * own (PageBuddy(), compound, reserved, slab, page table) and no entry (but
+ * this tag's of order 0, from an earlier walk), as far as the largest block
+ * aligned at it whose tails are all on no list. A frame is on a list if a
+ * node its lru links name points back at it and is one that a free list
+ * holds: the head of a per-CPU list of the frame's zone, or the node of a
+ * struct page that may be free itself (no reference, no flag, not inside a
+ * free buddy block). Nothing else is read: a stack (compaction's list
+ * heads), the list poison and what a page's last user left there are no
+ * link. Links between the frames of the block itself do not count either:
+ * a free list runs through its head, outside the block, so a frame of the
+ * block on one is linked to a node outside it, or to a frame of the block
+ * that is.
+ *
+ * Such a block is entered a page at a time, an entry of order 0 a page, on
+ * before_load:other: its free, of its order, takes every entry in its
+ * range (account.c, "Split page blocks": a free of more than the block at
+ * its PFN takes every block in its range), and a part freed alone (after
+ * split_page(), or by __free_pages() while the head has another reference)
+ * takes its own. It counts as 2^order objects, where a compound block
+ * counts as one.
  *
  * Where that is inexact:
  *
- * - A tail whose links, left from its last use, still name nodes that
- *   point back at it (5.10's free_pcppages_bulk() leaves those of pages
- *   merged into a buddy so), or name memory not read here, ends the block
- *   early: the block is entered short, the rest of it is on no line, and
- *   its free takes what was entered (no unpaired free).
- * - A free page on no list as the walk reads it, right after a page of
+ * - A tail whose links, left from its last use, name a node that still
+ *   points back at it and may be free (5.10's free_pcppages_bulk() leaves
+ *   the links of the pages it merges into buddies pointing at each other)
+ *   ends the block early: the block is entered short, the rest of it is
+ *   on no line, and its free takes what was entered (no unpaired free).
+ * - A free page on no list that the walk can see, right after a page of
  *   kind other from before load, is taken as a tail: a page between a
  *   free list and its owner (its event settles it: an allocation's takes
- *   the entry as freed), a page on the zone's list of frees that could
- *   not take its lock (trylock_free_pages, 6.15+), a block that free page
- *   reporting holds, a buddy being merged under the zone's lock. After
- *   its entry the walk looks at each tail again and takes the entry back
- *   from one that is PageBuddy() or listed by then. An entry left on a free frame counts on
- *   before_load:other until the frame is allocated as a block's first
- *   page (its event takes it as freed) or the next walk (it takes it
- *   out, as any free frame's); should the frame be allocated meanwhile
- *   inside a larger block that is later freed in parts, that part's free
- *   pairs with it instead of splitting its block.
+ *   the entry as freed), alone on one of compaction's lists, on the
+ *   zone's list of frees that could not take its lock (trylock_free_pages,
+ *   6.15+), held by free page reporting, or a buddy being merged under the
+ *   zone's lock. After the entries the walk looks at each tail again and
+ *   takes the entry back from one that is PageBuddy() or listed by then.
+ *   An entry left on a free frame counts on before_load:other until the
+ *   frame is allocated as a block's first page (its event takes it as
+ *   freed) or the next walk (it takes it out, as any free frame's); should
+ *   the frame be allocated meanwhile inside a larger block that is later
+ *   freed in parts, that part's free pairs with it instead of splitting
+ *   its block.
  *
  * kmemprof's own tables, allocated at load before any probe, have a line
  * of their own too, kmemprof:tables: their pages are entered on it before
@@ -108,14 +115,15 @@
  * entries that are still there, as above. The block's free takes every
  * entry in its range: one whose event ran among the entries took those
  * made so far, and one whose event is still to come finds none and counts
- * as unpaired, as for a single page. The lru links that tell a tail from a free page (above) are
- * read with no lock either, while other CPUs add pages to their per-CPU
- * lists and take them off: a frame that moves as the walk reads its
- * links may be judged either way, and the look after its entry, and then
- * the frame's next event, settle it as for a single page. The neighbours
- * read through the links are struct pages of the map or memory of the
- * linear map read with get_kernel_nofault(), so a stale link faults
- * nothing.
+ * as unpaired, as for a single page.
+ *
+ * The lru links that tell a tail from a free page (above) are read with
+ * no lock either, while other CPUs add pages to their per-CPU lists and
+ * take them off: a frame that moves as the walk reads its links may be
+ * judged either way, and the look after its entry, then the frame's next
+ * event, settle it as for a single page. The only nodes read
+ * through the links are struct pages of the map and the per-CPU lists'
+ * heads, which stay mapped, so a stale link is never followed.
  *
  * A block whose free is under way as the scan reads it (no reference
  * left, its event not yet run) looks like a per-CPU list's page, and loses
@@ -141,13 +149,11 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bitmap.h>
-#include <linux/kasan.h>
 #include <linux/memory_hotplug.h>
 #include <linux/mm.h>
 #include <linux/page-flags.h>
 #include <linux/sched.h>
 #include <linux/tracepoint.h>
-#include <linux/uaccess.h>
 
 #include "internal.h"
 
@@ -321,102 +327,144 @@ static unsigned long kmp_prior_free(unsigned long pfn, struct page *page)
 	return 1UL << order;
 }
 
-/* What one link of a free frame's list node points at. */
-enum kmp_prior_link {
-	KMP_LINK_NONE,		/* nothing, or a node that does not point back */
-	KMP_LINK_BACK,		/* a node that points back: on a list */
-	KMP_LINK_UNKNOWN,	/* kernel memory not read here: maybe a list */
-};
-
 /*
- * Whether the node at @x, a link of the list node @lh, points back at @lh
- * (through its prev where @next, else its next). Read directly where @x is
- * a struct page's lru, without faulting where it is in the linear map (the
- * per-CPU lists' heads); elsewhere in the kernel's half (vmalloc, the
- * image, stacks) not read at all. NULL, LIST_POISON1/2 and other values
- * below PAGE_OFFSET are no link.
+ * The frame @page has no reference and none of the flags of an allocated
+ * block or of the buddy allocator's free one: a free page or a tail of a
+ * block that is not compound.
  */
-static enum kmp_prior_link kmp_prior_link(struct list_head *lh,
-					  struct list_head *x, bool next)
+static bool kmp_prior_unref(struct page *page)
 {
-	unsigned long a = (unsigned long)kasan_reset_tag(x);
-	struct list_head *back;
-
-	if (x == lh || a < PAGE_OFFSET)
-		return KMP_LINK_NONE;
-#ifdef CONFIG_SPARSEMEM_VMEMMAP
-	{
-		/* only arithmetic here: page_to_pfn() of the virtual map */
-		struct page *n = container_of(x, struct page, lru);
-		unsigned long pfn = page_to_pfn(n);
-
-		if (pfn - kmp_tab.pfn_base < kmp_tab.pfn_span &&
-		    pfn_to_online_page(pfn) == n) {
-			back = next ? READ_ONCE(x->prev) : READ_ONCE(x->next);
-			return back == lh ? KMP_LINK_BACK : KMP_LINK_NONE;
-		}
-	}
-#endif
-	if (!virt_addr_valid((void *)a))
-		return KMP_LINK_UNKNOWN;
-	if (get_kernel_nofault(back, next ? &x->prev : &x->next))
-		return KMP_LINK_NONE;
-	return back == lh ? KMP_LINK_BACK : KMP_LINK_NONE;
+	return !PageTail(page) && !PageHead(page) && !PageBuddy(page) &&
+	       !PageReserved(page) && !PageSlab(page) && !PageTable(page) &&
+	       !page_ref_count(page);
 }
 
 /*
- * The frame at @page, with no reference, may be on a list: a per-CPU free
- * list's, or compaction's (see the top of the file). Where a link cannot
- * be read, it may.
+ * The frame @pfn (@page) may be on a free list: unreferenced, and not
+ * inside a free buddy block, whose pages after its first are on none.
  */
-static bool kmp_prior_listed(struct page *page)
+static bool kmp_prior_maybe_listed(unsigned long pfn, struct page *page)
 {
-	struct list_head *lh = &page->lru;
-	enum kmp_prior_link n, p;
+	unsigned int j;
 
-	n = kmp_prior_link(lh, READ_ONCE(lh->next), true);
-	if (n == KMP_LINK_BACK)
-		return true;
-	p = kmp_prior_link(lh, READ_ONCE(lh->prev), false);
-	return p == KMP_LINK_BACK || n == KMP_LINK_UNKNOWN ||
-	       p == KMP_LINK_UNKNOWN;
+	if (!kmp_prior_unref(page))
+		return false;
+	for (j = 1; j < KMP_PAGE_ORDERS; j++) {
+		unsigned long h = round_down(pfn, 1UL << j);
+		struct page *head = h == pfn ? NULL : pfn_to_online_page(h);
+
+		/* the buddy allocator's order (page_private()), racy */
+		if (head && !PageTail(head) && PageBuddy(head) &&
+		    READ_ONCE(head->private) >= j)
+			return false;
+	}
+	return true;
+}
+
+/* @x is the head of one of the per-CPU free lists of @page's zone. */
+static bool kmp_prior_pcp_head(struct page *page, struct list_head *x)
+{
+	struct zone *zone = page_zone(page);
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct per_cpu_pages *pcp = kmp_zone_pcp(zone, cpu);
+		unsigned long d = (unsigned long)x - (unsigned long)pcp->lists;
+
+		if (d < sizeof(pcp->lists) && !(d % sizeof(*x)))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The link @x of the node of @page (its next where @next, else its prev)
+ * names a node that points back at it and that a free list holds: the
+ * head of a per-CPU free list of its zone, or the node of a struct page
+ * outside [@lo, @hi) that may be on a free list itself. Only those are
+ * read: anything else (NULL, the list poison, a stack, garbage) is no
+ * link.
+ */
+static bool kmp_prior_link(struct page *page, struct list_head *x,
+			   bool next, unsigned long lo, unsigned long hi)
+{
+	struct list_head *lh = &page->lru, *back;
+
+	if (x == lh)
+		return false;
+	if (!kmp_prior_pcp_head(page, x)) {
+#ifdef CONFIG_SPARSEMEM_VMEMMAP
+		/* only arithmetic: page_to_pfn() of the virtual map */
+		struct page *n = container_of(x, struct page, lru);
+		unsigned long pfn = page_to_pfn(n);
+
+		if (pfn - kmp_tab.pfn_base >= kmp_tab.pfn_span ||
+		    (pfn >= lo && pfn < hi) || pfn_to_online_page(pfn) != n ||
+		    !kmp_prior_maybe_listed(pfn, n))
+			return false;
+#else
+		return false;
+#endif
+	}
+	back = next ? READ_ONCE(x->prev) : READ_ONCE(x->next);
+	return back == lh;
+}
+
+/*
+ * The unreferenced frame @page is on a free list (a per-CPU one, or
+ * compaction's), by its links; those to frames in [@lo, @hi) not counted.
+ */
+static bool kmp_prior_listed(struct page *page, unsigned long lo,
+			     unsigned long hi)
+{
+	return kmp_prior_link(page, READ_ONCE(page->lru.next), true, lo, hi) ||
+	       kmp_prior_link(page, READ_ONCE(page->lru.prev), false, lo, hi);
 }
 
 /*
  * The frame @pfn may be a tail of a block that is not compound, headed
- * below it: no reference, none of the flags of a block of its own, on no
- * list, and no entry but @mine (a tail entered by an earlier walk).
+ * below it, by what it holds itself: unreferenced, and no entry but
+ * @mine (a tail entered by an earlier walk).
  */
 static bool kmp_prior_nc_tail(unsigned long pfn, u32 mine)
 {
 	struct page *page = pfn_to_online_page(pfn);
 	u32 v;
 
-	if (!page || PageTail(page) || PageHead(page) || PageBuddy(page) ||
-	    PageReserved(page) || PageSlab(page) || PageTable(page) ||
-	    page_ref_count(page))
+	if (!page || !kmp_prior_unref(page))
 		return false;
 	v = kmp_account_pfn_peek(pfn);
-	if (v && v != mine)
-		return false;
-	return !kmp_prior_listed(page);
+	return !v || v == mine;
 }
 
 /*
  * The order of the block that is not compound at @pfn: the largest block
- * aligned at @pfn whose frames after the first may all be its tails.
+ * aligned at @pfn whose frames after the first may all be its tails and
+ * none of them is on a free list. Links between frames of the block do
+ * not count: a free list holds a node outside it (its head, at least),
+ * so any frame of the block on one is linked to a node outside it, or to
+ * one in it that is.
  */
 static unsigned int kmp_prior_nc_order(unsigned long pfn, u32 mine)
 {
-	unsigned long end = kmp_tab.pfn_base + kmp_tab.pfn_span, n = 1;
-	unsigned int max = KMP_PAGE_ORDERS - 1;
+	unsigned long end = kmp_tab.pfn_base + kmp_tab.pfn_span, n = 1, i;
+	unsigned int max = KMP_PAGE_ORDERS - 1, k;
 
 	if (pfn)
 		max = min_t(unsigned int, max, __ffs(pfn));
-	while (n < 1UL << max && pfn + n < end &&
-	       kmp_prior_nc_tail(pfn + n, mine))
+	while (n < 1UL << max && pfn + n < end && kmp_prior_nc_tail(pfn + n, mine))
 		n++;
-	return ilog2(n);
+	for (k = ilog2(n); k; k--) {
+		for (i = 1; i < 1UL << k; i++)
+			if (kmp_prior_listed(pfn_to_page(pfn + i), pfn,
+					     pfn + (1UL << k)))
+				break;
+		if (i == 1UL << k)
+			return k;
+		/* the block ends before that frame */
+		k = min_t(unsigned int, k, ilog2(i) + 1);
+	}
+	return 0;
 }
 
 /*
@@ -451,7 +499,7 @@ static unsigned long kmp_prior_nc(unsigned long pfn, struct page *page,
 
 		/* a free frame after all: on a free list now */
 		if (i && !page_ref_count(tail) &&
-		    (PageBuddy(tail) || kmp_prior_listed(tail)))
+		    (PageBuddy(tail) || kmp_prior_listed(tail, pfn, pfn + n)))
 			kmp_account_prior_undo(pfn + i, 0, tag);
 	}
 	return n;
