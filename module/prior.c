@@ -160,6 +160,17 @@
 /* Frames looked at with interrupts off at a time. */
 #define KMP_PRIOR_BATCH		512
 
+/*
+ * The largest block that is not compound the walk enters whole: the
+ * largest of 4 KiB pages (larger ones, of larger pages, are entered
+ * short), which keeps kmp_prior_nc()'s bitmap at 128 bytes.
+ */
+#if KMP_PAGE_ORDERS > 11
+#define KMP_PRIOR_NC_ORDER	10
+#else
+#define KMP_PRIOR_NC_ORDER	(KMP_PAGE_ORDERS - 1)
+#endif
+
 static u32 kmp_prior_tags[KMP_PRIOR_NR + 1];
 static bool kmp_prior_have_tags;
 
@@ -390,22 +401,27 @@ static bool kmp_prior_link(struct page *page, struct list_head *x,
 {
 	struct list_head *lh = &page->lru, *back;
 
+	bool page_node = false;
+
 	if (x == lh)
 		return false;
-	if (!kmp_prior_pcp_head(page, x)) {
 #ifdef CONFIG_SPARSEMEM_VMEMMAP
+	{
 		/* only arithmetic: page_to_pfn() of the virtual map */
 		struct page *n = container_of(x, struct page, lru);
 		unsigned long pfn = page_to_pfn(n);
 
-		if (pfn - kmp_tab.pfn_base >= kmp_tab.pfn_span ||
-		    (pfn >= lo && pfn < hi) || pfn_to_online_page(pfn) != n ||
-		    !kmp_prior_maybe_listed(pfn, n))
-			return false;
-#else
-		return false;
-#endif
+		if (pfn - kmp_tab.pfn_base < kmp_tab.pfn_span &&
+		    pfn_to_online_page(pfn) == n) {
+			if ((pfn >= lo && pfn < hi) ||
+			    !kmp_prior_maybe_listed(pfn, n))
+				return false;
+			page_node = true;
+		}
 	}
+#endif
+	if (!page_node && !kmp_prior_pcp_head(page, x))
+		return false;
 	back = next ? READ_ONCE(x->prev) : READ_ONCE(x->next);
 	return back == lh;
 }
@@ -448,11 +464,12 @@ static bool kmp_prior_nc_tail(unsigned long pfn, u32 mine)
 static unsigned int kmp_prior_nc_order(unsigned long pfn, u32 mine)
 {
 	unsigned long end = kmp_tab.pfn_base + kmp_tab.pfn_span, n = 1, i;
-	unsigned int max = KMP_PAGE_ORDERS - 1, k;
+	unsigned int max = KMP_PRIOR_NC_ORDER, k;
 
 	if (pfn)
 		max = min_t(unsigned int, max, __ffs(pfn));
-	while (n < 1UL << max && pfn + n < end && kmp_prior_nc_tail(pfn + n, mine))
+	while (n < 1UL << max && pfn + n < end &&
+	       kmp_prior_nc_tail(pfn + n, mine))
 		n++;
 	for (k = ilog2(n); k; k--) {
 		for (i = 1; i < 1UL << k; i++)
@@ -477,7 +494,7 @@ static unsigned int kmp_prior_nc_order(unsigned long pfn, u32 mine)
 static unsigned long kmp_prior_nc(unsigned long pfn, struct page *page,
 				  u32 tag, unsigned long *pages)
 {
-	DECLARE_BITMAP(in, 1UL << (KMP_PAGE_ORDERS - 1));
+	DECLARE_BITMAP(in, 1UL << KMP_PRIOR_NC_ORDER);
 	u32 mine = kmp_pfn_entry(tag, 0);
 	unsigned long n = 1UL << kmp_prior_nc_order(pfn, mine), i;
 
