@@ -389,10 +389,39 @@ static bool kmp_prior_pcp_head(struct page *page, struct list_head *x)
 }
 
 /*
+ * The frame whose struct page is @n, if @n is one of the memory map's
+ * (in kmemprof's range, online), else -1UL. @n may be any address: with
+ * a virtual memory map, or a flat one, that is arithmetic; with the
+ * classic sparse one, page_to_pfn() would follow @n's flags to a section
+ * that may not be there, so the section is looked up here, and @n read
+ * only where the linear map holds it.
+ */
+static unsigned long kmp_prior_page_pfn(const struct page *n)
+{
+	unsigned long pfn;
+#if defined(CONFIG_SPARSEMEM) && !defined(CONFIG_SPARSEMEM_VMEMMAP)
+	struct mem_section *ms;
+
+	if (!virt_addr_valid(n))
+		return -1UL;
+	ms = __nr_to_section(page_to_section(n));
+	if (!ms || !valid_section(ms))
+		return -1UL;
+	pfn = n - __section_mem_map_addr(ms);
+#else
+	pfn = page_to_pfn(n);
+#endif
+	if (pfn - kmp_tab.pfn_base >= kmp_tab.pfn_span ||
+	    pfn_to_online_page(pfn) != n)
+		return -1UL;
+	return pfn;
+}
+
+/*
  * The link @x of the node of @page (its next where @next, else its prev)
  * names a node that points back at it and that a free list holds: the
- * head of a per-CPU free list of its zone, or the node of a struct page
- * outside [@lo, @hi) that may be on a free list itself. Only those are
+ * node of a struct page outside [@lo, @hi) that may be on a free list
+ * itself, or the head of a per-CPU free list of its zone. Only those are
  * read: anything else (NULL, the list poison, a stack, garbage) is no
  * link.
  */
@@ -400,28 +429,18 @@ static bool kmp_prior_link(struct page *page, struct list_head *x,
 			   bool next, unsigned long lo, unsigned long hi)
 {
 	struct list_head *lh = &page->lru, *back;
-
-	bool page_node = false;
+	struct page *n = container_of(x, struct page, lru);
+	unsigned long pfn;
 
 	if (x == lh)
 		return false;
-#ifdef CONFIG_SPARSEMEM_VMEMMAP
-	{
-		/* only arithmetic: page_to_pfn() of the virtual map */
-		struct page *n = container_of(x, struct page, lru);
-		unsigned long pfn = page_to_pfn(n);
-
-		if (pfn - kmp_tab.pfn_base < kmp_tab.pfn_span &&
-		    pfn_to_online_page(pfn) == n) {
-			if ((pfn >= lo && pfn < hi) ||
-			    !kmp_prior_maybe_listed(pfn, n))
-				return false;
-			page_node = true;
-		}
-	}
-#endif
-	if (!page_node && !kmp_prior_pcp_head(page, x))
+	pfn = kmp_prior_page_pfn(n);
+	if (pfn != -1UL) {
+		if ((pfn >= lo && pfn < hi) || !kmp_prior_maybe_listed(pfn, n))
+			return false;
+	} else if (!kmp_prior_pcp_head(page, x)) {
 		return false;
+	}
 	back = next ? READ_ONCE(x->prev) : READ_ONCE(x->next);
 	return back == lh;
 }
