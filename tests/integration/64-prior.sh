@@ -32,6 +32,7 @@ rmmod kmemprof_hog 2>/dev/null
 trap 'rmmod kmemprof_hog 2>/dev/null' EXIT
 
 round() {
+	rmmod kmemprof_hog 2>/dev/null	# a round before that ended early
 	rmmod kmemprof || fail "rmmod kmemprof"
 	insmod /modules/kmemprof_hog.ko pages=$N order=0 nc=$NC || fail "insmod hog"
 	reload || fail "insmod kmemprof"
