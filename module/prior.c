@@ -13,12 +13,62 @@
  * kernel allocated: vmalloc, stacks, drivers' pages). Their frees then
  * pair, and /proc/kmemprof adds up to the memory in use.
  *
- * A block is a compound page (its head, of its order) or a single page. A
- * block of higher order that is not compound (alloc_pages() without
- * __GFP_COMP) has a reference on its first page only, and is entered as
- * that page alone: its free takes that one page off the tag
- * (account.c, "Split page blocks": a free of more than the block at its
- * PFN takes the blocks in its range).
+ * A block is a compound page (its head, of its order), a single page, or
+ * a block of higher order that is not compound (alloc_pages() without
+ * __GFP_COMP, __get_free_pages()). The last has a reference on its first
+ * page only; its other pages, its tails, have none and no flag, as a page
+ * on a per-CPU free list has, and no struct page holds its order
+ * (page_owner's page_ext does, which a module cannot count on). So the
+ * walk tells its tails from free pages by where free pages are: the first
+ * page of a free block is PageBuddy() or on a list (a per-CPU free list;
+ * compaction's on 6.9+), and every free page lies in a free block whose
+ * first page lies between it and the allocated page before it (blocks are
+ * aligned to their size, and no free block holds an allocated page).
+ *
+ * A page of kind other that is not compound takes as its tails the frames
+ * after it that have no reference, none of the flags of a block of their
+ * own (PageBuddy(), compound, reserved, slab, page table) and no entry (but
+ * this tag's of order 0, from an earlier walk), as far as the largest block
+ * aligned at it whose tails are all on no list. A frame is on a list if a
+ * node its lru links name points back at it and is one that a free list
+ * holds: the head of a per-CPU list of the frame's zone, or the node of a
+ * struct page that may be free itself (no reference, no flag, not inside a
+ * free buddy block). Nothing else is read: a stack (compaction's list
+ * heads), the list poison and what a page's last user left there are no
+ * link. Links between the frames of the block itself do not count either:
+ * a free list runs through its head, outside the block, so a frame of the
+ * block on one is linked to a node outside it, or to a frame of the block
+ * that is.
+ *
+ * Such a block is entered a page at a time, an entry of order 0 a page, on
+ * before_load:other: its free, of its order, takes every entry in its
+ * range (account.c, "Split page blocks": a free of more than the block at
+ * its PFN takes every block in its range), and a part freed alone (after
+ * split_page(), or by __free_pages() while the head has another reference)
+ * takes its own. It counts as 2^order objects, where a compound block
+ * counts as one.
+ *
+ * Where that is inexact:
+ *
+ * - A tail whose links, left from its last use, name a node that still
+ *   points back at it and may be free (5.10's free_pcppages_bulk() leaves
+ *   the links of the pages it merges into buddies pointing at each other)
+ *   ends the block early: the block is entered short, the rest of it is
+ *   on no line, and its free takes what was entered (no unpaired free).
+ * - A free page on no list that the walk can see, right after a page of
+ *   kind other from before load, is taken as a tail: a page between a
+ *   free list and its owner (its event settles it: an allocation's takes
+ *   the entry as freed), alone on one of compaction's lists, on the
+ *   zone's list of frees that could not take its lock (trylock_free_pages,
+ *   6.15+), held by free page reporting, or a buddy being merged under the
+ *   zone's lock. After the entries the walk looks at each tail again and
+ *   takes the entry back from one that is PageBuddy() or listed by then.
+ *   An entry left on a free frame counts on before_load:other until the
+ *   frame is allocated as a block's first page (its event takes it as
+ *   freed) or the next walk (it takes it out, as any free frame's); should
+ *   the frame be allocated meanwhile inside a larger block that is later
+ *   freed in parts, that part's free pairs with it instead of splitting
+ *   its block.
  *
  * kmemprof's own tables, allocated at load before any probe, have a line
  * of their own too, kmemprof:tables: their pages are entered on it before
@@ -59,6 +109,22 @@
  * free frame imply a page no longer free, so the scan never takes an
  * entry written since.
  *
+ * The pages of a block that is not compound are entered one at a time,
+ * its first page first, each with cmpxchg() from 0; then the first page is
+ * read again, and if it is free by then, the walk takes back those of its
+ * entries that are still there, as above. The block's free takes every
+ * entry in its range: one whose event ran among the entries took those
+ * made so far, and one whose event is still to come finds none and counts
+ * as unpaired, as for a single page.
+ *
+ * The lru links that tell a tail from a free page (above) are read with
+ * no lock either, while other CPUs add pages to their per-CPU lists and
+ * take them off: a frame that moves as the walk reads its links may be
+ * judged either way, and the look after its entry, then the frame's next
+ * event, settle it as for a single page. The only nodes read
+ * through the links are struct pages of the map and the per-CPU lists'
+ * heads, which stay mapped, so a stale link is never followed.
+ *
  * A block whose free is under way as the scan reads it (no reference
  * left, its event not yet run) looks like a per-CPU list's page, and loses
  * its entry: counted freed by the scan, its free then counts as unpaired.
@@ -82,6 +148,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bitmap.h>
 #include <linux/memory_hotplug.h>
 #include <linux/mm.h>
 #include <linux/page-flags.h>
@@ -92,6 +159,17 @@
 
 /* Frames looked at with interrupts off at a time. */
 #define KMP_PRIOR_BATCH		512
+
+/*
+ * The largest block that is not compound the walk enters whole: the
+ * largest of 4 KiB pages (larger ones, of larger pages, are entered
+ * short), which keeps kmp_prior_nc()'s bitmap at 128 bytes.
+ */
+#if KMP_PAGE_ORDERS > 11
+#define KMP_PRIOR_NC_ORDER	10
+#else
+#define KMP_PRIOR_NC_ORDER	(KMP_PAGE_ORDERS - 1)
+#endif
 
 static u32 kmp_prior_tags[KMP_PRIOR_NR + 1];
 static bool kmp_prior_have_tags;
@@ -260,6 +338,209 @@ static unsigned long kmp_prior_free(unsigned long pfn, struct page *page)
 	return 1UL << order;
 }
 
+/*
+ * The frame @page has no reference and none of the flags of an allocated
+ * block or of the buddy allocator's free one: a free page or a tail of a
+ * block that is not compound.
+ */
+static bool kmp_prior_unref(struct page *page)
+{
+	return !PageTail(page) && !PageHead(page) && !PageBuddy(page) &&
+	       !PageReserved(page) && !PageSlab(page) && !PageTable(page) &&
+	       !page_ref_count(page);
+}
+
+/*
+ * The frame @pfn (@page) may be on a free list: unreferenced, and not
+ * inside a free buddy block, whose pages after its first are on none.
+ */
+static bool kmp_prior_maybe_listed(unsigned long pfn, struct page *page)
+{
+	unsigned int j;
+
+	if (!kmp_prior_unref(page))
+		return false;
+	for (j = 1; j < KMP_PAGE_ORDERS; j++) {
+		unsigned long h = round_down(pfn, 1UL << j);
+		struct page *head = h == pfn ? NULL : pfn_to_online_page(h);
+
+		/* the buddy allocator's order (page_private()), racy */
+		if (head && !PageTail(head) && PageBuddy(head) &&
+		    READ_ONCE(head->private) >= j)
+			return false;
+	}
+	return true;
+}
+
+/* @x is the head of one of the per-CPU free lists of @page's zone. */
+static bool kmp_prior_pcp_head(struct page *page, struct list_head *x)
+{
+	struct zone *zone = page_zone(page);
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct per_cpu_pages *pcp = kmp_zone_pcp(zone, cpu);
+		unsigned long d = (unsigned long)x - (unsigned long)pcp->lists;
+
+		if (d < sizeof(pcp->lists) && !(d % sizeof(*x)))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The frame whose struct page is @n, if @n is one of the memory map's
+ * (in kmemprof's range, online), else -1UL. @n may be any address: with
+ * a virtual memory map, or a flat one, that is arithmetic; with the
+ * classic sparse one, page_to_pfn() would follow @n's flags to a section
+ * that may not be there, so the section is looked up here, and @n read
+ * only where the linear map holds it.
+ */
+static unsigned long kmp_prior_page_pfn(const struct page *n)
+{
+	unsigned long pfn;
+#if defined(CONFIG_SPARSEMEM) && !defined(CONFIG_SPARSEMEM_VMEMMAP)
+	struct mem_section *ms;
+
+	if (!virt_addr_valid(n))
+		return -1UL;
+	ms = __nr_to_section(page_to_section(n));
+	if (!ms || !valid_section(ms))
+		return -1UL;
+	pfn = n - __section_mem_map_addr(ms);
+#else
+	pfn = page_to_pfn(n);
+#endif
+	if (pfn - kmp_tab.pfn_base >= kmp_tab.pfn_span ||
+	    pfn_to_online_page(pfn) != n)
+		return -1UL;
+	return pfn;
+}
+
+/*
+ * The link @x of the node of @page (its next where @next, else its prev)
+ * names a node that points back at it and that a free list holds: the
+ * node of a struct page outside [@lo, @hi) that may be on a free list
+ * itself, or the head of a per-CPU free list of its zone. Only those are
+ * read: anything else (NULL, the list poison, a stack, garbage) is no
+ * link.
+ */
+static bool kmp_prior_link(struct page *page, struct list_head *x,
+			   bool next, unsigned long lo, unsigned long hi)
+{
+	struct list_head *lh = &page->lru, *back;
+	struct page *n = container_of(x, struct page, lru);
+	unsigned long pfn;
+
+	if (x == lh)
+		return false;
+	pfn = kmp_prior_page_pfn(n);
+	if (pfn != -1UL) {
+		if ((pfn >= lo && pfn < hi) || !kmp_prior_maybe_listed(pfn, n))
+			return false;
+	} else if (!kmp_prior_pcp_head(page, x)) {
+		return false;
+	}
+	back = next ? READ_ONCE(x->prev) : READ_ONCE(x->next);
+	return back == lh;
+}
+
+/*
+ * The unreferenced frame @page is on a free list (a per-CPU one, or
+ * compaction's), by its links; those to frames in [@lo, @hi) not counted.
+ */
+static bool kmp_prior_listed(struct page *page, unsigned long lo,
+			     unsigned long hi)
+{
+	return kmp_prior_link(page, READ_ONCE(page->lru.next), true, lo, hi) ||
+	       kmp_prior_link(page, READ_ONCE(page->lru.prev), false, lo, hi);
+}
+
+/*
+ * The frame @pfn may be a tail of a block that is not compound, headed
+ * below it, by what it holds itself: unreferenced, and no entry but
+ * @mine (a tail entered by an earlier walk).
+ */
+static bool kmp_prior_nc_tail(unsigned long pfn, u32 mine)
+{
+	struct page *page = pfn_to_online_page(pfn);
+	u32 v;
+
+	if (!page || !kmp_prior_unref(page))
+		return false;
+	v = kmp_account_pfn_peek(pfn);
+	return !v || v == mine;
+}
+
+/*
+ * The order of the block that is not compound at @pfn: the largest block
+ * aligned at @pfn whose frames after the first may all be its tails and
+ * none of them is on a free list. Links between frames of the block do
+ * not count: a free list holds a node outside it (its head, at least),
+ * so any frame of the block on one is linked to a node outside it, or to
+ * one in it that is.
+ */
+static unsigned int kmp_prior_nc_order(unsigned long pfn, u32 mine)
+{
+	unsigned long end = kmp_tab.pfn_base + kmp_tab.pfn_span, n = 1, i;
+	unsigned int max = KMP_PRIOR_NC_ORDER, k;
+
+	if (pfn)
+		max = min_t(unsigned int, max, __ffs(pfn));
+	while (n < 1UL << max && pfn + n < end &&
+	       kmp_prior_nc_tail(pfn + n, mine))
+		n++;
+	for (k = ilog2(n); k; k--) {
+		for (i = 1; i < 1UL << k; i++)
+			if (kmp_prior_listed(pfn_to_page(pfn + i), pfn,
+					     pfn + (1UL << k)))
+				break;
+		if (i == 1UL << k)
+			return k;
+		/* the block ends before that frame */
+		k = min_t(unsigned int, k, ilog2(i) + 1);
+	}
+	return 0;
+}
+
+/*
+ * Enter the block of kind other at @pfn (@page, not compound, and no
+ * entry or one this walk makes) a page at a time: its first page and the
+ * frames after it that are its tails. Each frame entered is checked again
+ * after its entry, as a single block is (kmp_prior_gone()). The block's
+ * size.
+ */
+static unsigned long kmp_prior_nc(unsigned long pfn, struct page *page,
+				  u32 tag, unsigned long *pages)
+{
+	DECLARE_BITMAP(in, 1UL << KMP_PRIOR_NC_ORDER);
+	u32 mine = kmp_pfn_entry(tag, 0);
+	unsigned long n = 1UL << kmp_prior_nc_order(pfn, mine), i;
+
+	bitmap_zero(in, n);
+	for (i = 0; i < n; i++) {
+		if (kmp_account_prior(pfn + i, 0, tag)) {
+			__set_bit(i, in);
+			(*pages)++;
+		}
+	}
+	/* after the entries (cmpxchg(): full barriers), the pages again */
+	if (kmp_prior_gone(page)) {
+		for_each_set_bit(i, in, n)
+			kmp_account_prior_undo(pfn + i, 0, tag);
+		return n;
+	}
+	for_each_set_bit(i, in, n) {
+		struct page *tail = pfn_to_page(pfn + i);
+
+		/* a free frame after all: on a free list now */
+		if (i && !page_ref_count(tail) &&
+		    (PageBuddy(tail) || kmp_prior_listed(tail, pfn, pfn + n)))
+			kmp_account_prior_undo(pfn + i, 0, tag);
+	}
+	return n;
+}
+
 /* Enter the blocks of [@pfn, @end) that need it. Interrupts off. */
 static unsigned long kmp_prior_batch(unsigned long pfn, unsigned long end,
 				     unsigned long *pages)
@@ -284,6 +565,15 @@ static unsigned long kmp_prior_batch(unsigned long pfn, unsigned long end,
 				kmp_prior_drop(pfn, page, KMP_PF_UNREF);
 			pfn++;
 			continue;
+		}
+		if (kind == KMP_PRIOR_OTHER && !PageHead(page)) {
+			u32 v = kmp_account_pfn_peek(pfn);
+			u32 tag = kmp_prior_tags[kind];
+
+			if (!v || v == kmp_pfn_entry(tag, 0)) {
+				pfn += kmp_prior_nc(pfn, page, tag, pages);
+				continue;
+			}
 		}
 		if (PageHead(page))
 			order = compound_order(page);

@@ -120,6 +120,17 @@
 #endif
 
 /*
+ * A zone's per-CPU free lists on @cpu (prior.c): 5.14 gave them a
+ * struct per_cpu_pages of their own, zone->per_cpu_pageset; before, they
+ * were the pcp member of the struct per_cpu_pageset at zone->pageset.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 14, 0)
+#define kmp_zone_pcp(zone, cpu)	per_cpu_ptr((zone)->per_cpu_pageset, cpu)
+#else
+#define kmp_zone_pcp(zone, cpu)	(&per_cpu_ptr((zone)->pageset, cpu)->pcp)
+#endif
+
+/*
  * percpu_alloc_percpu: 6.1 added the call site, the full size and the gfp
  * flags. Before that the call site comes from unwinding (0 asks for it) and
  * the size is the per-CPU size times the possible CPUs. The macros take

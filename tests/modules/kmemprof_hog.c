@@ -6,11 +6,17 @@
  * at unload. It also keeps one kmalloc() made from its __init code,
  * whose text is freed once the module is live. The tests then look for
  * those sites in /proc/kmemprof.
+ *
+ * With @nc, it also holds @nc blocks of order 2 and @nc of order 3 that
+ * are not compound (__get_free_pages(), no __GFP_COMP), from
+ * hog_nc_alloc(); writing 1 to nc_free frees them (free_pages()) while
+ * the module stays, so a test can watch those frees alone.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/gfp.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/slab.h>
 
 static unsigned int pages = 1024;
@@ -33,6 +39,10 @@ static unsigned int bulk;
 module_param(bulk, uint, 0444);
 MODULE_PARM_DESC(bulk, "Objects to hold from kmem_cache_alloc_bulk() (default: 0)");
 
+static unsigned int nc;
+module_param(nc, uint, 0444);
+MODULE_PARM_DESC(nc, "Non-compound blocks of order 2, and of order 3, to hold (default: 0)");
+
 static struct page **hog;
 static struct kmem_cache *hog_cache;
 static void **hog_bulk_objs;
@@ -44,6 +54,51 @@ static noinline struct page *hog_alloc(void)
 {
 	return alloc_pages(GFP_KERNEL, order);
 }
+
+/* 2 * @nc blocks: @nc of order 2, then @nc of order 3 */
+static unsigned long *hog_nc;
+static DEFINE_MUTEX(hog_nc_lock);
+
+static unsigned int hog_nc_order(unsigned int i)
+{
+	return i < nc ? 2 : 3;
+}
+
+static noinline unsigned long hog_nc_alloc(unsigned int order)
+{
+	return __get_free_pages(GFP_KERNEL, order);
+}
+
+static void hog_nc_release(void)
+{
+	unsigned int i;
+
+	mutex_lock(&hog_nc_lock);
+	for (i = 0; hog_nc && i < 2 * nc; i++) {
+		if (hog_nc[i])
+			free_pages(hog_nc[i], hog_nc_order(i));
+		hog_nc[i] = 0;
+	}
+	mutex_unlock(&hog_nc_lock);
+}
+
+static int hog_nc_free_set(const char *val, const struct kernel_param *kp)
+{
+	bool yes;
+	int ret = kstrtobool(val, &yes);
+
+	if (ret)
+		return ret;
+	if (yes)
+		hog_nc_release();
+	return 0;
+}
+
+static const struct kernel_param_ops hog_nc_free_ops = {
+	.set = hog_nc_free_set,
+};
+module_param_cb(nc_free, &hog_nc_free_ops, NULL, 0200);
+MODULE_PARM_DESC(nc_free, "Write 1: free the non-compound blocks now");
 
 static noinline void *hog_kmalloc(void)
 {
@@ -64,6 +119,9 @@ static void hog_release(void)
 		kmem_cache_free_bulk(hog_cache, bulk, hog_bulk_objs);
 	kmem_cache_destroy(hog_cache);
 	kfree(hog_bulk_objs);
+	hog_nc_release();
+	kfree(hog_nc);
+	hog_nc = NULL;
 	for (i = 0; i < pages; i++)
 		if (hog[i])
 			__free_pages(hog[i], order);
@@ -108,6 +166,20 @@ static int __init hog_init(void)
 		if (!hog[i]) {
 			hog_release();
 			return -ENOMEM;
+		}
+	}
+	if (nc) {
+		hog_nc = kcalloc(2 * nc, sizeof(*hog_nc), GFP_KERNEL);
+		if (!hog_nc) {
+			hog_release();
+			return -ENOMEM;
+		}
+		for (i = 0; i < 2 * nc; i++) {
+			hog_nc[i] = hog_nc_alloc(hog_nc_order(i));
+			if (!hog_nc[i]) {
+				hog_release();
+				return -ENOMEM;
+			}
 		}
 	}
 	if (hog_take_objs()) {
