@@ -329,6 +329,30 @@ static __always_inline size_t kmp_cache_slot(const struct kmem_cache *s,
 #endif
 
 /*
+ * The slot of @s for the @n objects kmem_cache_alloc_bulk() put in @p
+ * (hooks.c), as kmp_probe_kmem_cache_alloc() charges it: from the table,
+ * filled from the first object that is not KFENCE's; any of the bulk's
+ * KFENCE objects is charged that slot too, as the table charges one on
+ * the probe's path. Before 6.1, the slot the event would carry.
+ */
+size_t kmp_cache_bulk_slot(struct kmem_cache *s, void **p, size_t n)
+{
+#if KMP_CACHE_ALLOC_HAS_CACHE
+	const void *ptr = NULL;
+	size_t i;
+
+	for (i = 0; i < n && !ptr; i++) {
+		ptr = READ_ONCE(p[i]);
+		if (ptr && is_kfence_address(ptr))
+			ptr = NULL;
+	}
+	return kmp_cache_slot(s, ptr, kmem_cache_size(s));
+#else
+	return s->size;
+#endif
+}
+
+/*
  * A cache's object is charged its slot, as a kmalloc() object is, and
  * the object size is the bytes requested: frag shows the slack.
  */
