@@ -180,7 +180,7 @@ static void bulk_alloc_single_free(struct kunit *test)
 #if KMP_CACHE_ALLOC_HAS_CACHE	/* <linux/kfence.h>, by compat.h */
 #define slot_kfence(p)	is_kfence_address(p)
 #else
-#define slot_kfence(p)	false	/* no KFENCE before 5.12 */
+#define slot_kfence(p)	((void)(p), false)	/* no KFENCE before 5.12 */
 #endif
 
 static noinline void *slot_single(struct kmem_cache *s)
