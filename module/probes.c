@@ -62,6 +62,13 @@
 #include "internal.h"
 #include "probe.h"
 
+/* Before 6.1, struct kmem_cache is public: mm/slab.h includes these. */
+#if !KMP_CACHE_ALLOC_HAS_CACHE && defined(CONFIG_SLUB)
+#include <linux/slub_def.h>
+#elif !KMP_CACHE_ALLOC_HAS_CACHE && defined(CONFIG_SLAB)
+#include <linux/slab_def.h>
+#endif
+
 DEFINE_PER_CPU(struct kmp_cpu_events, kmp_events);
 
 /*
@@ -347,8 +354,10 @@ size_t kmp_cache_bulk_slot(struct kmem_cache *s, void **p, size_t n)
 			ptr = NULL;
 	}
 	return kmp_cache_slot(s, ptr, kmem_cache_size(s));
+#elif defined(CONFIG_SLUB) || defined(CONFIG_SLAB)
+	return s->size;		/* the event's bytes_alloc */
 #else
-	return s->size;
+	return kmem_cache_size(s);
 #endif
 }
 
