@@ -127,6 +127,19 @@ round() {
 	for f in kmpcall_vmalloc kmpcall_kvmalloc kmpcall_coherent kmpcall_frag; do
 		echo "INFO held: $(proc_line $f | grep ' kind:page ')"
 	done
+	for f in kmpcall_vmalloc kmpcall_kvmalloc; do
+		echo "INFO held: $(proc_line $f | grep ' kind:slab ')"
+	done
+	for f in kmpcall_cref kmpcall_kref kmpcall_mpinit_slab \
+		 kmpcall_mpalloc_slab kmpcall_mpinit_kmalloc \
+		 kmpcall_mpalloc_kmalloc kmpcall_mpcreate_pages \
+		 kmpcall_mpalloc_pages; do
+		proc_line $f | sed 's/^/INFO held: /'
+	done
+	# what mm/ itself holds live (the pools' arrays of elements, and
+	# everything vmalloc()'s and the pools' callers did not get)
+	grep -E ' func:(mempool_[a-z_]*|__vmalloc[a-z_]*) kind:' /proc/kmemprof |
+		awk '$2 > 0' | sed 's/^/INFO mm: /'
 	expect_eq "kmpcall_vmalloc live bytes" "$(live_bytes kmpcall_vmalloc)" \
 		"$(vm_pages $VM)"
 	expect_eq "kmpcall_kvmalloc live bytes" "$(live_bytes kmpcall_kvmalloc)" \
@@ -144,19 +157,10 @@ round() {
 	expect_eq "kmpcall_percpu live, req" "$(live kmpcall_percpu percpu)" \
 		"1 $((PCPU * $(cat /sys/devices/system/cpu/possible | tr ',' '\n' |
 			awk -F- '{ n += NF == 2 ? $2 - $1 + 1 : 1 } END { print n }')))"
-	for f in kmpcall_vmalloc kmpcall_kvmalloc; do
-		echo "INFO held: $(proc_line $f | grep ' kind:slab ')"
-	done
 	expect_eq "kmpcall_vmalloc slab live, req" \
 		"$(live kmpcall_vmalloc slab)" "1 $(vm_array $VM)"
 	expect_eq "kmpcall_kvmalloc slab live, req" \
 		"$(live kmpcall_kvmalloc slab)" "1 $(vm_array $KV)"
-	for f in kmpcall_cref kmpcall_kref kmpcall_mpinit_slab \
-		 kmpcall_mpalloc_slab kmpcall_mpinit_kmalloc \
-		 kmpcall_mpalloc_kmalloc kmpcall_mpcreate_pages \
-		 kmpcall_mpalloc_pages; do
-		echo "INFO held: $(proc_line $f)"
-	done
 	cslot=$(held kmpcall_cref slab | awk '$2 == 1 { print $1 }')
 	kslot=$(held kmpcall_kref slab | awk '$2 == 1 { print $1 }')
 	[ -n "$cslot" ] && [ -n "$kslot" ] ||
