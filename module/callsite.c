@@ -64,8 +64,9 @@
 #define KMP_FRAME_RELAY		BIT(6)	/* 6.10's first large kmalloc event */
 #define KMP_FRAME_RETURN	BIT(7)	/* gives free pages back (below) */
 #define KMP_FRAME_BULKFN	BIT(8)	/* the bulk page allocator itself */
-#define KMP_FRAME_KV		BIT(9)	/* kvmalloc() and kin, over kmalloc() */
-#define KMP_FRAME_BITS		10
+#define KMP_FRAME_KV		BIT(9)	/* goes to its caller, over kmalloc() */
+#define KMP_FRAME_PASS		BIT(10)	/* passed on the way there (below) */
+#define KMP_FRAME_BITS		11
 #define KMP_FRAME_MASK		(BIT(KMP_FRAME_BITS) - 1)
 
 /*
@@ -81,15 +82,37 @@
  *   allocator (dma-direct, iommu-dma, dma_alloc_pages()), whose pages go
  *   to the driver; the page fragment cache, whose pages go to the caller
  *   whose fragment made it refill; the system dma-buf heap's helper, whose
- *   pages go to the heap's allocate op (its caller is userspace's ioctl).
- * - KMP_FRAME_KV: kvmalloc() and kvrealloc() (kvzalloc(), kvcalloc() and
- *   kvmalloc_array() are kvmalloc() inline), and krealloc() under
- *   kvrealloc(): a slab event whose call site is one of them (kvmalloc()
- *   calls kmalloc() with its own return address before 7.x, kvrealloc()
- *   krealloc() on every kernel) goes to their caller, as allocinfo's
- *   alloc_hooks() charges it, past any more of them (kvrealloc() calls
- *   kvmalloc()). krealloc() itself passes its caller's address on, as
- *   kmemdup() does, so no event names it.
+ *   pages go to the heap's allocate op (its caller is userspace's ioctl);
+ *   a mempool's, from mempool_alloc_pages(), whose pages go to the caller
+ *   of mempool_alloc() (or of mempool_create()/mempool_init(), for the
+ *   prefill).
+ * - KMP_FRAME_KV: a slab event whose call site is one of these goes to
+ *   their caller, past any more of them and of KMP_FRAME_PASS, as
+ *   allocinfo's alloc_hooks() charges it (the kmalloc() under them is a
+ *   _noprof call, which charges the tag of the alloc_hooks() around them):
+ *   - kvmalloc() and kvrealloc() (kvzalloc(), kvcalloc() and
+ *     kvmalloc_array() are kvmalloc() inline), and krealloc() under
+ *     kvrealloc() (kvmalloc() calls kmalloc() with its own return address
+ *     before 7.x, kvrealloc() krealloc() on every kernel; kvrealloc()
+ *     calls kvmalloc()). krealloc() itself passes its caller's address
+ *     on, as kmemdup() does, so no event names it;
+ *   - vmalloc()'s array of page pointers, a kmalloc() in
+ *     __vmalloc_node_range() (6.1+, __vmalloc_area_node() inlined) or
+ *     __vmalloc_area_node() (5.10), the only one there on every kernel: the
+ *     vm_struct (__get_vm_area_node()) and the vmap_area
+ *     (alloc_vmap_area()), which allocinfo charges to mm/vmalloc.c, are
+ *     functions of their own, so stay there;
+ *   - a mempool's elements: the pool's own alloc callbacks
+ *     (mempool_alloc_slab(), mempool_kmalloc()) call the slab allocator
+ *     with their own return address; their objects go to the caller of
+ *     mempool_alloc(), or of mempool_create()/mempool_init() for the
+ *     pool's prefill. mempool_create()'s struct mempool goes to its
+ *     caller too (a _noprof call from 6.10).
+ * - KMP_FRAME_PASS: passed, as KMP_FRAME_KV is, on the way from a
+ *   KMP_FRAME_KV call site to its caller, but a slab event whose call site
+ *   is one of these stays there: mempool_init_node()'s and
+ *   mempool_resize()'s arrays of elements, which allocinfo charges to
+ *   mm/mempool.c (kmalloc_array() there is alloc_hooks()'d).
  * - KMP_FRAME_PERCPU: the percpu allocator, where its event names itself
  *   (before 6.10).
  * - KMP_FRAME_SLAB: where a large kmalloc's event names the allocator
@@ -120,17 +143,23 @@ static const struct kmp_frame_fn {
 	{ "__alloc_frozen_pages",	KMP_FRAME_PAGE },
 	{ "alloc_frozen_pages",		KMP_FRAME_PAGE },
 	/* vmalloc() and kvmalloc() */
-	{ "__vmalloc",			KMP_FRAME_PAGE },
-	{ "vmalloc",			KMP_FRAME_PAGE },
-	{ "vzalloc",			KMP_FRAME_PAGE },
+	{ "__vmalloc",			KMP_FRAME_PAGE | KMP_FRAME_KV },
+	{ "vmalloc",			KMP_FRAME_PAGE | KMP_FRAME_KV },
+	{ "vzalloc",			KMP_FRAME_PAGE | KMP_FRAME_KV },
 	{ "vm_area_alloc_pages",	KMP_FRAME_PAGE },
-	{ "__vcalloc",			KMP_FRAME_PAGE },
-	{ "vcalloc",			KMP_FRAME_PAGE },
-	{ "vrealloc",			KMP_FRAME_PAGE },
+	{ "__vcalloc",			KMP_FRAME_PAGE | KMP_FRAME_KV },
+	{ "vcalloc",			KMP_FRAME_PAGE | KMP_FRAME_KV },
+	{ "vrealloc",			KMP_FRAME_PAGE | KMP_FRAME_KV },
 	{ "__kvmalloc",			KMP_FRAME_PAGE | KMP_FRAME_KV },
 	{ "kvmalloc",			KMP_FRAME_PAGE | KMP_FRAME_KV },
 	{ "kvrealloc",			KMP_FRAME_PAGE | KMP_FRAME_KV },
 	{ "krealloc",			KMP_FRAME_KV },
+	/* mempools (mempool_alloc_slab(), _pages(), _preallocated() too) */
+	{ "mempool_alloc",		KMP_FRAME_PAGE | KMP_FRAME_KV },
+	{ "mempool_kmalloc",		KMP_FRAME_PAGE | KMP_FRAME_KV },
+	{ "mempool_create",		KMP_FRAME_PAGE | KMP_FRAME_KV },
+	{ "mempool_init",		KMP_FRAME_PAGE | KMP_FRAME_PASS },
+	{ "mempool_resize",		KMP_FRAME_PAGE | KMP_FRAME_PASS },
 	/* CMA and the DMA API */
 	{ "cma_alloc",			KMP_FRAME_PAGE },
 	{ "__cma_alloc",		KMP_FRAME_PAGE },
@@ -459,6 +488,8 @@ unsigned long kmp_unwind(struct kmp_frames *f, enum kmp_kind kind,
 	}
 	if (call_site && (kmp_frame_kind(call_site) & KMP_FRAME_GRAPH))
 		return kmp_past_traced(f, max);
+	if (kind == KMP_KIND_SLAB && (kmp_frame_kind(call_site) & KMP_FRAME_KV))
+		want |= KMP_FRAME_PASS;
 	if (!kmp_past_allocator(f, want) && f->n == depth && depth < max) {
 		f->n = stack_trace_save(f->e, max, 0);
 		kmp_past_allocator(f, want);

@@ -315,16 +315,20 @@ static void __flatten kmp_hook_migrate(struct kmp_hook *h,
 
 static void __flatten kmp_hook_slab_objects(enum kmp_hook_id id,
 					    unsigned long caller, void **p,
-					    size_t n, size_t size)
+					    size_t n, size_t size, size_t req)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		kmp_slab_alloc(KMP_EV_NR, caller, READ_ONCE(p[i]), size, size);
+		kmp_slab_alloc(KMP_EV_NR, caller, READ_ONCE(p[i]), size, req);
 	kmp_hook_count(id, n);
 }
 
-/* kmem_cache_alloc_bulk(s, flags, size, p): int to 6.17, bool from 6.18. */
+/*
+ * kmem_cache_alloc_bulk(s, flags, size, p): int to 6.17, bool from 6.18.
+ * Each object is charged its slot and requested its object size, as the
+ * kmem_cache_alloc event's are (probes.c).
+ */
 static void kmp_cache_alloc_bulk_done(struct kmem_cache *s, size_t size,
 				      void **p, unsigned long ret,
 				      unsigned long caller)
@@ -333,8 +337,10 @@ static void kmp_cache_alloc_bulk_done(struct kmem_cache *s, size_t size,
 	/* bool: all @size or none; int: how many. */
 	size_t n = __same_type(r, bool) ? (r ? size : 0) : (size_t)r;
 
+	if (!n)
+		return;
 	kmp_hook_slab_objects(KMP_HOOK_CACHE_ALLOC_BULK, caller, p, n,
-			      kmem_cache_size(s));
+			      kmp_cache_bulk_slot(s, p, n), kmem_cache_size(s));
 }
 
 #if KMP_HAVE_PAGES_BULK

@@ -489,6 +489,8 @@ int kmp_site_text(char *buf, unsigned long site);
 int kmp_probes_init(void);
 
 int kmp_probes_set(unsigned int kinds, bool frees);
+/* hooks.c's kmem_cache_alloc_bulk(): the slot of @s, as the probe charges */
+size_t kmp_cache_bulk_slot(struct kmem_cache *s, void **p, size_t n);
 int kmp_probes_log_order(unsigned int *n);	/* KMP_TEST_HOOKS only */
 unsigned int kmp_probes_avail(void);
 #ifdef KMEMPROF_TEST_BUILD

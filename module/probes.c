@@ -62,6 +62,13 @@
 #include "internal.h"
 #include "probe.h"
 
+/* Before 6.1, struct kmem_cache is public: mm/slab.h includes these. */
+#if !KMP_CACHE_ALLOC_HAS_CACHE && defined(CONFIG_SLUB)
+#include <linux/slub_def.h>
+#elif !KMP_CACHE_ALLOC_HAS_CACHE && defined(CONFIG_SLAB)
+#include <linux/slab_def.h>
+#endif
+
 DEFINE_PER_CPU(struct kmp_cpu_events, kmp_events);
 
 /*
@@ -347,6 +354,32 @@ static __always_inline size_t kmp_cache_slot(const struct kmem_cache *s,
 	return size;
 }
 #endif
+
+/*
+ * The slot of @s for the @n objects kmem_cache_alloc_bulk() put in @p
+ * (hooks.c), as kmp_probe_kmem_cache_alloc() charges it: from the table,
+ * filled from the first object that is not KFENCE's; any of the bulk's
+ * KFENCE objects is charged that slot too, as the table charges one on
+ * the probe's path. Before 6.1, the slot the event would carry.
+ */
+size_t kmp_cache_bulk_slot(struct kmem_cache *s, void **p, size_t n)
+{
+#if KMP_CACHE_ALLOC_HAS_CACHE
+	const void *ptr = NULL;
+	size_t i;
+
+	for (i = 0; i < n && !ptr; i++) {
+		ptr = READ_ONCE(p[i]);
+		if (ptr && is_kfence_address(ptr))
+			ptr = NULL;
+	}
+	return kmp_cache_slot(s, ptr, kmem_cache_size(s));
+#elif defined(CONFIG_SLUB) || defined(CONFIG_SLAB)
+	return s->size;		/* the event's bytes_alloc */
+#else
+	return kmem_cache_size(s);
+#endif
+}
 
 /*
  * A cache's object is charged its slot, as a kmalloc() object is, and

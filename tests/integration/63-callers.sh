@@ -18,6 +18,22 @@
 #   serves                                     kmpcall_kvrealloc  kind:slab
 #   __alloc_percpu(64)                         kmpcall_percpu     kind:percpu
 # each one object live, with its own req:, while held; none after.
+# vmalloc()'s array of page pointers (a kmalloc() under vmalloc(), or
+# under the vmalloc() of a bigger array) is one more object on the slab
+# line of vmalloc()'s caller, and the vm_struct and vmap_area are not: they
+# stay in mm/vmalloc.c, as allocinfo charges them.
+# And mempools of 4 elements, each element on the caller of
+# mempool_alloc() or, for the prefill, of mempool_init()/mempool_create():
+#   a cache's objects of 200 bytes  kmpcall_mpinit_slab, kmpcall_mpalloc_slab
+#   kmalloc(384)                    kmpcall_mpinit_kmalloc,
+#                                   kmpcall_mpalloc_kmalloc      kind:slab
+#   order-1 page blocks             kmpcall_mpcreate_pages,
+#                                   kmpcall_mpalloc_pages        kind:page
+# each line exactly its elements (bytes, objects, req:), the objects
+# charged their slot as one kmem_cache_alloc() (kmpcall_cref) or
+# kmalloc(384) (kmpcall_kref) of the module's own is; mempool_create()'s
+# struct mempool on its caller's slab line, and the pools' arrays of
+# elements not on the caller (mm/mempool.c, as allocinfo charges them).
 . /tests/lib.sh
 
 PAGE=$(awk '$1 == "KernelPageSize:" { print $2 * 1024; exit }' /proc/self/smaps)
@@ -30,6 +46,10 @@ KVS=512
 KVL=16384
 KVR=1024
 PCPU=64
+MPN=4
+MPOBJ=200
+MPKM=384
+MPBLOCK=$((PAGE * 2))
 
 # live_bytes FUNC: live bytes of FUNC's page tags, of loaded and unloaded
 # modules alike (a module loaded twice has a tag per load).
@@ -49,6 +69,18 @@ live() {
 	} END { print n + 0, r + 0 }' /proc/kmemprof
 }
 
+# held FUNC KIND: "<live bytes> <live objects> <req>" of FUNC's tag of
+# KIND in the module loaded now.
+held() {
+	awk -v f=" func:$1 kind:$2 " 'index($0, f) && !/ module:unloaded$/ {
+		b += $1
+		n += $2
+		for (i = 3; i <= NF; i++)
+			if ($i ~ /^req:/)
+				r += substr($i, 5)
+	} END { print b + 0, n + 0, r + 0 }' /proc/kmemprof
+}
+
 # live_objects FUNC: live objects of FUNC's tags of any kind, of loaded
 # and unloaded modules alike.
 live_objects() {
@@ -65,6 +97,15 @@ vm_pages() {
 	echo $(($1 + (n + PAGE - 1) / PAGE * PAGE))
 }
 
+# The kmalloc() of vmalloc()'s array of page pointers for BYTES: the
+# array itself, or where that is more than a page (vmalloc() takes it from
+# vmalloc() too), that vmalloc()'s own array.
+vm_array() {
+	n=$(($1 / PAGE * 8))
+	[ $n -gt $PAGE ] && n=$(((n + PAGE - 1) / PAGE * 8))
+	echo $n
+}
+
 rmmod kmemprof_callers 2>/dev/null
 trap 'rmmod kmemprof_callers 2>/dev/null' EXIT
 
@@ -78,12 +119,27 @@ round() {
 	dmesg -c > /dev/null
 	insmod /modules/kmemprof_callers.ko vmalloc=$VM kvmalloc=$KV \
 		coherent=$NCOH frags=$NFRAG kvsmall=$KVS kvlarge=$KVL kvrealloc=$KVR \
-		percpu=$PCPU || fail "insmod kmemprof_callers"
+		percpu=$PCPU mempool=$MPN || fail "insmod kmemprof_callers"
 	frag=$(dmesg | sed -n 's/.*kmemprof_callers: frag block \([0-9]*\)$/\1/p')
 	[ -n "$frag" ] || fail "no frag block size in dmesg: $(dmesg | tail -n 3)"
+	mpt=$(dmesg | sed -n 's/.*kmemprof_callers: mempool_t \([0-9]*\)$/\1/p')
+	[ -n "$mpt" ] || fail "no mempool_t size in dmesg: $(dmesg | tail -n 3)"
 	for f in kmpcall_vmalloc kmpcall_kvmalloc kmpcall_coherent kmpcall_frag; do
 		echo "INFO held: $(proc_line $f | grep ' kind:page ')"
 	done
+	for f in kmpcall_vmalloc kmpcall_kvmalloc; do
+		echo "INFO held: $(proc_line $f | grep ' kind:slab ')"
+	done
+	for f in kmpcall_cref kmpcall_kref kmpcall_mpinit_slab \
+		 kmpcall_mpalloc_slab kmpcall_mpinit_kmalloc \
+		 kmpcall_mpalloc_kmalloc kmpcall_mpcreate_pages \
+		 kmpcall_mpalloc_pages; do
+		proc_line $f | sed 's/^/INFO held: /'
+	done
+	# what mm/ itself holds live (the pools' arrays of elements, and
+	# everything vmalloc()'s and the pools' callers did not get)
+	grep -E ' func:(mempool_[a-z_]*|__vmalloc[a-z_]*) kind:' /proc/kmemprof |
+		awk '$2 > 0' | sed 's/^/INFO mm: /'
 	expect_eq "kmpcall_vmalloc live bytes" "$(live_bytes kmpcall_vmalloc)" \
 		"$(vm_pages $VM)"
 	expect_eq "kmpcall_kvmalloc live bytes" "$(live_bytes kmpcall_kvmalloc)" \
@@ -101,11 +157,37 @@ round() {
 	expect_eq "kmpcall_percpu live, req" "$(live kmpcall_percpu percpu)" \
 		"1 $((PCPU * $(cat /sys/devices/system/cpu/possible | tr ',' '\n' |
 			awk -F- '{ n += NF == 2 ? $2 - $1 + 1 : 1 } END { print n }')))"
+	expect_eq "kmpcall_vmalloc slab live, req" \
+		"$(live kmpcall_vmalloc slab)" "1 $(vm_array $VM)"
+	expect_eq "kmpcall_kvmalloc slab live, req" \
+		"$(live kmpcall_kvmalloc slab)" "1 $(vm_array $KV)"
+	cslot=$(held kmpcall_cref slab | awk '$2 == 1 { print $1 }')
+	kslot=$(held kmpcall_kref slab | awk '$2 == 1 { print $1 }')
+	[ -n "$cslot" ] && [ -n "$kslot" ] ||
+		fail "no reference objects: '$(held kmpcall_cref slab)' '$(held kmpcall_kref slab)'"
+	for f in kmpcall_mpinit_slab kmpcall_mpalloc_slab; do
+		expect_eq "$f bytes, live, req" "$(held $f slab)" \
+			"$((MPN * cslot)) $MPN $((MPN * MPOBJ))"
+	done
+	for f in kmpcall_mpinit_kmalloc kmpcall_mpalloc_kmalloc; do
+		expect_eq "$f bytes, live, req" "$(held $f slab)" \
+			"$((MPN * kslot)) $MPN $((MPN * MPKM))"
+	done
+	for f in kmpcall_mpcreate_pages kmpcall_mpalloc_pages; do
+		expect_eq "$f page bytes, live, req" "$(held $f page)" \
+			"$((MPN * MPBLOCK)) $MPN $((MPN * MPBLOCK))"
+	done
+	expect_eq "kmpcall_mpcreate_pages slab live, req" \
+		"$(live kmpcall_mpcreate_pages slab)" "1 $mpt"
 	rmmod kmemprof_callers || fail "rmmod kmemprof_callers"
 	for f in kmpcall_vmalloc kmpcall_kvmalloc kmpcall_coherent kmpcall_frag; do
 		expect_eq "$f live bytes after rmmod" "$(live_bytes $f)" 0
 	done
-	for f in kmpcall_kvsmall kmpcall_kvlarge kmpcall_kvrealloc kmpcall_percpu; do
+	for f in kmpcall_kvsmall kmpcall_kvlarge kmpcall_kvrealloc kmpcall_percpu \
+		 kmpcall_vmalloc kmpcall_kvmalloc kmpcall_cref kmpcall_kref \
+		 kmpcall_mpinit_slab kmpcall_mpalloc_slab kmpcall_mpinit_kmalloc \
+		 kmpcall_mpalloc_kmalloc kmpcall_mpcreate_pages \
+		 kmpcall_mpalloc_pages; do
 		expect_eq "$f live objects after rmmod" "$(live_objects $f)" 0
 	done
 	now=$(stat_value unpaired.page)

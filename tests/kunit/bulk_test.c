@@ -175,6 +175,71 @@ static void bulk_alloc_single_free(struct kunit *test)
 		bulk_alloc_then_free(test, false);
 }
 
+#define SLOT_OBJ	100	/* in a slot of 128: aligned to 64 */
+#define SLOT_ALIGN	64
+#if KMP_CACHE_ALLOC_HAS_CACHE	/* <linux/kfence.h>, by compat.h */
+#define slot_kfence(p)	is_kfence_address(p)
+#else
+#define slot_kfence(p)	((void)(p), false)	/* no KFENCE before 5.12 */
+#endif
+
+static noinline void *slot_single(struct kmem_cache *s)
+{
+	return kmem_cache_alloc(s, GFP_KERNEL);
+}
+
+static noinline int slot_bulk(struct kmem_cache *s, void **p)
+{
+	return kmem_cache_alloc_bulk(s, GFP_KERNEL, NBULK, p) ? 0 : -ENOMEM;
+}
+
+/*
+ * kmem_cache_alloc_bulk() charges each object its slot, as one
+ * kmem_cache_alloc() of the same cache is charged (its ksize(), s->size
+ * where no debugging option keeps the object apart: 128 here), not the
+ * object size.
+ */
+static void bulk_alloc_slot(struct kunit *test)
+{
+	struct kmem_cache *s;
+	struct kmp_totals t, base;
+	void *one = NULL, *p[NBULK];
+	bool inacc;
+	u64 slot;
+	int i;
+
+	if (!need_hooks(test, "kmem_cache_alloc_bulk", NULL))
+		return;
+	s = kmem_cache_create("kmemprof_bulk_slot", SLOT_OBJ, SLOT_ALIGN, 0,
+			      NULL);
+	KMP_ASSERT_NOT_NULL(test, s);
+	/* one object's slot, from one that is not KFENCE's (its own size) */
+	for (i = 0; i < 8; i++) {
+		base = totals(test, KMP_KIND_SLAB, slot_single, NULL);
+		one = slot_single(s);
+		KMP_ASSERT_NOT_NULL(test, one);
+		t = since(test, KMP_KIND_SLAB, slot_single, &base, &inacc);
+		if (!slot_kfence(one))
+			break;
+		kmem_cache_free(s, one);
+		one = NULL;
+	}
+	KMP_ASSERT_NOT_NULL(test, one);
+	slot = t.live_bytes;
+	KMP_EXPECT_EQ(test, t.live_objs, 1);
+	KMP_EXPECT_GE(test, slot, SLOT_OBJ);
+	kmem_cache_free(s, one);
+
+	base = totals(test, KMP_KIND_SLAB, slot_bulk, NULL);
+	KMP_ASSERT_EQ(test, slot_bulk(s, p), 0);
+	t = since(test, KMP_KIND_SLAB, slot_bulk, &base, &inacc);
+	expect_counts(test, "bulk slot", t, inacc, NBULK, 0, slot);
+	kmem_cache_free_bulk(s, NBULK, p);
+	t = since(test, KMP_KIND_SLAB, slot_bulk, &base, &inacc);
+	expect_counts(test, "bulk slot freed", t, inacc, NBULK, NBULK, slot);
+	kmem_cache_destroy(s);
+}
+
 /* kmalloc() one at a time, then kfree_bulk(): paired with each. */
 static void bulk_single_alloc_kfree_bulk(struct kunit *test)
 {
@@ -412,6 +477,7 @@ static void bulk_nmi_ring_full(struct kunit *test)
 static struct kunit_case bulk_cases[] = {
 	KUNIT_CASE(bulk_alloc_bulk_free),
 	KUNIT_CASE(bulk_alloc_single_free),
+	KUNIT_CASE(bulk_alloc_slot),
 	KUNIT_CASE(bulk_single_alloc_kfree_bulk),
 	KUNIT_CASE(bulk_kfree_rcu),
 	KUNIT_CASE(bulk_pages),

@@ -20,7 +20,23 @@
  *                   6.10+, compat.h);
  *   kvrealloc=BYTES one kvrealloc() of NULL to BYTES, by
  *                   kmpcall_kvrealloc() (a size kmalloc() gives);
- *   percpu=BYTES    one __alloc_percpu() of BYTES, by kmpcall_percpu().
+ *   percpu=BYTES    one __alloc_percpu() of BYTES, by kmpcall_percpu();
+ *   mempool=N       mempools of N elements each, and N elements taken from
+ *                   each by mempool_alloc():
+ *                   - of a cache of its own, of KMPCALL_MPOBJ-byte objects:
+ *                     prefilled by mempool_init() in kmpcall_mpinit_slab(),
+ *                     taken by kmpcall_mpalloc_slab();
+ *                   - of kmalloc(KMPCALL_MPKM): prefilled by mempool_init()
+ *                     in kmpcall_mpinit_kmalloc(), taken by
+ *                     kmpcall_mpalloc_kmalloc();
+ *                   - of page blocks of KMPCALL_MPORDER: made by
+ *                     mempool_create() in kmpcall_mpcreate_pages() (its
+ *                     struct mempool and the prefill), taken by
+ *                     kmpcall_mpalloc_pages();
+ *                   and, for the objects' slots, one object of the cache by
+ *                   kmpcall_cref() and one kmalloc(KMPCALL_MPKM) by
+ *                   kmpcall_kref(). The size of struct mempool is said in
+ *                   dmesg: "kmemprof_callers: mempool_t BYTES".
  *
  * and gives them back at unload, the fragment cache drained. Each is made
  * from a function of its own, so each is a call site of its own in
@@ -35,6 +51,7 @@
 #include <linux/dma-mapping.h>
 #include <linux/err.h>
 #include <linux/gfp.h>
+#include <linux/mempool.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
@@ -77,8 +94,15 @@ static unsigned int percpu_bytes;
 module_param_named(percpu, percpu_bytes, uint, 0444);
 MODULE_PARM_DESC(percpu, "Bytes to hold from __alloc_percpu() (default: 0)");
 
+static unsigned int mempool;
+module_param(mempool, uint, 0444);
+MODULE_PARM_DESC(mempool, "Elements of each mempool, and taken from each (default: 0)");
+
 #define KMPCALL_MAX	256
 #define KMPCALL_FRAG	1024
+#define KMPCALL_MPOBJ	200
+#define KMPCALL_MPKM	384
+#define KMPCALL_MPORDER	1
 
 static void *kmpcall_vm, *kmpcall_kv, *kmpcall_kvs, *kmpcall_kvl;
 static void *kmpcall_kvr;
@@ -88,6 +112,10 @@ static void *kmpcall_cpu[KMPCALL_MAX];
 static dma_addr_t kmpcall_dma[KMPCALL_MAX];
 static struct page_frag_cache kmpcall_nc;
 static void *kmpcall_frags[KMPCALL_MAX];
+static struct kmem_cache *kmpcall_mpcache;
+static mempool_t kmpcall_mps, kmpcall_mpk, *kmpcall_mpp;
+static void *kmpcall_mpel[3][KMPCALL_MAX];
+static void *kmpcall_cobj, *kmpcall_kobj;
 
 static noinline void *kmpcall_vmalloc(void)
 {
@@ -134,9 +162,77 @@ static noinline void *kmpcall_frag(void)
 	return page_frag_alloc(&kmpcall_nc, KMPCALL_FRAG, GFP_KERNEL);
 }
 
+static noinline int kmpcall_mpinit_slab(void)
+{
+	return mempool_init_slab_pool(&kmpcall_mps, mempool, kmpcall_mpcache);
+}
+
+static noinline int kmpcall_mpinit_kmalloc(void)
+{
+	return mempool_init_kmalloc_pool(&kmpcall_mpk, mempool, KMPCALL_MPKM);
+}
+
+static noinline mempool_t *kmpcall_mpcreate_pages(void)
+{
+	return mempool_create_page_pool(mempool, KMPCALL_MPORDER);
+}
+
+static noinline void *kmpcall_mpalloc_slab(void)
+{
+	return mempool_alloc(&kmpcall_mps, GFP_KERNEL);
+}
+
+static noinline void *kmpcall_mpalloc_kmalloc(void)
+{
+	return mempool_alloc(&kmpcall_mpk, GFP_KERNEL);
+}
+
+static noinline void *kmpcall_mpalloc_pages(void)
+{
+	return mempool_alloc(kmpcall_mpp, GFP_KERNEL);
+}
+
+static noinline void *kmpcall_cref(void)
+{
+	return kmem_cache_alloc(kmpcall_mpcache, GFP_KERNEL);
+}
+
+static noinline void *kmpcall_kref(void)
+{
+	return kmalloc(KMPCALL_MPKM, GFP_KERNEL);
+}
+
+/* Each pool's elements given back, then the pools (and their prefill). */
+static void kmpcall_release_mempools(void)
+{
+	mempool_t *pool[3] = { &kmpcall_mps, &kmpcall_mpk, kmpcall_mpp };
+	unsigned int i, j;
+
+	for (i = 0; i < 3; i++) {
+		for (j = 0; j < KMPCALL_MAX; j++) {
+			if (kmpcall_mpel[i][j])
+				mempool_free(kmpcall_mpel[i][j], pool[i]);
+			kmpcall_mpel[i][j] = NULL;
+		}
+	}
+	mempool_exit(&kmpcall_mps);
+	mempool_exit(&kmpcall_mpk);
+	mempool_destroy(kmpcall_mpp);
+	kmpcall_mpp = NULL;
+	if (kmpcall_cobj)
+		kmem_cache_free(kmpcall_mpcache, kmpcall_cobj);
+	kmpcall_cobj = NULL;
+	kfree(kmpcall_kobj);
+	kmpcall_kobj = NULL;
+	kmem_cache_destroy(kmpcall_mpcache);
+	kmpcall_mpcache = NULL;
+}
+
 static void kmpcall_release(void)
 {
 	unsigned int i;
+
+	kmpcall_release_mempools();
 
 	vfree(kmpcall_vm);
 	kmpcall_vm = NULL;
@@ -212,11 +308,43 @@ static int kmpcall_take_frags(void)
 	return 0;
 }
 
+static int kmpcall_take_mempools(void)
+{
+	void *(*take[3])(void) = { kmpcall_mpalloc_slab,
+				   kmpcall_mpalloc_kmalloc,
+				   kmpcall_mpalloc_pages };
+	unsigned int i, j;
+
+	kmpcall_mpcache = kmem_cache_create("kmpcall_mp", KMPCALL_MPOBJ, 0, 0,
+					    NULL);
+	if (!kmpcall_mpcache)
+		return -ENOMEM;
+	kmpcall_cobj = kmpcall_cref();
+	kmpcall_kobj = kmpcall_kref();
+	if (!kmpcall_cobj || !kmpcall_kobj)
+		return -ENOMEM;
+	if (kmpcall_mpinit_slab() || kmpcall_mpinit_kmalloc())
+		return -ENOMEM;
+	kmpcall_mpp = kmpcall_mpcreate_pages();
+	if (!kmpcall_mpp)
+		return -ENOMEM;
+	for (i = 0; i < 3; i++) {
+		for (j = 0; j < mempool; j++) {
+			kmpcall_mpel[i][j] = take[i]();
+			if (!kmpcall_mpel[i][j])
+				return -ENOMEM;
+		}
+	}
+	pr_info("mempool_t %zu\n", sizeof(mempool_t));
+	return 0;
+}
+
 static int __init kmpcall_init(void)
 {
 	int ret = 0;
 
-	if (coherent > KMPCALL_MAX || frags > KMPCALL_MAX)
+	if (coherent > KMPCALL_MAX || frags > KMPCALL_MAX ||
+	    mempool > KMPCALL_MAX)
 		return -EINVAL;
 	/* enough fragments to fill one block would refill the cache */
 	if (frags * KMPCALL_FRAG > PAGE_SIZE)
@@ -255,6 +383,8 @@ static int __init kmpcall_init(void)
 		ret = kmpcall_take_coherent();
 	if (!ret && frags)
 		ret = kmpcall_take_frags();
+	if (!ret && mempool)
+		ret = kmpcall_take_mempools();
 	if (ret)
 		kmpcall_release();
 	return ret;
@@ -269,4 +399,4 @@ module_init(kmpcall_init);
 module_exit(kmpcall_exit);
 
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("Pages through vmalloc, the DMA API and page fragments, kvmalloc() and percpu objects, for kmemprof's guest tests");
+MODULE_DESCRIPTION("Pages through vmalloc, the DMA API and page fragments, kvmalloc(), percpu and mempool objects, for kmemprof's guest tests");
