@@ -310,9 +310,12 @@ kmp_walk_fast(enum kmp_event ev, unsigned long fp, unsigned int first,
 	if (!got)
 		return false;
 	if (kd) {
-		/* callers past the task's final record: 0, as account.c's */
+		/*
+		 * Callers past the task's final record: 0, as account.c's
+		 * (volatile stores, which the compiler makes no memset() of).
+		 */
 		for (i = got; i <= kd; i++)
-			frames[i] = 0;
+			WRITE_ONCE(frames[i], 0);
 		if (!kmp_tag_lookup(kmp_tag_bucket_of_key(site, kind,
 							  frames + 1, kd),
 				    site, kind, frames + 1, kd, &tag))
