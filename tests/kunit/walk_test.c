@@ -343,6 +343,7 @@ static void walk_key_depth_one(struct kunit *test, bool page)
 	unsigned long is, ie, ms, me;
 	struct kmp_totals base, t;
 	unsigned int i;
+	u64 base_keyed;
 	void **objs;
 
 	objs = kmp_kunit_kcalloc(test, 2 * KEY_N + 1, sizeof(*objs),
@@ -387,10 +388,39 @@ static void walk_key_depth_one(struct kunit *test, bool page)
 			kfree(objs[i]);
 	}
 	kmemprof_sum_callers(kind, is, ie, ms, me, &t);
+	base_keyed = t.allocs;
 	KMP_EXPECT_EQ_MSG(test, t.frees - base.frees, (u64)(2 * KEY_N + 1),
 			  "%s: frees", what);
 	KMP_EXPECT_EQ_MSG(test, t.live_objs, (u64)0, "%s: live at the end",
 			  what);
+
+	/*
+	 * key_depth off: at once on the defaults' fast path, on the site's
+	 * own tag (made by the first, if not there yet).
+	 */
+	KMP_ASSERT_EQ(test, kmemprof_set_knob("key_depth", 0), 0);
+	key_allocs(test, objs, 0, 1, page);
+	kmemprof_sum_range(kind, is, ie, &base, NULL);
+	kmemprof_test_watch(kind, is, ie);
+	key_allocs(test, objs, 1, KEY_N + 1, page);
+	KMP_EXPECT_EQ_MSG(test, kmemprof_test_watched(), 0U,
+			  "%s: key_depth off, allocations the fast path gave back",
+			  what);
+	kmemprof_test_watch(kind, 0, 0);
+	kmemprof_sum_range(kind, is, ie, &t, NULL);
+	KMP_EXPECT_EQ_MSG(test, t.allocs - base.allocs, (u64)KEY_N,
+			  "%s: key_depth off, allocations", what);
+	kmemprof_sum_callers(kind, is, ie, ms, me, &t);
+	KMP_EXPECT_EQ_MSG(test, t.allocs - base_keyed, (u64)0,
+			  "%s: key_depth off, allocations on the keyed tag",
+			  what);
+	for (i = 0; i < KEY_N + 1; i++) {
+		if (page)
+			__free_pages(objs[i], 0);
+		else
+			kfree(objs[i]);
+	}
+	KMP_ASSERT_EQ(test, kmemprof_set_knob("key_depth", 2), 0);
 }
 
 static void walk_key_depth_fast(struct kunit *test)
