@@ -175,10 +175,23 @@ static void kmp_account_page(unsigned long pfn, const struct kmp_obj *obj,
 	kmp_pfn_stale(xchg(slot, kmp_pfn_entry(obj->tag, order)));
 }
 
+/* The frames a page event's fast walk passes, into the site table. */
+static void kmp_site_add_frames(const struct kmp_frames *f)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->nskip; i++)
+		kmp_site_add(kmp_site_key(f->skip[i], KMP_KIND_PAGE), 0,
+			     KMP_SITE_FRAME);
+}
+
 /*
  * Find the call site and, with key_depth or a sampled stack, its callers:
  * one unwind serves all three. Page events start from the probe's frame
- * record @fp.
+ * record @fp. Where it unwinds, a page event's frames below its site go
+ * to the site table as the walk's at the defaults do, so that the fast
+ * path's walk (stack.h) finds the site, unless the frame just below it is
+ * there already.
  */
 static unsigned long kmp_find_site(enum kmp_kind kind, unsigned long call_site,
 				   unsigned int kd, unsigned int sd,
@@ -190,21 +203,46 @@ static unsigned long kmp_find_site(enum kmp_kind kind, unsigned long call_site,
 	if (!kd && !sd) {
 		if (kind == KMP_KIND_PAGE && fp) {
 			site = kmp_page_site(fp, f, 0);
-			for (i = 0; i < f->nskip; i++)
-				kmp_site_add(kmp_site_key(f->skip[i],
-							  KMP_KIND_PAGE),
-					     0, KMP_SITE_FRAME);
+			kmp_site_add_frames(f);
 			return site;
 		}
 		if (!kmp_site_needs_unwind(kind, call_site))
 			return call_site;
 	}
 	site = kmp_unwind(f, kind, call_site, max(kd + 1, sd));
+	if (kind == KMP_KIND_PAGE && fp && f->site > 0 &&
+	    !kmp_site_find(kmp_site_key(f->e[f->site - 1], KMP_KIND_PAGE))) {
+		kmp_page_frames(f);
+		kmp_site_add_frames(f);
+	}
 	for (i = 0; i < kd; i++)
 		f->callers[i] = f->site >= 0 && f->site + 1 + i < f->n ?
 				f->e[f->site + 1 + i] : 0;
 	return site;
 }
+
+#if KMP_TEST_HOOKS
+/*
+ * For the KUnit suites (testhooks.c): allocations the general path takes
+ * at a call site of kind kmp_test_watch_kind in [kmp_test_watch[0],
+ * kmp_test_watch[1]), counted.
+ */
+unsigned long kmp_test_watch[2];
+enum kmp_kind kmp_test_watch_kind;
+atomic_t kmp_test_watched = ATOMIC_INIT(0);
+
+static void kmp_test_watch_site(enum kmp_kind kind, unsigned long site)
+{
+	if (kind == READ_ONCE(kmp_test_watch_kind) &&
+	    site >= READ_ONCE(kmp_test_watch[0]) &&
+	    site < READ_ONCE(kmp_test_watch[1]))
+		atomic_inc(&kmp_test_watched);
+}
+#else
+static inline void kmp_test_watch_site(enum kmp_kind kind, unsigned long site)
+{
+}
+#endif
 
 /*
  * The tag an allocation at @site with @n @callers counts on, or NULL for
@@ -288,6 +326,7 @@ __kmp_account_alloc(enum kmp_kind kind, unsigned long call_site,
 			return;
 		callers = f->callers;
 	}
+	kmp_test_watch_site(kind, site);
 	tag = kmp_alloc_tag(site, kind, callers, kd);
 	if (unlikely(!tag))
 		return;

@@ -593,6 +593,27 @@ unsigned long kmp_page_site(unsigned long fp, struct kmp_frames *f,
 }
 
 /*
+ * The return addresses below the call site in @f, an unwind's, that a
+ * page event's walk passes, by kmp_page_site()'s own test, into f->skip:
+ * the general path enters them in the site table where it unwinds (for
+ * key_depth or stack_depth), so that the fast path's walk passes them.
+ */
+void kmp_page_frames(struct kmp_frames *f)
+{
+	int i;
+
+	f->nskip = 0;
+	for (i = 0; i < f->site && f->nskip < KMP_SITE_SEARCH; i++) {
+		unsigned long kind = kmp_frame_kind(f->e[i]);
+
+		if ((kind & (KMP_FRAME_PAGE | KMP_FRAME_TRACE)) &&
+		    !(kind & (KMP_FRAME_BULK | KMP_FRAME_BULKFN |
+			      KMP_FRAME_GRAPH)))
+			f->skip[f->nskip++] = f->e[i];
+	}
+}
+
+/*
  * Names: sprint_symbol() of an address. The kernel looks a module's
  * address up by a linear search of all the module's symbols (about 25
  * instructions a symbol), so naming n sites of a module of n functions

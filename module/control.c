@@ -64,10 +64,11 @@ int kmp_mode_update(void)
 		ret = kmp_stacks_init();
 	if (ret)
 		return ret;
-	WRITE_ONCE(kmp_mode, m);
-	/* stacks with sample_rate: the general path (stack.h) */
+	/* the pools above before the mode: pairs with kmp_walk_fast() */
+	smp_store_release(&kmp_mode, m);
+	/* stacks or key_depth with sample_rate: the general path (stack.h) */
 	if ((m & ~KMP_M_FAST) ||
-	    (m & (KMP_M_STACKS | KMP_M_SAMPLE)) == (KMP_M_STACKS | KMP_M_SAMPLE))
+	    ((m & (KMP_M_STACKS | KMP_M_KEY)) && (m & KMP_M_SAMPLE)))
 		static_branch_enable(&kmp_slow_key);
 	else
 		static_branch_disable(&kmp_slow_key);
@@ -79,7 +80,7 @@ int kmp_mode_update(void)
 		static_branch_enable(&kmp_sample_key);
 	else
 		static_branch_disable(&kmp_sample_key);
-	if ((m & KMP_M_STACKS) && !(m & KMP_M_SAMPLE))
+	if ((m & (KMP_M_STACKS | KMP_M_KEY)) && !(m & KMP_M_SAMPLE))
 		static_branch_enable(&kmp_stack_key);
 	else
 		static_branch_disable(&kmp_stack_key);

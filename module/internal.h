@@ -392,6 +392,9 @@ void kmp_live_walk(void (*fn)(unsigned long key, const struct kmp_obj *obj,
 void kmp_live_clear(void);
 u32 kmp_live_used(void);
 extern void (*kmp_live_test_point)(unsigned long key);	/* KMP_TEST_HOOKS */
+extern unsigned long kmp_test_watch[2];		/* KMP_TEST_HOOKS, account.c */
+extern enum kmp_kind kmp_test_watch_kind;
+extern atomic_t kmp_test_watched;
 size_t kmp_live_memory(void);
 
 extern unsigned int kmp_max_hist;
@@ -550,7 +553,8 @@ void kmp_of_knobs(struct device_node *np);
 #define KMP_M_KEY	BIT(4)	/* key_depth > 0 */
 #define KMP_M_SAMPLE	BIT(5)	/* sample_rate > 1 */
 #define KMP_M_FILTER	BIT(6)	/* min_size or max_size set */
-#define KMP_M_FAST	(KMP_M_HIST | KMP_M_LIFE | KMP_M_SAMPLE | KMP_M_STACKS)
+#define KMP_M_FAST	(KMP_M_HIST | KMP_M_LIFE | KMP_M_SAMPLE | KMP_M_STACKS | \
+			 KMP_M_KEY)
 
 /* Longest "slab,page,percpu" list, with room to spare (options.c). */
 #define KMP_KINDS_MAX	32
@@ -1029,10 +1033,18 @@ static __always_inline bool kmp_fp_stop(unsigned long next,
  *
  * @skip records are passed without a lookup of their return addresses
  * (KMP_PROBE_SKIP). The general path still looks at them (callsite.c).
+ *
+ * @keyed (key_depth, stack.h): the first return address that is not a
+ * frame to pass is the site whether or not it has an entry (*@ep NULL
+ * where not), since the tag the fast path looks for is the one of (site,
+ * callers), which only the general path makes; its address goes to
+ * *@lrp, its record to *@recp and the records before it to *@passed.
  */
 static __always_inline bool
-kmp_page_site_fast(unsigned long fp, unsigned int skip,
-		   const struct kmp_site **ep)
+__kmp_page_site_fast(unsigned long fp, unsigned int skip,
+		     const struct kmp_site **ep, const bool keyed,
+		     unsigned long *lrp, unsigned long *recp,
+		     unsigned int *passed)
 {
 #if KMP_HAVE_FP_WALK
 	unsigned long last = kmp_fp_last(fp);
@@ -1047,14 +1059,19 @@ kmp_page_site_fast(unsigned long fp, unsigned int skip,
 	}
 	for (i = 0; i < KMP_FP_FRAMES; i++) {
 		const unsigned long *rec = (const unsigned long *)fp;
+		unsigned long lr = kmp_strip_pac(READ_ONCE(rec[1]));
 		const struct kmp_site *e;
 
-		if (!kmp_site_get(kmp_site_key(kmp_strip_pac(READ_ONCE(rec[1])),
-					       KMP_KIND_PAGE), &e))
-			return false;
+		*lrp = lr;
+		*recp = fp;
+		*passed = skip + i;
+		if (!kmp_site_get(kmp_site_key(lr, KMP_KIND_PAGE), &e)) {
+			*ep = NULL;
+			return keyed;
+		}
 		if (!(e->flags & KMP_SITE_FRAME)) {
 			*ep = e;
-			return !e->flags;
+			return keyed || !e->flags;
 		}
 		fp = READ_ONCE(rec[0]);
 		if (kmp_fp_stop(fp, rec, last))
@@ -1062,6 +1079,16 @@ kmp_page_site_fast(unsigned long fp, unsigned int skip,
 	}
 #endif
 	return false;
+}
+
+static __always_inline bool
+kmp_page_site_fast(unsigned long fp, unsigned int skip,
+		   const struct kmp_site **ep)
+{
+	unsigned long lr, rec;
+	unsigned int passed;
+
+	return __kmp_page_site_fast(fp, skip, ep, false, &lr, &rec, &passed);
 }
 
 /* nmi.c: slab and page events in NMI (cold: the probes' rare path). */
@@ -1136,5 +1163,6 @@ void kmp_account_page_move(unsigned long dst, unsigned long src,
 bool kmp_page_free_returns(void);
 unsigned long kmp_page_site(unsigned long fp, struct kmp_frames *f,
 			    unsigned int after);
+void kmp_page_frames(struct kmp_frames *f);	/* callsite.c */
 
 #endif /* _KMEMPROF_INTERNAL_H */

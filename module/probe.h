@@ -74,16 +74,17 @@ static __always_inline void kmp_count_event(enum kmp_event ev)
 }
 
 /*
- * An event and its tag's counters, with interrupts off. Both pointers are
- * taken before the first store, so that the compiler reads this CPU's
- * offset once.
+ * An event and its tag's counters @ctr (a site entry's, or
+ * kmp_tag_counters()), with interrupts off. Both pointers are taken
+ * before the first store, so that the compiler reads this CPU's offset
+ * once.
  */
-static __always_inline void kmp_count_alloc_ev(enum kmp_event ev,
-					       const struct kmp_site *e,
-					       u32 bytes, u32 req)
+static __always_inline void
+kmp_count_alloc_ev(enum kmp_event ev, struct kmp_counters __percpu *ctr,
+		   u32 bytes, u32 req)
 {
 	struct kmp_cpu_events *ce = this_cpu_ptr(&kmp_events);
-	struct kmp_counters *c = this_cpu_ptr(e->ctr);
+	struct kmp_counters *c = this_cpu_ptr(ctr);
 
 	if (ev < KMP_EV_NR)
 		kmp_add(&ce->count[ev], 1);
@@ -234,12 +235,14 @@ static __always_inline bool __kmp_slab_alloc_fast(enum kmp_event ev,
 						  const bool stacks)
 {
 	u64 time_cpu = 0, sctr = KMP_STACK_NO_CTR;
+	struct kmp_counters __percpu *ctr;
 	struct kmp_stack *st = NULL;
 	const struct kmp_site *e;
 	struct kmp_slot *slot;
 	unsigned long flags, key;
+	unsigned int kd = 0;
 	bool done = false;
-	u32 h = KMP_NIL;
+	u32 h = KMP_NIL, idx;
 
 	if (!kmp_fast_ok(timed))
 		return false;
@@ -250,31 +253,38 @@ static __always_inline bool __kmp_slab_alloc_fast(enum kmp_event ev,
 		done = true;
 		goto out;
 	}
-	if (unlikely(!kmp_site_get(kmp_site_key(site, KMP_KIND_SLAB), &e) ||
-		     e->flags))
+	if (stacks && kmp_stacked())
+		kd = kmp_key_depth_fast();
+	/* with key_depth, the tag of (site, callers): kmp_walk_fast() */
+	if (!kd) {
+		if (unlikely(!kmp_site_get(kmp_site_key(site, KMP_KIND_SLAB),
+					   &e) || e->flags))
+			goto out;
+		idx = e->idx;
+		ctr = e->ctr;
+	}
+	/* from this function's own record: the probe's, or a copy's below */
+	if (stacks && kmp_stacked() &&
+	    !kmp_walk_fast(ev, (unsigned long)__builtin_frame_address(0), 0,
+			   site, KMP_KIND_SLAB, kd, &idx, &ctr, &st, &sctr))
 		goto out;
-	if (kmp_sampling() && !kmp_sample_track(e->idx)) {
-		kmp_count_alloc_ev(ev, e, bytes, req);
+	if (kmp_sampling() && !kmp_sample_track(idx)) {
+		kmp_count_alloc_ev(ev, ctr, bytes, req);
 		done = true;
 		goto out;
 	}
-	if (timed && !kmp_time_alloc(e->idx, &h, &time_cpu))
-		goto out;
-	/* from this function's own record: the probe's, or a copy's below */
-	if (stacks && kmp_stacked() &&
-	    !kmp_stack_fast(ev, (unsigned long)__builtin_frame_address(0),
-			    site, e->idx, &st, &sctr))
+	if (timed && !kmp_time_alloc(idx, &h, &time_cpu))
 		goto out;
 	key = kmp_key_addr(KMP_KIND_SLAB, (unsigned long)ptr);
 	slot = kmp_live_claim(key);
 	if (unlikely(!slot))
 		goto out;
 	/* No slab object reaches 4 GiB (the static_assert above). */
-	kmp_count_alloc_ev(ev, e, bytes, req);
+	kmp_count_alloc_ev(ev, ctr, bytes, req);
 	if (timed && h != KMP_NIL)
 		kmp_hist_add_sizes(h, KMP_KIND_SLAB, bytes, req, 1);
 	/* counted before it is published: see account.c */
-	kmp_live_fill(slot, key, e->idx, bytes, req, time_cpu);
+	kmp_live_fill(slot, key, idx, bytes, req, time_cpu);
 	if (stacks)
 		kmp_stack_done(st, sctr, bytes);
 	done = true;
@@ -335,19 +345,34 @@ static __always_inline bool __kmp_page_alloc_fast(enum kmp_event ev,
 						  unsigned int order, const bool timed,
 						  const bool stacks)
 {
-	u32 bytes = PAGE_SIZE << order, *slot, h = KMP_NIL;
+	u32 bytes = PAGE_SIZE << order, *slot, h = KMP_NIL, idx;
 	u64 time_cpu = 0, sctr = KMP_STACK_NO_CTR;
+	unsigned long flags, key, site, rec;
+	struct kmp_counters __percpu *ctr;
 	struct kmp_stack *st = NULL;
 	const struct kmp_site *e;
+	unsigned int kd = 0, passed;
 	struct kmp_slot *s;
-	unsigned long flags, key;
 	bool done = false;
 
 	if (!kmp_fast_ok(timed))
 		return false;
 	local_irq_save(flags);
-	if (unlikely(!kmp_page_site_fast(fp, skip, &e) ||
+	if (stacks && kmp_stacked())
+		kd = kmp_key_depth_fast();
+	/* with key_depth, the site whatever its entry: kmp_walk_fast() */
+	if (unlikely(!__kmp_page_site_fast(fp, skip, &e, stacks && kd, &site,
+					   &rec, &passed) ||
 		     !kmp_page_get(page, &slot) || READ_ONCE(*slot)))
+		goto out;
+	if (!kd) {
+		idx = e->idx;
+		ctr = e->ctr;
+	}
+	/* the walk goes on from the site's record */
+	if (stacks && kmp_stacked() &&
+	    !kmp_walk_fast(ev, rec, passed, site, KMP_KIND_PAGE, kd, &idx, &ctr,
+			   &st, &sctr))
 		goto out;
 	/*
 	 * Page blocks have been entered in the live table (pages_hashed):
@@ -360,21 +385,17 @@ static __always_inline bool __kmp_page_alloc_fast(enum kmp_event ev,
 			goto out;
 		key = kmp_key_pfn(page_to_pfn(page));
 		if (timed) {
-			if (!kmp_time_alloc(e->idx, &h, &time_cpu))
-				goto out;
-			if (stacks && kmp_stacked() &&
-			    !kmp_stack_fast(ev, fp, kmp_site_addr(e), e->idx,
-					    &st, &sctr))
+			if (!kmp_time_alloc(idx, &h, &time_cpu))
 				goto out;
 			/* NULL where the key is there already */
 			s = kmp_live_claim(key);
 			if (!s)
 				goto out;
-			kmp_count_alloc_ev(ev, e, bytes, bytes);
+			kmp_count_alloc_ev(ev, ctr, bytes, bytes);
 			if (h != KMP_NIL)
 				kmp_hist_add_sizes(h, KMP_KIND_PAGE, bytes,
 						   bytes, 1);
-			kmp_live_fill(s, key, e->idx, bytes, bytes, time_cpu);
+			kmp_live_fill(s, key, idx, bytes, bytes, time_cpu);
 			if (stacks)
 				kmp_stack_done(st, sctr, bytes);
 			done = true;
@@ -383,16 +404,13 @@ static __always_inline bool __kmp_page_alloc_fast(enum kmp_event ev,
 		if (kmp_live_find(key, &s))
 			goto out;
 	}
-	if (kmp_sampling() && !kmp_sample_track(e->idx)) {
-		kmp_count_alloc_ev(ev, e, bytes, bytes);
+	if (kmp_sampling() && !kmp_sample_track(idx)) {
+		kmp_count_alloc_ev(ev, ctr, bytes, bytes);
 		done = true;
 		goto out;
 	}
-	if (stacks && kmp_stacked() &&
-	    !kmp_stack_fast(ev, fp, kmp_site_addr(e), e->idx, &st, &sctr))
-		goto out;
-	kmp_count_alloc_ev(ev, e, bytes, bytes);
-	WRITE_ONCE(*slot, kmp_pfn_entry(e->idx, order));
+	kmp_count_alloc_ev(ev, ctr, bytes, bytes);
+	WRITE_ONCE(*slot, kmp_pfn_entry(idx, order));
 	if (stacks)
 		kmp_stack_done(st, sctr, bytes);
 	done = true;
@@ -477,9 +495,10 @@ void kmp_page_alloc_stacked(enum kmp_event ev, unsigned long fp,
  * (kmp_timed()), the fast path's timed copy is a call of its own
  * (kmp_*_timed(), probes.c), so that the probe's own frame is the lean
  * one of the defaults' copy: inlined, the timed copy's registers would be
- * saved and restored at every event. So is the copy with stacks
- * (kmp_stacked(), kmp_*_alloc_stacked()); the timed copy takes stacks too
- * where both are on. Frees do not depend on stacks.
+ * saved and restored at every event. So is the copy that walks the frame
+ * records for stacks and key_depth (kmp_stacked(), kmp_*_alloc_stacked(),
+ * stack.h); the timed copy walks too where both are on. Frees depend on
+ * neither.
  */
 
 /* A slab allocation of @ptr at @call_site. */

@@ -231,7 +231,7 @@ noinline void kmp_page_alloc_timed(enum kmp_event ev, unsigned long fp,
 		kmp_page_alloc_slow(ev, fp, page, order);
 }
 
-/* The copies with stacks (stack.h), each with its fallback. */
+/* The copies that walk, for stacks and key_depth (stack.h), with fallbacks. */
 noinline void kmp_slab_alloc_stacked(enum kmp_event ev, unsigned long call_site,
 				     const void *ptr, size_t bytes_alloc,
 				     size_t bytes_req)

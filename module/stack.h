@@ -2,41 +2,51 @@
 /*
  * kmemprof: the stack store's inline half, for the fast paths (probe.h)
  * and stacks.c alike: the hash and the lock-free lookup of a record, and
- * the bounded frame-record walk that takes a sampled stack on the fast
- * path. See stacks.c for the store and its notes on locking.
+ * the bounded frame-record walk that takes a sampled stack, and key_depth's
+ * callers, on the fast path. See stacks.c for the store and its notes on
+ * locking, and tags.c for the tag hash's.
  *
- * With stack_depth on (and sample_rate not), a fast path takes the stack
- * itself: it walks the frame records up from the probe's own to the one
- * that returns to the call site, takes stack_depth return addresses from
- * there, and counts the allocation on the record of (tag, stack) if the
- * store has it. Anything else returns the event to the general path, with
- * nothing changed: a stack the store does not have yet (the general path
- * makes the record, and drop.stacks counts a full store), a walk that
- * would leave its stack, a stack shorter than stack_depth, a call site
- * not among the first KMP_STACK_SEARCH records, and a task with function
- * graph or kretprobe returns pending. So a record is only ever made by
+ * With stack_depth or key_depth on (and sample_rate not), a fast path
+ * walks the frame records itself (kmp_walk_fast()): up from the probe's
+ * own to the one that returns to the call site, then on outwards, one
+ * walk for both. With key_depth it takes the site's key_depth callers
+ * and counts the allocation on the tag of (site, callers) if the tag
+ * hash has it; with a stack due, it takes stack_depth return addresses
+ * from the site and counts on the record of (tag, stack) if the store has
+ * it. Anything else returns the event to the general path, with nothing
+ * changed: a tag or a stack not made yet (the general path makes them,
+ * and drop.tags and drop.stacks count a full pool), a walk that would
+ * leave its stack, a stack shorter than it needs, a call site not among
+ * the first KMP_STACK_SEARCH records, and a task with function graph or
+ * kretprobe returns pending. So a tag or a record is only ever made by
  * the general path, from stack_trace_save(), and the fast path only
- * counts on a record whose frames are the ones the walk found: the same
- * return addresses the kernel's unwinder reports, which on arm64 is this
- * walk, but for what the cases above leave out (other stacks, and the
- * return trampolines it puts the real addresses back for).
+ * counts on one whose frames are the ones the walk found: the same return
+ * addresses the kernel's unwinder reports, which on arm64 is this walk,
+ * but for what the cases above leave out (other stacks, and the return
+ * trampolines it puts the real addresses back for).
+ *
+ * A stack shorter than the walk needs is taken only where it ends at the
+ * task's final frame record, which the unwinder stops at too: a sampled
+ * stack then has the frames there are, and key_depth's callers past the
+ * end are 0, as the general path's (account.c, kmp_find_site()).
  *
  * KMP_STACK_SEARCH: the general path unwinds KMP_SITE_SEARCH (12) +
- * stack_depth frames, so a call site at an index above 12 there gets a
- * stack cut short. Its own frames come first: stack_trace_save(),
- * kmp_unwind(), kmp_account_alloc() (kmp_find_site() inlined, else one
- * more), kmp_*_alloc_slow(), the copy of the fast path that called it
- * (kmp_*_alloc_stacked() or _timed()) and the probe, whose return
- * address is at index 6 (7); the slab walk starts at the copy's record,
- * whose return address is at index 5 (6). So a site within
- * KMP_STACK_SEARCH (5) records of the walk's first is at index 12 at
- * most there, and its stack there has all stack_depth frames, or ends
- * where the walk's does.
+ * max(stack_depth, key_depth + 1) frames, so a call site at an index
+ * above 12 there gets a stack or callers cut short. Its own frames come
+ * first: stack_trace_save(), kmp_unwind(), kmp_account_alloc()
+ * (kmp_find_site() inlined, else one more), kmp_*_alloc_slow(), the copy
+ * of the fast path that called it (kmp_*_alloc_stacked() or _timed()) and
+ * the probe, whose return address is at index 6 (7); the slab walk starts
+ * at the copy's record, whose return address is at index 5 (6), the page
+ * walk at the probe's. So a site within KMP_STACK_SEARCH (5) records of
+ * the walk's first is at index 12 at most there, and its stack and
+ * callers there have all the frames asked for, or end where the walk's do.
  */
 #ifndef _KMEMPROF_STACK_H
 #define _KMEMPROF_STACK_H
 
 #include <linux/percpu.h>
+#include <linux/rculist.h>
 #include <linux/sched.h>
 
 #include "internal.h"
@@ -56,17 +66,59 @@ struct kmp_stack_buf {
 
 DECLARE_PER_CPU(struct kmp_stack_buf, kmp_stack_buf);
 
+/* tags.c: the tag hash, set at load before any probe is attached. */
+extern struct hlist_head *kmp_tag_hash;
+extern unsigned int kmp_tag_bits;
+
 /*
- * The address of site entry @e: its key shifted back (kmp_site_key()),
- * with the top bits, which are all ones in kernel and module text, back
- * by the arithmetic shift. A tomb gives 1, which no frame returns to.
+ * The tag hash's bucket of (@site, @kind, the first @n @callers), for
+ * tags.c and the fast paths alike.
  */
-static __always_inline unsigned long kmp_site_addr(const struct kmp_site *e)
+static __always_inline u32 kmp_tag_bucket_of_key(unsigned long site,
+						 enum kmp_kind kind,
+						 const unsigned long *callers,
+						 unsigned int n)
 {
-	return (unsigned long)((long)READ_ONCE(e->key) >> 2);
+	unsigned long h = site + kind;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		h = h * 31 + callers[i];
+	return hash_long(h, kmp_tag_bits);
 }
 
-/* Stacks on the fast paths: stack_depth on, sample_rate off. */
+/*
+ * The tag of that key in @bucket's chain, into *@tp. Lock-free, in an
+ * RCU read section or with interrupts off: see tags.c. (A bool, as
+ * kmp_site_get() is, so that a tag found is known not to be NULL.)
+ */
+static __always_inline bool kmp_tag_lookup(u32 bucket, unsigned long site,
+					   enum kmp_kind kind,
+					   const unsigned long *callers,
+					   unsigned int n,
+					   struct kmp_tag **tp)
+{
+	struct kmp_tag *tag;
+	unsigned int i;
+
+	hlist_for_each_entry_rcu(tag, &kmp_tag_hash[bucket], hnode) {
+		if (tag->site != site || tag->kind != kind ||
+		    tag->ncallers != n)
+			continue;
+		for (i = 0; i < n && tag->callers[i] == callers[i]; i++)
+			;
+		if (i == n) {
+			*tp = tag;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * The fast paths walk the frame records (kmp_walk_fast()): stack_depth or
+ * key_depth on, sample_rate off.
+ */
 static __always_inline bool kmp_stacked(void)
 {
 	return static_branch_unlikely(&kmp_stack_key);
@@ -194,47 +246,91 @@ static __always_inline unsigned int kmp_stack_walk(unsigned long fp,
 	return 0;
 }
 
+/* key_depth, for a fast path that walks (kmp_stacked()). */
+static __always_inline unsigned int kmp_key_depth_fast(void)
+{
+	return min_t(unsigned int, READ_ONCE(kmp_key_depth),
+		     KMP_KEY_DEPTH_MAX);
+}
+
 /*
- * A fast path's stack for an allocation of tag @idx at @site, walked from
- * the probe's frame record @fp: the record to count it on in *@sp, or
- * NULL where none is due (stack_sample); *@ctr is the sample counter's
- * value to store once the event is done (KMP_STACK_NO_CTR: none). False, with nothing changed,
+ * A fast path's walk for an allocation of @kind at @site, from the frame
+ * record @fp, @first records above the first the walk may start from
+ * (the bound on the site's index: see the top of the file), with @kd
+ * (kmp_key_depth_fast()) callers: with @kd, the tag
+ * of (site, callers) in *@idx and *@ctr, else the caller's there already
+ * (the site's own); with a stack due, the record to count it on in *@sp
+ * (else NULL), and *@ctr_s the sample counter's value to store once the
+ * event is done (KMP_STACK_NO_CTR: none). False, with nothing changed,
  * where the general path must take the event. @ev KMP_EV_NR: a hook's
  * event, whose frames the walk does not know (hooks.c): always false.
  * With interrupts off.
+ *
+ * The stack store is read only once kmp_mode has KMP_M_STACKS, with an
+ * acquire that pairs with the release in kmp_mode_update(): with
+ * key_depth on, this copy may run before the store is made.
  */
-static __always_inline bool kmp_stack_fast(enum kmp_event ev, unsigned long fp,
-					   unsigned long site, u32 idx,
-					   struct kmp_stack **sp, u64 *ctr)
+static __always_inline bool
+kmp_walk_fast(enum kmp_event ev, unsigned long fp, unsigned int first,
+	      unsigned long site, enum kmp_kind kind, unsigned int kd, u32 *idx,
+	      struct kmp_counters __percpu **ctr, struct kmp_stack **sp,
+	      u64 *ctr_s)
 {
-	unsigned int sd = min_t(unsigned int, READ_ONCE(kmp_stack_depth),
-				KMP_STACK_DEPTH_MAX);
-	unsigned int every = READ_ONCE(kmp_stack_sample);
+	unsigned int sd = 0, n, got, i;
 	unsigned long *frames;
+	struct kmp_tag *tag;
 	u32 hash;
-	unsigned int n;
 
 	*sp = NULL;
-	*ctr = KMP_STACK_NO_CTR;
+	*ctr_s = KMP_STACK_NO_CTR;
 	if (ev >= KMP_EV_NR)
 		return false;
-	if (!sd)
-		return true;
-	/* kmp_one_in(), but stored only once the event is done */
-	if (every > 1) {
-		u32 c = __this_cpu_read(kmp_stack_ctr) + 1;
+	/* pairs with the release in kmp_mode_update() */
+	if (smp_load_acquire(&kmp_mode) & KMP_M_STACKS) {
+		unsigned int every = READ_ONCE(kmp_stack_sample);
 
-		*ctr = c;
-		if (c % every)
-			return true;
+		sd = min_t(unsigned int, READ_ONCE(kmp_stack_depth),
+			   KMP_STACK_DEPTH_MAX);
+		/* kmp_one_in(), but stored only once the event is done */
+		if (sd && every > 1) {
+			u32 c = __this_cpu_read(kmp_stack_ctr) + 1;
+
+			*ctr_s = c;
+			if (c % every)
+				sd = 0;
+		}
 	}
-	frames = this_cpu_ptr(kmp_stack_buf.e);
-	n = kmp_stack_walk(fp, site, frames, sd);
+	n = kd ? max(sd, kd + 1) : sd;
 	if (!n)
+		return true;
+	if (first > KMP_STACK_SEARCH)
 		return false;
-	hash = kmp_stack_hash(idx, frames, n);
-	*sp = kmp_stack_find(kmp_stack_bucket(hash), hash, idx, frames, n);
-	return *sp;
+	frames = this_cpu_ptr(kmp_stack_buf.e);
+	got = kmp_stack_walk(fp, site, frames, n);
+	if (!got)
+		return false;
+	if (kd) {
+		/*
+		 * Callers past the task's final record: 0, as account.c's
+		 * (volatile stores, which the compiler makes no memset() of).
+		 */
+		for (i = got; i <= kd; i++)
+			WRITE_ONCE(frames[i], 0);
+		if (!kmp_tag_lookup(kmp_tag_bucket_of_key(site, kind,
+							  frames + 1, kd),
+				    site, kind, frames + 1, kd, &tag))
+			return false;
+		*idx = kmp_tag_index(tag);
+		*ctr = kmp_tag_counters(*idx);
+	}
+	if (sd) {
+		n = min(sd, got);
+		hash = kmp_stack_hash(*idx, frames, n);
+		*sp = kmp_stack_find(kmp_stack_bucket(hash), hash, *idx,
+				     frames, n);
+		return *sp;
+	}
+	return true;
 }
 
 /* The event is done: count it on its stack, if any. */

@@ -26,10 +26,12 @@
  * - Counts are atomic64, added from either path: only sampled
  *   allocations touch them.
  * - The pool, the heads and kmp_stack_bits are set by kmp_stacks_init()
- *   before kmp_mode_update() turns on KMP_M_STACKS and kmp_stack_key
- *   (static_branch_enable() patches and synchronises every CPU), and
- *   stay until unload; kmp_stack_key is off whenever stack_depth is 0 or
- *   sample_rate above 1, or at unload before the pool is freed.
+ *   before kmp_mode_update() turns on KMP_M_STACKS, with the release of
+ *   kmp_mode that the fast paths' acquire pairs with (kmp_walk_fast(),
+ *   which reads the store only once it sees KMP_M_STACKS: kmp_stack_key
+ *   may be on before, for key_depth), and stay until unload;
+ *   kmp_stack_key is off whenever stack_depth and key_depth are both 0 or
+ *   sample_rate is above 1, and at unload before the pool is freed.
  * - kmp_stack_ctr (stack_sample's per-CPU count) and kmp_stack_buf (the
  *   fast path's frames) are this CPU's, with interrupts off. The fast path
  *   stores the count only once its event is done, so that an event it

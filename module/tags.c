@@ -9,11 +9,20 @@
  *   entries refer to their tag by index and tags are never freed while
  *   probes may run.
  * - kmp_tag_hash is an array of hlist_head. Lookups walk it with
- *   hlist_for_each_entry_rcu() under rcu_read_lock() and take no lock.
- *   Inserts and removals take the bucket's lock, one of kmp_tag_locks
- *   chosen by the bucket number: a raw spinlock, always with interrupts
- *   off (inserts come from the probes, which run with them off; removals
- *   use raw_spin_lock_irqsave()). Nothing nests inside it.
+ *   hlist_for_each_entry_rcu() (kmp_tag_lookup(), stack.h) and take no
+ *   lock: under rcu_read_lock() here, and with interrupts off, which is a
+ *   read section too, on the fast paths with key_depth (stack.h), which
+ *   only ever look. Inserts and removals take the bucket's lock, one of
+ *   kmp_tag_locks chosen by the bucket number: a raw spinlock, always
+ *   with interrupts off (inserts come from the probes' general path,
+ *   which runs with them off; removals use raw_spin_lock_irqsave()).
+ *   Nothing nests inside it. A tag's key (site, kind, callers) is written before
+ *   hlist_add_head_rcu() publishes it, with a release that the lookup's
+ *   rcu_dereference() pairs with, and never changes after; a tag taken
+ *   out (hlist_del_rcu()) keeps its link, and its memory is the pool's,
+ *   so a lookup that is on it meanwhile walks on safely. A tag is found
+ *   by a lookup before KMP_TAG_READY is set: its counters are there
+ *   already (see the counters below), which is all the paths need.
  * - A tag leaves the hash only when the module its call site is in goes
  *   away (KMP_TAG_GONE, from main.c's module notifier, which serialises
  *   these calls); it stays in the pool with its counters, and its later
@@ -67,6 +76,7 @@
 #include <kmemprof/format.h>
 
 #include "internal.h"
+#include "stack.h"
 
 #define KMP_TAG_LOCKS		64
 
@@ -79,8 +89,8 @@ unsigned int kmp_max_tags = 16384;
 struct kmp_tag *kmp_tag_pool;
 static unsigned int kmp_ctr_nblocks;	/* room for max_tags */
 static unsigned int kmp_ctr_ready;	/* allocated: see the notes */
-static struct hlist_head *kmp_tag_hash;
-static unsigned int kmp_tag_bits;
+struct hlist_head *kmp_tag_hash;	/* stack.h: the fast paths look too */
+unsigned int kmp_tag_bits;
 static raw_spinlock_t kmp_tag_locks[KMP_TAG_LOCKS];
 static atomic_t kmp_ntags = ATOMIC_INIT(0);
 
@@ -105,14 +115,10 @@ struct kmp_tag_key {
 	unsigned int n;
 };
 
+/* The hash and the match are stack.h's, which the fast paths use too. */
 static u32 kmp_tag_bucket(const struct kmp_tag_key *k)
 {
-	unsigned long h = k->site + k->kind;
-	unsigned int i;
-
-	for (i = 0; i < k->n; i++)
-		h = h * 31 + k->callers[i];
-	return hash_long(h, kmp_tag_bits);
+	return kmp_tag_bucket_of_key(k->site, k->kind, k->callers, k->n);
 }
 
 static u32 kmp_tag_bucket_of(const struct kmp_tag *tag)
@@ -122,15 +128,6 @@ static u32 kmp_tag_bucket_of(const struct kmp_tag *tag)
 	};
 
 	return kmp_tag_bucket(&k);
-}
-
-static bool kmp_tag_match(const struct kmp_tag *tag,
-			  const struct kmp_tag_key *k)
-{
-	return tag->site == k->site && tag->kind == k->kind &&
-	       tag->ncallers == k->n &&
-	       (!k->n ||
-		!memcmp(tag->callers, k->callers, k->n * sizeof(*k->callers)));
 }
 
 static raw_spinlock_t *kmp_tag_lock(u32 bucket)
@@ -194,15 +191,12 @@ u32 kmp_tags_used(void)
 	return min_t(u32, atomic_read(&kmp_ntags), kmp_max_tags);
 }
 
-static struct kmp_tag *kmp_tag_find(struct hlist_head *head,
-				    const struct kmp_tag_key *k)
+static struct kmp_tag *kmp_tag_find(u32 bucket, const struct kmp_tag_key *k)
 {
 	struct kmp_tag *tag;
 
-	hlist_for_each_entry_rcu(tag, head, hnode)
-		if (kmp_tag_match(tag, k))
-			return tag;
-	return NULL;
+	return kmp_tag_lookup(bucket, k->site, k->kind, k->callers, k->n,
+			      &tag) ? tag : NULL;
 }
 
 /*
@@ -229,13 +223,13 @@ struct kmp_tag *kmp_tag_get(unsigned long site, enum kmp_kind kind,
 		relay = kind == KMP_KIND_SLAB && kmp_site_is_relay(site);
 	}
 	rcu_read_lock();
-	tag = kmp_tag_find(head, &k);
+	tag = kmp_tag_find(bucket, &k);
 	rcu_read_unlock();
 	if (likely(tag))
 		return tag;
 
 	raw_spin_lock(kmp_tag_lock(bucket));
-	tag = kmp_tag_find(head, &k);
+	tag = kmp_tag_find(bucket, &k);
 	if (tag)
 		goto out;
 	/* bounded by the counters ready: pairs with kmp_ctr_grow()'s release */

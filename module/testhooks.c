@@ -537,6 +537,30 @@ unsigned long kmemprof_test_page_walk(unsigned long fp, unsigned int *passed,
 kmp_export_test_hook(kmemprof_test_page_walk);
 
 /*
+ * Count the allocations of @kind at call sites in [@start, @end) that the
+ * general path takes (account.c), from 0; kmemprof_test_watched() reads
+ * the count. @start == @end: none.
+ */
+void kmemprof_test_watch(enum kmp_kind kind, unsigned long start,
+			 unsigned long end)
+{
+	WRITE_ONCE(kmp_test_watch[1], 0);
+	WRITE_ONCE(kmp_test_watch_kind, kind);
+	WRITE_ONCE(kmp_test_watch[0], start);
+	atomic_set(&kmp_test_watched, 0);
+	WRITE_ONCE(kmp_test_watch[1], end);
+}
+
+kmp_export_test_hook(kmemprof_test_watch);
+
+unsigned int kmemprof_test_watched(void)
+{
+	return atomic_read(&kmp_test_watched);
+}
+
+kmp_export_test_hook(kmemprof_test_watched);
+
+/*
  * Events as the probes take them, through their entry points (probe.h:
  * the fast path, else the general path), with no event counted: a slab
  * allocation of @ptr at @site and its free; a page block allocated with

@@ -167,6 +167,9 @@ unsigned long kmemprof_test_page_walk(unsigned long fp, unsigned int *passed,
 				      unsigned long *fast);
 unsigned int kmemprof_test_stack_walk(unsigned long fp, unsigned long site,
 				      unsigned long *frames, unsigned int n);
+void kmemprof_test_watch(enum kmp_kind kind, unsigned long start,
+			 unsigned long end);
+unsigned int kmemprof_test_watched(void);
 void kmemprof_test_slab_event(unsigned long site, const void *ptr,
 			      size_t size);
 void kmemprof_test_slab_free_event(const void *ptr);

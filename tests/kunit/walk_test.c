@@ -13,6 +13,8 @@
  * site it found, or 0.
  *
  * walk_stack_frames: the fast path's walk for a sampled stack (stack.h).
+ * walk_key_depth_fast: key_depth's callers on the fast path and the
+ * general path alike, with real allocations.
  *
  * A stack the walk starts on that is not the task's is a buffer of
  * vmalloc()'s aligned to THREAD_SIZE, as the IRQ and SDEI stacks are with
@@ -277,11 +279,170 @@ static void walk_stack_frames(struct kunit *test)
 	KMP_EXPECT_EQ(test, stack_walk(&st[14], fr, 1), 0U);
 }
 
+/*
+ * key_depth on the fast path (stack.h): allocations from a known chain,
+ * key_outer() -> key_middle() -> key_inner(), whose call site is in
+ * key_inner() and whose two callers are in key_middle() and key_outer().
+ * The first makes the tag of (site, callers), on the general path. The
+ * fast path counts an allocation on that tag only if its walk of the
+ * frame records found the callers that the general path's unwinder
+ * found (else it gives the event back): so each of the next KEY_N must
+ * be the fast path's, none the general path's (kmemprof_test_watch()),
+ * and all on the one tag. Then with self_timing on, which sends every
+ * event to the general path, KEY_N more land on the same tag. The frees
+ * pair, on whichever path.
+ */
+#define KEY_N		32
+#define KEY_SIZE	72
+
+static int key_sink;
+
+static noinline void *key_inner(bool page)
+{
+	void *p;
+
+	if (page)
+		p = alloc_pages(GFP_KERNEL, 0);
+	else
+		p = kmalloc(KEY_SIZE, GFP_KERNEL);
+	WRITE_ONCE(key_sink, 1);
+	return p;
+}
+
+static noinline void *key_middle(bool page)
+{
+	void *p = key_inner(page);
+
+	WRITE_ONCE(key_sink, 2);
+	return p;
+}
+
+static noinline void *key_outer(bool page)
+{
+	void *p = key_middle(page);
+
+	WRITE_ONCE(key_sink, 3);
+	return p;
+}
+
+static void key_allocs(struct kunit *test, void **objs, unsigned int from,
+		       unsigned int to, bool page)
+{
+	unsigned int i;
+
+	for (i = from; i < to; i++) {
+		objs[i] = key_outer(page);
+		KMP_ASSERT_NOT_NULL(test, objs[i]);
+	}
+}
+
+static void walk_key_depth_one(struct kunit *test, bool page)
+{
+	enum kmp_kind kind = page ? KMP_KIND_PAGE : KMP_KIND_SLAB;
+	const char *what = page ? "pages" : "slab";
+	unsigned long is, ie, ms, me;
+	struct kmp_totals base, t;
+	unsigned int i;
+	u64 base_keyed;
+	void **objs;
+
+	objs = kmp_kunit_kcalloc(test, 2 * KEY_N + 1, sizeof(*objs),
+				 GFP_KERNEL);
+	KMP_ASSERT_NOT_NULL(test, objs);
+	kmp_test_fn_range(test, key_inner, &is, &ie);
+	kmp_test_fn_range(test, key_middle, &ms, &me);
+
+	/* the tag, made by the general path */
+	key_allocs(test, objs, 0, 1, page);
+	KMP_EXPECT_EQ_MSG(test, kmemprof_sum_callers(kind, is, ie, ms, me,
+						     &base), 1,
+			  "%s: tags made", what);
+
+	kmemprof_test_watch(kind, is, ie);
+	key_allocs(test, objs, 1, KEY_N + 1, page);
+	KMP_EXPECT_EQ_MSG(test, kmemprof_test_watched(), 0U,
+			  "%s: allocations the fast path gave back", what);
+	KMP_EXPECT_EQ_MSG(test, kmemprof_sum_callers(kind, is, ie, ms, me, &t),
+			  1, "%s: tags, fast path", what);
+	KMP_EXPECT_EQ_MSG(test, t.allocs - base.allocs, (u64)KEY_N,
+			  "%s: allocations, fast path", what);
+
+	KMP_ASSERT_EQ(test, kmemprof_set_knob("self_timing", 1), 0);
+	kmemprof_test_watch(kind, is, ie);
+	key_allocs(test, objs, KEY_N + 1, 2 * KEY_N + 1, page);
+	KMP_EXPECT_EQ_MSG(test, kmemprof_test_watched(), (unsigned int)KEY_N,
+			  "%s: allocations on the general path", what);
+	KMP_ASSERT_EQ(test, kmemprof_set_knob("self_timing", 0), 0);
+	kmemprof_test_watch(kind, 0, 0);
+	KMP_EXPECT_EQ_MSG(test, kmemprof_sum_callers(kind, is, ie, ms, me, &t),
+			  1, "%s: tags, both paths", what);
+	KMP_EXPECT_EQ_MSG(test, t.allocs - base.allocs, (u64)(2 * KEY_N),
+			  "%s: allocations, both paths", what);
+	KMP_EXPECT_EQ_MSG(test, t.live_objs - base.live_objs, (u64)(2 * KEY_N),
+			  "%s: live, both paths", what);
+
+	for (i = 0; i < 2 * KEY_N + 1; i++) {
+		if (page)
+			__free_pages(objs[i], 0);
+		else
+			kfree(objs[i]);
+	}
+	kmemprof_sum_callers(kind, is, ie, ms, me, &t);
+	base_keyed = t.allocs;
+	KMP_EXPECT_EQ_MSG(test, t.frees - base.frees, (u64)(2 * KEY_N + 1),
+			  "%s: frees", what);
+	KMP_EXPECT_EQ_MSG(test, t.live_objs, (u64)0, "%s: live at the end",
+			  what);
+
+	/*
+	 * key_depth off: at once on the defaults' fast path, on the site's
+	 * own tag (made by the first, if not there yet).
+	 */
+	KMP_ASSERT_EQ(test, kmemprof_set_knob("key_depth", 0), 0);
+	key_allocs(test, objs, 0, 1, page);
+	kmemprof_sum_range(kind, is, ie, &base, NULL);
+	kmemprof_test_watch(kind, is, ie);
+	key_allocs(test, objs, 1, KEY_N + 1, page);
+	KMP_EXPECT_EQ_MSG(test, kmemprof_test_watched(), 0U,
+			  "%s: key_depth off, allocations the fast path gave back",
+			  what);
+	kmemprof_test_watch(kind, 0, 0);
+	kmemprof_sum_range(kind, is, ie, &t, NULL);
+	KMP_EXPECT_EQ_MSG(test, t.allocs - base.allocs, (u64)KEY_N,
+			  "%s: key_depth off, allocations", what);
+	kmemprof_sum_callers(kind, is, ie, ms, me, &t);
+	KMP_EXPECT_EQ_MSG(test, t.allocs - base_keyed, (u64)0,
+			  "%s: key_depth off, allocations on the keyed tag",
+			  what);
+	for (i = 0; i < KEY_N + 1; i++) {
+		if (page)
+			__free_pages(objs[i], 0);
+		else
+			kfree(objs[i]);
+	}
+	KMP_ASSERT_EQ(test, kmemprof_set_knob("key_depth", 2), 0);
+}
+
+static void walk_key_depth_fast(struct kunit *test)
+{
+	if (!KMP_HAVE_FP_WALK)
+		kunit_skip(test, "no frame-record walk");
+	KMP_ASSERT_EQ(test, kmemprof_set_events(KMP_KIND_ALL), 0);
+	KMP_ASSERT_EQ(test, kmemprof_set_enabled(true), 0);
+	KMP_ASSERT_EQ(test, kmemprof_set_knob("key_depth", 2), 0);
+	walk_key_depth_one(test, false);
+	walk_key_depth_one(test, true);
+	kmemprof_test_watch(KMP_KIND_SLAB, 0, 0);
+	kmemprof_set_knob("self_timing", 0);
+	KMP_EXPECT_EQ(test, kmemprof_set_knob("key_depth", 0), 0);
+}
+
 static struct kunit_case walk_cases[] = {
 	KUNIT_CASE(walk_stops_at_stack_end),
 	KUNIT_CASE(walk_own_stack),
 	KUNIT_CASE(walk_bad_links),
 	KUNIT_CASE(walk_stack_frames),
+	KUNIT_CASE(walk_key_depth_fast),
 	{}
 };
 
