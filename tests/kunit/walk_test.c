@@ -225,8 +225,10 @@ static void walk_stack_frames(struct kunit *test)
 	unsigned long st[24], fr[16], *heap;
 	unsigned int i;
 
-	if (!KMP_HAVE_FP_WALK)
-		kunit_skip(test, "no frame-record walk");
+	if (!KMP_HAVE_FP_WALK) {
+		kmp_kunit_skip(test, "no frame-record walk");
+		return;
+	}
 	heap = kunit_kzalloc(test, 4 * sizeof(*heap), GFP_KERNEL);
 	KMP_ASSERT_NOT_NULL(test, heap);
 
@@ -425,8 +427,10 @@ static void walk_key_depth_one(struct kunit *test, bool page)
 
 static void walk_key_depth_fast(struct kunit *test)
 {
-	if (!KMP_HAVE_FP_WALK)
-		kunit_skip(test, "no frame-record walk");
+	if (!KMP_HAVE_FP_WALK) {
+		kmp_kunit_skip(test, "no frame-record walk");
+		return;
+	}
 	KMP_ASSERT_EQ(test, kmemprof_set_events(KMP_KIND_ALL), 0);
 	KMP_ASSERT_EQ(test, kmemprof_set_enabled(true), 0);
 	KMP_ASSERT_EQ(test, kmemprof_set_knob("key_depth", 2), 0);
