@@ -243,6 +243,7 @@ static __always_inline bool __kmp_slab_alloc_fast(enum kmp_event ev,
 	unsigned int kd = 0;
 	bool done = false;
 	u32 h = KMP_NIL, idx;
+	bool walk;
 
 	if (!kmp_fast_ok(timed))
 		return false;
@@ -253,7 +254,14 @@ static __always_inline bool __kmp_slab_alloc_fast(enum kmp_event ev,
 		done = true;
 		goto out;
 	}
-	if (stacks && kmp_stacked())
+	/*
+	 * The key tested once: it can turn off between two tests (jump
+	 * labels are patched one site at a time, and this CPU may run one
+	 * site old and the next new), and then idx and ctr would come from
+	 * neither the walk nor the site table.
+	 */
+	walk = stacks && kmp_stacked();
+	if (walk)
 		kd = kmp_key_depth_fast();
 	/* with key_depth, the tag of (site, callers): kmp_walk_fast() */
 	if (!kd) {
@@ -264,7 +272,7 @@ static __always_inline bool __kmp_slab_alloc_fast(enum kmp_event ev,
 		ctr = e->ctr;
 	}
 	/* from this function's own record: the probe's, or a copy's below */
-	if (stacks && kmp_stacked() &&
+	if (walk &&
 	    !kmp_walk_fast(ev, (unsigned long)__builtin_frame_address(0), 0,
 			   site, KMP_KIND_SLAB, kd, &idx, &ctr, &st, &sctr))
 		goto out;
@@ -353,12 +361,14 @@ static __always_inline bool __kmp_page_alloc_fast(enum kmp_event ev,
 	const struct kmp_site *e;
 	unsigned int kd = 0, passed;
 	struct kmp_slot *s;
-	bool done = false;
+	bool done = false, walk;
 
 	if (!kmp_fast_ok(timed))
 		return false;
 	local_irq_save(flags);
-	if (stacks && kmp_stacked())
+	/* the key tested once: see __kmp_slab_alloc_fast() */
+	walk = stacks && kmp_stacked();
+	if (walk)
 		kd = kmp_key_depth_fast();
 	/* with key_depth, the site whatever its entry: kmp_walk_fast() */
 	if (unlikely(!__kmp_page_site_fast(fp, skip, &e, stacks && kd, &site,
@@ -370,7 +380,7 @@ static __always_inline bool __kmp_page_alloc_fast(enum kmp_event ev,
 		ctr = e->ctr;
 	}
 	/* the walk goes on from the site's record */
-	if (stacks && kmp_stacked() &&
+	if (walk &&
 	    !kmp_walk_fast(ev, rec, passed, site, KMP_KIND_PAGE, kd, &idx, &ctr,
 			   &st, &sctr))
 		goto out;

@@ -119,9 +119,21 @@ static __always_inline bool kmp_tag_lookup(u32 bucket, unsigned long site,
  * The fast paths walk the frame records (kmp_walk_fast()): stack_depth or
  * key_depth on, sample_rate off.
  */
+#if KMP_TEST_HOOKS
+extern int kmp_stacked_test;		/* testhooks.c */
+bool kmp_stacked_test_off(void);
+#endif
+
 static __always_inline bool kmp_stacked(void)
 {
-	return static_branch_unlikely(&kmp_stack_key);
+	if (!static_branch_unlikely(&kmp_stack_key))
+		return false;
+#if KMP_TEST_HOOKS
+	/* the key turned off from a test's chosen test of it on */
+	if (unlikely(READ_ONCE(kmp_stacked_test)) && kmp_stacked_test_off())
+		return false;
+#endif
+	return true;
 }
 
 /*

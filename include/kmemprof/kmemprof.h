@@ -170,6 +170,7 @@ unsigned int kmemprof_test_stack_walk(unsigned long fp, unsigned long site,
 void kmemprof_test_watch(enum kmp_kind kind, unsigned long start,
 			 unsigned long end);
 unsigned int kmemprof_test_watched(void);
+void kmemprof_test_stacked_off(unsigned int n);
 void kmemprof_test_slab_event(unsigned long site, const void *ptr,
 			      size_t size);
 void kmemprof_test_slab_free_event(const void *ptr);

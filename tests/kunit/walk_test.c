@@ -441,12 +441,77 @@ static void walk_key_depth_fast(struct kunit *test)
 	KMP_EXPECT_EQ(test, kmemprof_set_knob("key_depth", 0), 0);
 }
 
+/*
+ * The stacks' key turned off between two tests of it in one event: the
+ * copy that walks tested it twice, on (key_depth's tag, with no site
+ * table lookup) then off (no walk either), and counted on a tag it had
+ * found neither way (check-matrix's 70-stacks, which toggles key_depth
+ * under load, panicked there on 6.12). From the third test of the key
+ * in each allocation on (the dispatch's, the copy's, then any other),
+ * the key reads off: every allocation must still be counted once, in
+ * the site's range, and its free must pair.
+ */
+static void walk_key_off_one(struct kunit *test, bool page)
+{
+	enum kmp_kind kind = page ? KMP_KIND_PAGE : KMP_KIND_SLAB;
+	const char *what = page ? "pages" : "slab";
+	struct kmp_totals base, t;
+	unsigned long is, ie;
+	unsigned int i;
+	void **objs;
+
+	objs = kmp_kunit_kcalloc(test, KEY_N + 1, sizeof(*objs), GFP_KERNEL);
+	KMP_ASSERT_NOT_NULL(test, objs);
+	kmp_test_fn_range(test, key_inner, &is, &ie);
+	/* the tag of (site, callers), made by the general path */
+	key_allocs(test, objs, 0, 1, page);
+	kmemprof_sum_range(kind, is, ie, &base, NULL);
+	for (i = 1; i < KEY_N + 1; i++) {
+		kmemprof_test_stacked_off(3);
+		objs[i] = key_outer(page);
+		kmemprof_test_stacked_off(0);
+		KMP_ASSERT_NOT_NULL(test, objs[i]);
+	}
+	kmemprof_sum_range(kind, is, ie, &t, NULL);
+	KMP_EXPECT_EQ_MSG(test, t.allocs - base.allocs, (u64)KEY_N,
+			  "%s: allocations, the key off midway", what);
+	KMP_EXPECT_EQ_MSG(test, t.live_objs - base.live_objs, (u64)KEY_N,
+			  "%s: live, the key off midway", what);
+	for (i = 0; i < KEY_N + 1; i++) {
+		if (page)
+			__free_pages(objs[i], 0);
+		else
+			kfree(objs[i]);
+	}
+	kmemprof_sum_range(kind, is, ie, &t, NULL);
+	KMP_EXPECT_EQ_MSG(test, t.frees - base.frees, (u64)(KEY_N + 1),
+			  "%s: frees, the key off midway", what);
+	KMP_EXPECT_EQ_MSG(test, t.live_objs, (u64)0,
+			  "%s: live at the end, the key off midway", what);
+}
+
+static void walk_key_off_midway(struct kunit *test)
+{
+	if (!KMP_HAVE_FP_WALK) {
+		kmp_kunit_skip(test, "no frame-record walk");
+		return;
+	}
+	KMP_ASSERT_EQ(test, kmemprof_set_events(KMP_KIND_ALL), 0);
+	KMP_ASSERT_EQ(test, kmemprof_set_enabled(true), 0);
+	KMP_ASSERT_EQ(test, kmemprof_set_knob("key_depth", 2), 0);
+	walk_key_off_one(test, false);
+	walk_key_off_one(test, true);
+	kmemprof_test_stacked_off(0);
+	KMP_EXPECT_EQ(test, kmemprof_set_knob("key_depth", 0), 0);
+}
+
 static struct kunit_case walk_cases[] = {
 	KUNIT_CASE(walk_stops_at_stack_end),
 	KUNIT_CASE(walk_own_stack),
 	KUNIT_CASE(walk_bad_links),
 	KUNIT_CASE(walk_stack_frames),
 	KUNIT_CASE(walk_key_depth_fast),
+	KUNIT_CASE(walk_key_off_midway),
 	{}
 };
 
