@@ -1029,6 +1029,17 @@ int kmemprof_sym_text(unsigned long addr, char *buf, char *kernel,
 }
 
 kmp_export_test_hook(kmemprof_sym_text);
+
+/*
+ * For the KUnit suites: what the kernel function @name is to the walk,
+ * by kmp_frame_fns alone (KMP_FRAME_* bits).
+ */
+unsigned long kmemprof_test_frame_fn_kind(const char *name)
+{
+	return kmp_frame_fn_kind(name);
+}
+
+kmp_export_test_hook(kmemprof_test_frame_fn_kind);
 #endif
 
 /*

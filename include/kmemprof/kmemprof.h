@@ -162,6 +162,7 @@ int kmemprof_test_proc_line(struct seq_file *m, const char *site,
 void kmemprof_test_frag(struct seq_file *m, u64 live_bytes, u64 live_req);
 int kmemprof_sym_text(unsigned long addr, char *buf, char *kernel,
 		      bool *indexed);
+unsigned long kmemprof_test_frame_fn_kind(const char *name);
 void kmemprof_test_percent(struct seq_file *m, u64 part, u64 whole);
 unsigned long kmemprof_test_page_walk(unsigned long fp, unsigned int *passed,
 				      unsigned long *fast);

@@ -8,6 +8,11 @@
  * a gap (the padding before an aligned function, which the kernel counts
  * into the size of the function before it). The kernel's own text is
  * named as before, by sprint_symbol().
+ *
+ * names_frame_kinds: what callsite.c's table of allocator functions
+ * (kmp_frame_fns) makes of a kernel function's name, exactly, for a name
+ * of every entry, each matched by that entry alone, so that an entry
+ * taken out fails the case; and of names that are no allocator's.
  */
 #include <kunit/test.h>
 #include <linux/kallsyms.h>
@@ -160,10 +165,130 @@ static void names_kernel_text(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, str_has_prefix(b->buf, "kfree+0x4/"));
 }
 
+/* callsite.c's KMP_FRAME_* bits, as kmemprof_test_frame_fn_kind() gives them */
+#define F_PAGE		BIT(0)
+#define F_PERCPU	BIT(1)
+#define F_SLAB		BIT(2)
+#define F_RETURN	BIT(7)
+#define F_KV		BIT(9)
+#define F_PASS		BIT(10)
+
+/*
+ * A name of each entry of kmp_frame_fns, in its order, as the kernels of
+ * the matrix spell the function (_noprof from 6.10, the compiler's clones),
+ * that no other entry's prefix matches; then names that are none of the
+ * allocators': their callers, their frees, and an allocator's name inside
+ * another's.
+ */
+static const struct {
+	const char *name;
+	unsigned long kind;
+} names_frames[] = {
+	/* the page allocator */
+	{ "__alloc_pages_noprof",		F_PAGE },
+	{ "alloc_pages_noprof",			F_PAGE },
+	{ "__get_free_pages_noprof",		F_PAGE },
+	{ "get_zeroed_page_noprof",		F_PAGE },
+	{ "get_free_pages_noprof",		F_PAGE },
+	{ "__folio_alloc_noprof",		F_PAGE },
+	{ "folio_alloc_noprof",			F_PAGE },
+	{ "vma_alloc_folio_noprof",		F_PAGE },
+	{ "alloc_page_interleave",		F_PAGE },
+	{ "__alloc_frozen_pages_noprof",	F_PAGE },
+	{ "alloc_frozen_pages_nolock_noprof",	F_PAGE },
+	/* vmalloc() and kvmalloc(): their callers get the pages and slab */
+	{ "__vmalloc_node_range_noprof",	F_PAGE | F_KV },
+	{ "vmalloc_noprof",			F_PAGE | F_KV },
+	{ "vzalloc_noprof",			F_PAGE | F_KV },
+	{ "vm_area_alloc_pages.constprop.0",	F_PAGE },
+	{ "__vcalloc_noprof",			F_PAGE | F_KV },
+	{ "vcalloc_noprof",			F_PAGE | F_KV },
+	{ "vrealloc_noprof",			F_PAGE | F_KV },
+	{ "__kvmalloc_node_noprof",		F_PAGE | F_KV },
+	{ "kvmalloc_node_noprof",		F_PAGE | F_KV },
+	{ "kvrealloc_noprof",			F_PAGE | F_KV },
+	{ "krealloc_noprof",			F_KV },
+	/* mempools: the prefill's and resize's arrays passed, not charged */
+	{ "mempool_alloc_noprof",		F_PAGE | F_KV },
+	{ "mempool_alloc_pages",		F_PAGE | F_KV },
+	{ "mempool_kmalloc",			F_PAGE | F_KV },
+	{ "mempool_create_node_noprof",		F_PAGE | F_KV },
+	{ "mempool_init_node",			F_PAGE | F_PASS },
+	{ "mempool_resize",			F_PAGE | F_PASS },
+	/* CMA and the DMA API: dma-direct, iommu-dma, dma_alloc_pages() */
+	{ "cma_alloc",				F_PAGE },
+	{ "__cma_alloc",			F_PAGE },
+	{ "alloc_contig_range_noprof",		F_PAGE | F_RETURN },
+	{ "__alloc_contig_migrate_range",	F_PAGE | F_RETURN },
+	{ "dma_alloc_contiguous",		F_PAGE },
+	{ "dma_alloc_from_contiguous",		F_PAGE },
+	{ "__dma_direct_alloc_pages.constprop.0", F_PAGE },
+	{ "dma_direct_alloc",			F_PAGE },
+	{ "dma_alloc_attrs",			F_PAGE },
+	{ "__dma_alloc_pages",			F_PAGE },
+	{ "dma_alloc_pages",			F_PAGE },
+	{ "dma_alloc_noncontiguous",		F_PAGE },
+	{ "alloc_single_sgt",			F_PAGE },
+	{ "dma_common_alloc_pages",		F_PAGE },
+	{ "__iommu_dma_alloc_pages",		F_PAGE },
+	{ "__iommu_dma_alloc_noncontiguous",	F_PAGE },
+	{ "iommu_dma_alloc",			F_PAGE },
+	{ "iommu_dma_alloc_remap",		F_PAGE },
+	/* the page fragment cache */
+	{ "__page_frag_cache_refill",		F_PAGE },
+	{ "__page_frag_alloc_align",		F_PAGE },
+	{ "page_frag_alloc_align",		F_PAGE },
+	/* the system dma-buf heap's helper: the heap's op gets its pages */
+	{ "alloc_largest_available",		F_PAGE },
+	/* given back, never allocated */
+	{ "release_free_list",			F_RETURN },
+	{ "release_freepages",			F_RETURN },
+	{ "compact_zone",			F_RETURN },
+	{ "isolate_freepages_range",		F_RETURN },
+	/* percpu */
+	{ "pcpu_alloc_noprof",			F_PERCPU },
+	{ "__alloc_percpu",			F_PERCPU },
+	{ "__alloc_reserved_percpu",		F_PERCPU },
+	/* large kmalloc, where its event names the allocator */
+	{ "__kmalloc_large_node_noprof",	F_SLAB },
+	{ "kmalloc_order_trace",		F_SLAB },
+	/* none of the allocators' */
+	{ "system_heap_allocate",		0 },
+	{ "cma_heap_allocate",			0 },
+	{ "platform_probe",			0 },
+	{ "drm_gem_dma_create",			0 },
+	{ "copy_process",			0 },
+	{ "dma_free_attrs",			0 },
+	{ "dma_direct_free",			0 },
+	{ "iommu_dma_free",			0 },
+	{ "vfree",				0 },
+	{ "kvfree",				0 },
+	{ "page_frag_free",			0 },
+	{ "mempool_free",			0 },
+	{ "free_pages",				0 },
+	{ "kmalloc_trace_noprof",		0 },
+	{ "mydrv_iommu_dma_alloc",		0 },
+	{ "dw_vmalloc",				0 },
+	{ "",					0 },
+};
+
+/* Each name's kind, exactly. */
+static void names_frame_kinds(struct kunit *test)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(names_frames); i++)
+		KMP_EXPECT_EQ_MSG(test,
+				  kmemprof_test_frame_fn_kind(names_frames[i].name),
+				  names_frames[i].kind, "(%s)",
+				  names_frames[i].name);
+}
+
 static struct kunit_case names_cases[] = {
 	KUNIT_CASE(names_every_function),
 	KUNIT_CASE(names_gap),
 	KUNIT_CASE(names_kernel_text),
+	KUNIT_CASE(names_frame_kinds),
 	{}
 };
 
