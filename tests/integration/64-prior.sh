@@ -8,6 +8,10 @@
 # It also holds NC blocks of order 2 and NC of order 3 that are not compound
 # (__get_free_pages()): each is entered whole, a page at a time, and its
 # free takes exactly its pages off before_load:other.
+# A tmpfs file of 4 MiB and a process holding 4 MiB of anonymous memory,
+# both from before load, are on before_load:file and before_load:anon, and
+# their frees take at least that off each, unpaired.page unchanged. The
+# other kinds hold something; kmemprof:tables holds its tables' pages.
 . /tests/lib.sh
 keep_module
 
@@ -15,6 +19,9 @@ PAGE=$(awk '$1 == "KernelPageSize:" { print $2 * 1024; exit }' /proc/self/smaps)
 PAGE=${PAGE:-4096}
 N=256
 NC=8
+HOLD=4194304
+NCPU=$(tr ',' '\n' < /sys/devices/system/cpu/possible |
+	awk -F- '{ n += NF == 2 ? $2 - $1 + 1 : 1 } END { print n }')
 
 # live WHAT: live bytes of the line whose site is WHAT.
 live() {
@@ -28,12 +35,66 @@ objs() {
 		END { if (!n) print "none none none" }' /proc/kmemprof
 }
 
+# hold_start: the tmpfs file and the process holding anonymous memory,
+# HOLD bytes each, with kmemprof not loaded.
+hold_pid=
+hold_start() {
+	hold_stop
+	dd if=/dev/zero of=/tmp/prior-file bs=$HOLD count=1 2>/dev/null ||
+		fail "the tmpfs file"
+	expect_eq "the tmpfs file's size" "$(wc -c < /tmp/prior-file)" $HOLD
+	mkfifo /tmp/prior-hold || fail "mkfifo"
+	# a shell variable of HOLD bytes, written whole; it waits on the fifo
+	sh -c 'x=$(head -c '$HOLD' /dev/zero | tr "\0" a)
+		echo ${#x} > /tmp/prior-anon; read y < /tmp/prior-hold' &
+	hold_pid=$!
+	i=0
+	until [ -s /tmp/prior-anon ]; do
+		kill -0 $hold_pid 2>/dev/null || fail "the anonymous holder died"
+		[ $i -lt 100 ] || fail "the anonymous holder did not start in 10 s"
+		sleep 0.1
+		i=$((i + 1))
+	done
+	expect_eq "the anonymous holder's bytes" "$(cat /tmp/prior-anon)" $HOLD
+}
+
+hold_stop() {
+	if [ -n "$hold_pid" ]; then
+		kill $hold_pid 2>/dev/null
+		wait $hold_pid 2>/dev/null
+	fi
+	hold_pid=
+	rm -f /tmp/prior-file /tmp/prior-anon /tmp/prior-hold /tmp/prior-stats \
+		/tmp/prior-pad.*
+}
+
+# lru_flush: a page just added to the LRU waits in its CPU's batch, which
+# holds a reference (up to 15 pages on 5.10 and 6.1, 31 since), so a page
+# freed meanwhile is freed only when that batch is emptied. 256 new pages
+# of a file on each CPU fill and empty its batch, whatever it held; they
+# are since load, on no before_load line.
+lru_flush() {
+	for c in $(awk -F, '{ for (i = 1; i <= NF; i++) {
+			n = split($i, r, "-")
+			for (c = r[1]; c <= r[n]; c++) print c } }' \
+			/sys/devices/system/cpu/online); do
+		taskset -c $c dd if=/dev/zero of=/tmp/prior-pad.$c bs=1048576 \
+			count=1 2>/dev/null || fail "taskset -c $c dd"
+	done
+}
+
 rmmod kmemprof_hog 2>/dev/null
-trap 'rmmod kmemprof_hog 2>/dev/null' EXIT
+trap 'hold_stop; restore_state' EXIT
+
+# snap KEY: from the copy of stats taken last (one read: the pools grow)
+snap() {
+	awk -v k="$1" '$1 == k { print $2 }' /tmp/prior-stats
+}
 
 round() {
 	rmmod kmemprof_hog 2>/dev/null	# a round before that ended early
 	rmmod kmemprof || fail "rmmod kmemprof"
+	hold_start
 	insmod /modules/kmemprof_hog.ko pages=$N order=0 nc=$NC || fail "insmod hog"
 	reload || fail "insmod kmemprof"
 	prior=$(stat_value prior_pages)
@@ -46,9 +107,46 @@ round() {
 	# the lines' format, as /proc/kmemprof prints them
 	grep -Eq '^ +[0-9]+ +[0-9]+ before_load:other func:before_load kind:page allocs:[0-9]+ frees:[0-9]+ bytes:[0-9]+ req:[0-9]+$' /proc/kmemprof ||
 		fail "before_load:other line: '$(grep ' before_load:other ' /proc/kmemprof)'"
+	# The file and the anonymous memory from before load, on their kinds
+	# (with what the guest had before), and each other kind holds some.
+	for w in file anon; do
+		got=$(live before_load:$w)
+		[ "$got" != none ] && [ "$got" -ge $HOLD ] ||
+			fail "before_load:$w is $got, less than the $HOLD held"
+	done
+	for w in slab pagetable reserved; do
+		got=$(live before_load:$w)
+		[ "$got" != none ] && [ "$got" -gt 0 ] ||
+			fail "before_load:$w is '$got', not > 0"
+	done
+	# kmemprof:tables (prior.c's kmp_self_area() at the walk): each page
+	# of the tables allocated with vmalloc() (tags.c, live.c, pfnmap.c's
+	# chunks; hist.c's and stacks.c's when on), and the pages its counter
+	# blocks' per-CPU copies lie on, 256 counters of 48 bytes a CPU each;
+	# not the slab object of pfnmap.c's chunk pointers (8 bytes a chunk),
+	# nor percpu.bytes (per-CPU buffers). memory.bytes - percpu.bytes is
+	# the sum of those tables' sizes now. Whole pages: a vmalloc() area is
+	# under a page more than its size (10 areas at most), a per-CPU copy
+	# under 2 pages more. Counter blocks: 2 at load, before the walk, then
+	# kept 2 ahead of the tags (tags.c), by a work that may run after the
+	# walk: the pages of those are not on the line, and there are at most
+	# ceil(tags.used / 256) of them.
+	cat $KMP_DEBUGFS/stats > /tmp/prior-stats
 	tables=$(live kmemprof:tables)
 	[ "$tables" != none ] && [ "$tables" -gt 0 ] ||
 		fail "no kmemprof:tables line: '$tables'"
+	sizes=$(($(snap memory.bytes) - $(snap percpu.bytes)))
+	late=$((($(snap tags.used) + 255) / 256))
+	ptrs=$(($(snap pfnmap.bytes) % 131072))
+	hblocks=0
+	[ "$(snap hist.bytes)" = 0 ] || hblocks=$((($(snap hist.max) + 63) / 64))
+	low=$((sizes - $(snap hist.bytes) - $(snap stacks.bytes) - ptrs -
+		late * 12288 * NCPU))
+	high=$((sizes + 2 * ptrs + 10 * PAGE +
+		(2 + late + hblocks) * NCPU * 2 * PAGE))
+	echo "INFO kmemprof:tables $tables, memory.bytes - percpu.bytes $sizes: between $low and $high"
+	[ "$tables" -ge "$low" ] && [ "$tables" -le "$high" ] ||
+		fail "kmemprof:tables $tables, not between $low and $high"
 	# Every page block in use is on a page line. The page lines (reserved
 	# pages aside: they are outside MemTotal) add up to at least what
 	# /proc/meminfo says is allocated page by page (anonymous memory, the
@@ -86,6 +184,21 @@ round() {
 	echo "INFO before_load:other $other -> $left, unpaired.page $unpaired -> $now"
 	[ $((other - left)) -ge $((N * PAGE)) ] ||
 		fail "before_load:other went down by $((other - left)), not the hog's $((N * PAGE))"
+	[ "$now" = "$unpaired" ] || return 1
+	# The file removed and the holder gone: each line down by what it held.
+	file=$(live before_load:file)
+	anon=$(live before_load:anon)
+	unpaired=$(stat_value unpaired.page)
+	hold_stop
+	lru_flush
+	nfile=$(live before_load:file)
+	nanon=$(live before_load:anon)
+	now=$(stat_value unpaired.page)
+	echo "INFO before_load:file $file -> $nfile, before_load:anon $anon -> $nanon, unpaired.page $unpaired -> $now"
+	[ $((file - nfile)) -ge $HOLD ] ||
+		fail "before_load:file went down by $((file - nfile)), not the file's $HOLD"
+	[ $((anon - nanon)) -ge $HOLD ] ||
+		fail "before_load:anon went down by $((anon - nanon)), not the holder's $HOLD"
 	[ "$now" = "$unpaired" ]
 }
 
