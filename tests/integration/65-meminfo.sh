@@ -7,6 +7,7 @@
 # what awk makes of the files; and kmemprof's lines hold at least the
 # meminfo categories they claim (Slab, PageTables, AnonPages, Cached,
 # Buffers, VmallocUsed: pages kmemprof sees whole, before load or since).
+# What nothing tracks, untracked, is within 1% of MemTotal.
 . /tests/lib.sh
 keep_module
 
@@ -61,6 +62,15 @@ mt=$(kb MemTotal /proc/meminfo)
 expect_eq "live: 11 lines adding up to MemTotal" "$(lines /tmp/mi.prom)" "11 $mt"
 expect_eq "live: kmemprof_meminfo_total_bytes" \
 	"$(awk '/^kmemprof_meminfo_total_bytes\{/ { print $NF }' /tmp/mi.prom)" "$mt"
+# small_untracked FILE: what nothing tracks is within 1% of MemTotal,
+# either way (the sum is MemTotal whatever it is).
+small_untracked() {
+	u=$(series "$1" untracked)
+	echo "INFO $1: untracked $u of MemTotal $mt"
+	[ "$u" != none ] && [ $(((u < 0 ? -u : u) * 100)) -le "$mt" ] ||
+		fail "$1: untracked $u, more than 1% of MemTotal $mt"
+}
+small_untracked /tmp/mi.prom
 
 # On copies, every line as awk makes it of the files. One process reads
 # the three, /proc/kmemprof last: its own pages (anonymous, page tables)
@@ -95,6 +105,7 @@ expect_eq "free" "$(series /tmp/mic.prom free)" "$free"
 expect_eq "free in per-CPU lists" "$(series /tmp/mic.prom free_pcp)" "$pcp"
 expect_eq "kmemprof's tables" "$(series /tmp/mic.prom kmemprof)" "$(site kmemprof:tables)"
 expect_eq "untracked" "$(series /tmp/mic.prom untracked)" "$((mt - free - pcp - pages))"
+small_untracked /tmp/mic.prom
 expect_eq "reserved, outside MemTotal" \
 	"$(awk '/^kmemprof_meminfo_reserved_bytes\{/ { print $NF }' /tmp/mic.prom)" \
 	"$(site before_load:reserved)"
