@@ -116,9 +116,10 @@ static int human_out(const struct kp_account *a, bool human)
 	row("= MemTotal", a->memtotal, KP_NONE, KP_NONE, a->memtotal,
 	    "MemTotal", human);
 	printf("\n%s"
-	       "untracked: MemTotal minus the lines above: the pages after the first of\n"
-	       "blocks from before load that are not compound, pages in flight between\n"
-	       "the reads of the files.\n"
+	       "untracked: MemTotal minus the lines above: pages allocated between the\n"
+	       "reads of the files (below zero when more were freed), and pages off the\n"
+	       "free lists that no line holds: alloc_contig_pages(), drop.tags, skip.nmi,\n"
+	       "isolated free pages (Documentation/kmemprof-output.rst lists them all).\n"
 	       "\nBeside the account, not added (outside MemTotal, or inside the lines):\n",
 	       a->have_zoneinfo ?
 	       "free in per-CPU lists: zoneinfo's pagesets, which MemFree leaves out.\n" :

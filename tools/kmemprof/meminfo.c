@@ -25,12 +25,22 @@
  *
  * So "kmemprof attributes" = the page lines but before_load:reserved, and
  * untracked = MemTotal - MemFree - free_pcp - attributed. What is in it:
- * the pages after the first of a block from before load that is not
- * compound (alloc_pages() without __GFP_COMP: kernel stacks without
- * VMAP_STACK, for one), pages in flight between the reads of the three
- * files, and anything the page allocator hands out without an event. The
- * files are read one after the other, not at one instant, so it can come
- * out below zero by what moved in between; it is printed as it is.
+ * - pages allocated between the reads of the three files, which are read
+ *   one after the other (/proc/kmemprof first), not at one instant; pages
+ *   freed in between count twice (on a line and in MemFree), so it can
+ *   come out below zero; it is printed as it is;
+ * - pages off the free lists that no line holds (module/prior.c and
+ *   Documentation/kmemprof.rst, "Pages, path by path"): ranges of
+ *   alloc_contig_pages() and of direct callers of alloc_contig_range(),
+ *   which have no event; allocations kmemprof dropped (drop.tags) or
+ *   skipped in NMI (skip.nmi); a migration's destination where the
+ *   migration hook is missing or the driver migrates the page (zsmalloc,
+ *   the balloon); free pages held off the lists (compaction's isolated
+ *   pages, free page reporting, memory failure); and the rest of a block
+ *   from before load that is not compound which the walk entered short
+ *   (5.10's stale list links).
+ * The other way, a free page that the walk took for such a block's page
+ * counts on other until it is allocated again or the next walk.
  *
  * Beside each line, the /proc/meminfo category it corresponds to. Those
  * categories overlap one another (VmallocUsed holds vmalloc'd stacks,
