@@ -16,11 +16,12 @@
 #                         kunit, or one KUnit suite glob such as kmemprof_knobs)
 #   make kunit KERNELS=6.12   only the KUnit suites (TESTS=kunit)
 #   make check-matrix     every test on 5.10, 6.1, 6.1-vendor, 6.12, 7.x and
-#                         6.12-debug, check-distro's, then check-agree and
-#                         check-install
+#                         6.12-debug, check-distro's, then check-agree (on
+#                         6.12-dbginfo and 7.x-dbginfo) and check-install
 #   make check-agree      kmemprof against allocinfo, file:line for file:line,
-#                         on 6.12 with DWARF (6.12-dbginfo, a kernel of its
-#                         own); AGREE_KERNELS=7.x-dbginfo for 7.x (a build)
+#                         on 6.12 and 7.x with DWARF (6.12-dbginfo and
+#                         7.x-dbginfo, kernels of their own; AGREE_KERNELS=
+#                         narrows it)
 #   make check-distro     Debian's prebuilt arm64 6.1 and 6.12 kernels, as
 #                         they are: built against their headers packages
 #                         as a user would, booted, every guest test
@@ -42,7 +43,7 @@ export KMEMPROF_CACHE
 
 KERNELS ?= 6.1 6.12 6.12-debug
 # make check-agree's kernels: the rig's, with DWARF (kernel-dbginfo.config).
-AGREE_KERNELS ?= 6.12-dbginfo
+AGREE_KERNELS ?= 6.12-dbginfo 7.x-dbginfo
 MATRIX := 5.10 6.1 6.1-vendor 6.12 7.x 6.12-debug debian-6.1 debian-6.12
 BOARD ?=
 ifeq ($(BOARD),rock5b)
