@@ -120,7 +120,7 @@ static __always_inline bool kmp_tag_lookup(u32 bucket, unsigned long site,
  * key_depth on, sample_rate off.
  */
 #if KMP_TEST_HOOKS
-extern int kmp_stacked_test;		/* testhooks.c */
+extern int kmp_stacked_test;		/* stacks.c */
 bool kmp_stacked_test_off(void);
 #endif
 
