@@ -385,6 +385,7 @@ void kmp_tags_code_going(bool (*within)(unsigned long, const struct module *),
 
 /* live.c */
 extern unsigned int kmp_max_live;
+unsigned int kmp_default_max_live(unsigned long mib);
 int kmp_live_init(void);
 void kmp_live_exit(void);
 void kmp_live_walk(void (*fn)(unsigned long key, const struct kmp_obj *obj,

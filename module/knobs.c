@@ -236,22 +236,33 @@ bool kmp_param_given(const char *name)
  * The pools' sizes from the RAM, where no parameter gives them (the
  * device tree's word comes after): memory at load stays within 0.5% of
  * the RAM from 1 GiB up (Documentation/kmemprof.rst, "Memory"). The live
- * table takes one 32-byte entry per 16 KiB of RAM, a power of two, at
- * least KMP_DEF_LIVE_MIN; tags KMP_DEF_TAGS from 2 GiB, half that below.
+ * table takes one 32-byte entry per 16 KiB of RAM, at least
+ * KMP_DEF_LIVE_MIN; tags KMP_DEF_TAGS from 2 GiB, half that below.
+ *
+ * Not rounded up to a power of two: kmp_live_init() makes the slots a
+ * power of two below seven eighths of max_live and the spill the rest,
+ * so any size is used whole, and rounding up would double the table
+ * just above each power of two (0.63% of the RAM at 1100 MiB).
  */
 #define KMP_DEF_LIVE_MIN	BIT(15)
 #define KMP_DEF_LIVE_PER_MIB	64
 #define KMP_DEF_TAGS		16384
 
+/* max_live's default for @mib MiB of RAM. */
+unsigned int kmp_default_max_live(unsigned long mib)
+{
+	unsigned long live = min_t(unsigned long, mib, KMP_MAX_LIVE) *
+			     KMP_DEF_LIVE_PER_MIB;
+
+	return clamp_t(unsigned long, live, KMP_DEF_LIVE_MIN, KMP_MAX_LIVE);
+}
+
 static void kmp_size_defaults(void)
 {
 	unsigned long mib = totalram_pages() >> (20 - PAGE_SHIFT);
-	unsigned long live = min_t(unsigned long, mib * KMP_DEF_LIVE_PER_MIB,
-				   KMP_MAX_LIVE);
 
-	live = max_t(unsigned long, live, KMP_DEF_LIVE_MIN);
 	if (!kmp_param_given("max_live"))
-		kmp_max_live = __roundup_pow_of_two(live);
+		kmp_max_live = kmp_default_max_live(mib);
 	if (!kmp_param_given("max_tags"))
 		kmp_max_tags = mib < 2048 ? KMP_DEF_TAGS / 2 : KMP_DEF_TAGS;
 }

@@ -192,6 +192,14 @@ void kmemprof_test_knob_point(void (*fn)(const char *name, unsigned int val))
 
 kmp_export_test_hook(kmemprof_test_knob_point);
 
+/* max_live's default on a machine of @mib MiB of RAM. */
+unsigned int kmemprof_test_default_max_live(unsigned long mib)
+{
+	return kmp_default_max_live(mib);
+}
+
+kmp_export_test_hook(kmemprof_test_default_max_live);
+
 struct kmp_test_walk {
 	void (*mid)(void *arg);
 	void *arg;

@@ -118,6 +118,7 @@ int kmemprof_parse_events(const char *s, unsigned int *kinds);
 int kmemprof_set_knob(const char *name, unsigned int val);
 int kmemprof_get_knob(const char *name, unsigned int *val);
 void kmemprof_test_knob_point(void (*fn)(const char *name, unsigned int val));
+unsigned int kmemprof_test_default_max_live(unsigned long mib);
 int kmemprof_sum_callers(enum kmp_kind kind, unsigned long start,
 			 unsigned long end, unsigned long cstart,
 			 unsigned long cend, struct kmp_totals *t);

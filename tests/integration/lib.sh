@@ -23,9 +23,8 @@ stat_value() {
 # per 16 KiB of RAM (MemTotal), a power of two, at least 32768.
 default_max_live() {
 	awk '$1 == "MemTotal:" {
-		want = int($2 / 1024) * 64; n = 32768
-		while (n < want) n *= 2
-		print n
+		want = int($2 / 1024) * 64
+		print (want < 32768 ? 32768 : want)
 	}' /proc/meminfo
 }
 

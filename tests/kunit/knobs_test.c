@@ -490,7 +490,31 @@ static void knobs_size_bounds_checked_with_store(struct kunit *test)
 	KMP_EXPECT_EQ(test, max, 0);
 }
 
+/*
+ * max_live's default is one entry per 16 KiB of RAM, at least 32768, at
+ * most 2^28, and nothing more: rounded up to a power of two, it took up to
+ * twice that just above each power of two (0.63% of the RAM at 1100 MiB
+ * with the other pools), over kmemprof.rst's 0.5%.
+ */
+static void knobs_max_live_default(struct kunit *test)
+{
+	static const unsigned long mibs[] = {
+		0, 1, 511, 512, 513, 997, 1024, 1025, 1100, 1536, 2047, 2049,
+		7800, 8192, 16001, 32768, 65537, 1UL << 22, 1UL << 30,
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(mibs); i++) {
+		unsigned long want = clamp(mibs[i] * 64, 32768UL, 1UL << 28);
+
+		KUNIT_EXPECT_EQ_MSG(test,
+				    (unsigned long)kmemprof_test_default_max_live(mibs[i]),
+				    want, "max_live for %lu MiB", mibs[i]);
+	}
+}
+
 static struct kunit_case knobs_cases[] = {
+	KUNIT_CASE(knobs_max_live_default),
 	KUNIT_CASE(knobs_key_depth_splits_wrapper),
 	KUNIT_CASE(knobs_sample_rate_keeps_counts),
 	KUNIT_CASE(knobs_sample_rate_marks_frees),
