@@ -34,6 +34,12 @@
  *   only the kernel's module_kset list_lock (a spinlock, briefly, to find
  *   a module by address) and the allocator.
  * - The relay ranges are set at load, before any probe is attached.
+ * - kmp_modtext (the other modules' text): RCU. The probes read it under
+ *   rcu_read_lock(); kmp_modtext_lock (mutex, from the module notifier
+ *   and at load and unload) serialises the changes, each of which
+ *   publishes a new table with rcu_assign_pointer() and frees the old
+ *   with kfree_rcu(), so a reader sees one table whole. Inside it only
+ *   module_kset's list_lock, at load, and the allocator.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -280,12 +286,211 @@ static bool kmp_is_relay(unsigned long addr, const char *name)
 #endif
 }
 
+/*
+ * The other modules' text: every module's core and init text but
+ * kmemprof's own, as ranges sorted by start, so that a frame in one is
+ * classified with a binary search instead of by name. Naming a module
+ * address is a linear search of all the module's symbols (about 25
+ * instructions a symbol: a quarter of a million for a site in a module of
+ * 10000), and the frame cache holds fewer frames than such a module has
+ * sites, so it would recur.
+ *
+ * Kept by the module notifier (COMING adds a module's ranges, LIVE drops
+ * its init text, GOING all of it; main.c) and, at load, from the modules
+ * already there; each change publishes a new table whole with
+ * rcu_assign_pointer(), read under rcu_read_lock() with
+ * rcu_dereference(), and the old one goes with kfree_rcu(). A module the
+ * table lacks (one coming while kmemprof loads, or a change that could
+ * not allocate) is only named as before: the table saves lookups, it
+ * never decides a kernel address. A range it keeps too long (a drop that
+ * could not allocate) only ever holds module or BPF code again, which is
+ * never an allocator's either.
+ */
+struct kmp_modtext_range {
+	unsigned long start, end;
+	const struct module *mod;
+};
+
+struct kmp_modtext {
+	struct rcu_head rcu;
+	unsigned int n;
+	struct kmp_modtext_range r[];
+};
+
+static struct kmp_modtext __rcu *kmp_modtext;
+static DEFINE_MUTEX(kmp_modtext_lock);
+
+#if KMP_TEST_HOOKS
+static atomic_t kmp_frame_named = ATOMIC_INIT(0);
+#endif
+
+/* Whether @addr is in another module's text, as far as the table knows. */
+static bool kmp_in_modtext(unsigned long addr)
+{
+	const struct kmp_modtext *t;
+	unsigned int lo = 0, hi;
+	bool found = false;
+
+	rcu_read_lock();
+	t = rcu_dereference(kmp_modtext);
+	hi = t ? t->n : 0;
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (addr < t->r[mid].start) {
+			hi = mid;
+		} else if (addr >= t->r[mid].end) {
+			lo = mid + 1;
+		} else {
+			found = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return found;
+}
+
+static int kmp_modtext_cmp(const void *a, const void *b)
+{
+	const struct kmp_modtext_range *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/*
+ * Publish a new table: with @add, @mod's core text and, with @init, its
+ * init text, in place of any ranges of @mod's; without @add, the table
+ * less @mod's init text (@init) or all of @mod's ranges. Under
+ * kmp_modtext_lock. On no memory the table stays as it is.
+ */
+static void kmp_modtext_edit(const struct module *mod, bool add, bool init)
+{
+	struct kmp_modtext *old, *t;
+	unsigned int i, n = 0;
+
+	lockdep_assert_held(&kmp_modtext_lock);
+	old = rcu_dereference_protected(kmp_modtext,
+					lockdep_is_held(&kmp_modtext_lock));
+	t = kmalloc(struct_size(t, r, (old ? old->n : 0) + 2), GFP_KERNEL);
+	if (!t)
+		return;
+	for (i = 0; old && i < old->n; i++) {
+		const struct kmp_modtext_range *r = &old->r[i];
+
+		if (r->mod == mod && (add || !init ||
+				      r->start == KMP_MOD_INIT_BASE(mod)))
+			continue;
+		t->r[n++] = *r;
+	}
+	if (add && KMP_MOD_TEXT_SIZE(mod))
+		t->r[n++] = (struct kmp_modtext_range){
+			KMP_MOD_TEXT_BASE(mod),
+			KMP_MOD_TEXT_BASE(mod) + KMP_MOD_TEXT_SIZE(mod), mod };
+	if (add && init && KMP_MOD_INIT_SIZE(mod))
+		t->r[n++] = (struct kmp_modtext_range){
+			KMP_MOD_INIT_BASE(mod),
+			KMP_MOD_INIT_BASE(mod) + KMP_MOD_INIT_SIZE(mod), mod };
+	t->n = n;
+	sort(t->r, n, sizeof(t->r[0]), kmp_modtext_cmp, NULL);
+	rcu_assign_pointer(kmp_modtext, t);
+	if (old)
+		kfree_rcu(old, rcu);
+}
+
+/*
+ * From the module notifier: @mod is COMING (its text and init text join
+ * the table), LIVE (its init text is about to be freed) or GOING.
+ */
+void kmp_modtext_update(struct module *mod, unsigned long state)
+{
+	if (mod == THIS_MODULE)
+		return;
+	mutex_lock(&kmp_modtext_lock);
+	if (state == MODULE_STATE_COMING)
+		kmp_modtext_edit(mod, true, true);
+	else if (state == MODULE_STATE_LIVE)
+		kmp_modtext_edit(mod, false, true);
+	else if (state == MODULE_STATE_GOING)
+		kmp_modtext_edit(mod, false, false);
+	mutex_unlock(&kmp_modtext_lock);
+}
+
+/*
+ * At load, after the notifier is registered: the modules already there.
+ * Found through module_kset, as kmp_symidx_module() does, a batch at a
+ * time (the list's lock is a spinlock, and the table is allocated). A
+ * module's notifier calls wait on kmp_modtext_lock meanwhile, and its
+ * state is set before its notifier call: one that goes while this runs
+ * is either skipped here or dropped after.
+ */
+void kmp_modtext_init(void)
+{
+	struct kset *kset = THIS_MODULE->mkobj.kobj.kset;
+	struct module *batch[16];
+	unsigned int i, n, skip = 0;
+	struct kobject *k;
+
+	if (!kset)
+		return;
+	mutex_lock(&kmp_modtext_lock);
+	do {
+		n = 0;
+		i = 0;
+		spin_lock(&kset->list_lock);
+		list_for_each_entry(k, &kset->list, entry) {
+			struct module *mod = container_of(k, struct module_kobject,
+							  kobj)->mod;
+
+			if (i++ < skip)
+				continue;
+			if (n == ARRAY_SIZE(batch))
+				break;
+			if (mod && mod != THIS_MODULE &&
+			    (mod->state == MODULE_STATE_COMING ||
+			     mod->state == MODULE_STATE_LIVE) &&
+			    kobject_get_unless_zero(k))
+				batch[n++] = mod;
+			else
+				batch[n++] = NULL;
+		}
+		spin_unlock(&kset->list_lock);
+		skip += n;
+		for (i = 0; i < n; i++) {
+			if (!batch[i])
+				continue;
+			kmp_modtext_edit(batch[i], true,
+					 batch[i]->state == MODULE_STATE_COMING);
+			kobject_put(&batch[i]->mkobj.kobj);
+		}
+	} while (n == ARRAY_SIZE(batch));
+	mutex_unlock(&kmp_modtext_lock);
+}
+
+/* At unload, once the notifier is gone and no probe runs. */
+void kmp_modtext_exit(void)
+{
+	struct kmp_modtext *t;
+
+	mutex_lock(&kmp_modtext_lock);
+	t = rcu_replace_pointer(kmp_modtext, NULL,
+				lockdep_is_held(&kmp_modtext_lock));
+	mutex_unlock(&kmp_modtext_lock);
+	if (t)
+		kfree_rcu(t, rcu);
+}
+
 static unsigned long kmp_frame_lookup(unsigned long addr)
 {
 	char *name = this_cpu_ptr(kmp_sym_buf);
 	unsigned long verdict = 0;
 
 	lockdep_assert_irqs_disabled();
+	/* Another module's code: never an allocator's (see the table). */
+	if (kmp_in_modtext(addr))
+		return 0;
+#if KMP_TEST_HOOKS
+	atomic_inc(&kmp_frame_named);
+#endif
 	sprint_symbol_no_offset(name, addr);
 	/*
 	 * "name [module]": module code is never an allocator entry point,
@@ -1040,6 +1245,25 @@ unsigned long kmemprof_test_frame_fn_kind(const char *name)
 }
 
 kmp_export_test_hook(kmemprof_test_frame_fn_kind);
+
+/*
+ * For the KUnit suites: what the frame @addr is to the walk (KMP_FRAME_*
+ * bits), as the probes classify it on a miss of the frame cache; *@named
+ * counts the symbol lookups that took.
+ */
+unsigned long kmemprof_test_frame_kind(unsigned long addr, int *named)
+{
+	unsigned long flags, kind;
+	int before = atomic_read(&kmp_frame_named);
+
+	local_irq_save(flags);
+	kind = kmp_frame_lookup(addr);
+	local_irq_restore(flags);
+	*named = atomic_read(&kmp_frame_named) - before;
+	return kind;
+}
+
+kmp_export_test_hook(kmemprof_test_frame_kind);
 #endif
 
 /*

@@ -1155,6 +1155,9 @@ void kmp_code_going(bool (*within)(unsigned long, const struct module *),
 /* callsite.c: at load, and from the module notifier. */
 int kmp_fn_size(unsigned long addr, unsigned long *size);
 void kmp_names_flush(void);
+void kmp_modtext_update(struct module *mod, unsigned long state);
+void kmp_modtext_init(void);
+void kmp_modtext_exit(void);
 
 /* account.c: the general path, with interrupts off. */
 void kmp_account_page_alloc(unsigned long fp, unsigned long pfn,

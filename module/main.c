@@ -59,6 +59,7 @@ static int kmp_module_notify(struct notifier_block *nb, unsigned long action,
 {
 	struct module *mod = data;
 
+	kmp_modtext_update(mod, action);
 	/* Going: all of it. Live: its init text is about to be freed. */
 	if (action == MODULE_STATE_GOING)
 		kmp_code_going(within_module, mod);
@@ -146,6 +147,7 @@ static int __init kmemprof_init(void)
 	ret = register_module_notifier(&kmp_module_nb);
 	if (ret)
 		goto err_stacks;
+	kmp_modtext_init();
 	kmp_hooks_init();
 	ret = kmp_procfs_init();
 	if (ret)
@@ -177,6 +179,7 @@ err_notifier:
 	kmp_control_exit();
 	kmp_hooks_exit();
 	unregister_module_notifier(&kmp_module_nb);
+	kmp_modtext_exit();
 err_stacks:
 	kmp_stacks_exit();
 	kmp_pfnmap_exit();
@@ -204,6 +207,7 @@ static void __exit kmemprof_exit(void)
 	kmp_control_exit();
 	kmp_hooks_exit();
 	unregister_module_notifier(&kmp_module_nb);
+	kmp_modtext_exit();
 	kmp_stacks_exit();
 	kmp_pfnmap_exit();
 	kmp_live_exit();

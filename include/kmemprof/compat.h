@@ -208,17 +208,21 @@
 #endif
 
 /*
- * A module's core text, where callsite.c indexes its symbols: 6.4 split
- * the module's layouts into regions (mod->mem[]). The bounds are those the
- * kernel's own lookup (find_kallsyms_symbol()) sizes a module's last
- * function by.
+ * A module's core text, where callsite.c indexes its symbols, and its init
+ * text: 6.4 split the module's layouts into regions (mod->mem[]). The
+ * bounds are those the kernel's own lookup (find_kallsyms_symbol()) sizes
+ * a module's last function by.
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
 #define KMP_MOD_TEXT_BASE(mod)	((unsigned long)(mod)->mem[MOD_TEXT].base)
 #define KMP_MOD_TEXT_SIZE(mod)	((unsigned long)(mod)->mem[MOD_TEXT].size)
+#define KMP_MOD_INIT_BASE(mod)	((unsigned long)(mod)->mem[MOD_INIT_TEXT].base)
+#define KMP_MOD_INIT_SIZE(mod)	((unsigned long)(mod)->mem[MOD_INIT_TEXT].size)
 #else
 #define KMP_MOD_TEXT_BASE(mod)	((unsigned long)(mod)->core_layout.base)
 #define KMP_MOD_TEXT_SIZE(mod)	((unsigned long)(mod)->core_layout.text_size)
+#define KMP_MOD_INIT_BASE(mod)	((unsigned long)(mod)->init_layout.base)
+#define KMP_MOD_INIT_SIZE(mod)	((unsigned long)(mod)->init_layout.text_size)
 #endif
 
 /*

@@ -164,6 +164,7 @@ void kmemprof_test_frag(struct seq_file *m, u64 live_bytes, u64 live_req);
 int kmemprof_sym_text(unsigned long addr, char *buf, char *kernel,
 		      bool *indexed);
 unsigned long kmemprof_test_frame_fn_kind(const char *name);
+unsigned long kmemprof_test_frame_kind(unsigned long addr, int *named);
 void kmemprof_test_percent(struct seq_file *m, u64 part, u64 whole);
 unsigned long kmemprof_test_page_walk(unsigned long fp, unsigned int *passed,
 				      unsigned long *fast);

@@ -13,6 +13,8 @@
  * (kmp_frame_fns) makes of a kernel function's name, exactly, for a name
  * of every entry, each matched by that entry alone, so that an entry
  * taken out fails the case; and of names that are no allocator's.
+ * names_frame_module_unnamed: another module's frame is classified
+ * without a name.
  */
 #include <kunit/test.h>
 #include <linux/kallsyms.h>
@@ -284,11 +286,41 @@ static void names_frame_kinds(struct kunit *test)
 				  names_frames[i].name);
 }
 
+/*
+ * A frame in another module's text (this suite's) is no allocator's, and
+ * is classified without a symbol lookup: by name, it costs a linear search
+ * of the module's symbols. The kernel's own text, and kmemprof's (whose
+ * bulk page wrapper is a frame to pass), are still looked up by name.
+ */
+static void names_frame_module_unnamed(struct kunit *test)
+{
+	unsigned long mine[] = {
+		(unsigned long)names_before_gap,
+		(unsigned long)names_after_gap + 4,
+		(unsigned long)names_frame_module_unnamed + 8,
+	};
+	unsigned int i;
+	int named;
+
+	for (i = 0; i < ARRAY_SIZE(mine); i++) {
+		KMP_EXPECT_EQ_MSG(test, kmemprof_test_frame_kind(mine[i], &named),
+				  0UL, "(%pS)", (void *)mine[i]);
+		KMP_EXPECT_EQ_MSG(test, named, 0, "(%pS) looked up by name",
+				  (void *)mine[i]);
+	}
+	kmemprof_test_frame_kind((unsigned long)kfree + 4, &named);
+	KMP_EXPECT_EQ_MSG(test, named, 1, "(%pS)", (void *)kfree);
+	kmemprof_test_frame_kind((unsigned long)kmemprof_test_frame_kind + 4,
+				 &named);
+	KMP_EXPECT_EQ(test, named, 1);
+}
+
 static struct kunit_case names_cases[] = {
 	KUNIT_CASE(names_every_function),
 	KUNIT_CASE(names_gap),
 	KUNIT_CASE(names_kernel_text),
 	KUNIT_CASE(names_frame_kinds),
+	KUNIT_CASE(names_frame_module_unnamed),
 	{}
 };
 
