@@ -140,6 +140,12 @@ def icount_table(kernel, res, stats):
                 'functions, not waiting for the background: the first read '
                 'of /proc/kmemprof %.1f M instructions, the next %s M.' % (
                     nfirst / 1e6, fmt(nagain / 1e6 if nagain else None))]
+    nalloc = res.get(('default', 'name10k-alloc', 1))
+    nbare = res.get(('bare', 'name10k-alloc', 1))
+    if nalloc is not None:
+        out += ['', 'The allocations that made those 10000 sites, one a '
+                'site: %.1f M instructions (bare %s M).' % (
+                    nalloc / 1e6, fmt(nbare / 1e6 if nbare else None))]
     if 'live.bytes' in stats and 'live.max' in stats:
         per = int(stats['live.bytes']) / int(stats['live.max'])
         out += ['', 'Memory per live object: 32 bytes an entry, %.0f with '
