@@ -390,6 +390,10 @@ static void kmp_modtext_edit(const struct module *mod, bool add, bool init)
 		t->r[n++] = (struct kmp_modtext_range){
 			KMP_MOD_INIT_BASE(mod),
 			KMP_MOD_INIT_BASE(mod) + KMP_MOD_INIT_SIZE(mod), mod };
+	if (!add && n == (old ? old->n : 0)) {
+		kfree(t);	/* nothing of @mod's to drop */
+		return;
+	}
 	t->n = n;
 	sort(t->r, n, sizeof(t->r[0]), kmp_modtext_cmp, NULL);
 	rcu_assign_pointer(kmp_modtext, t);
