@@ -38,8 +38,8 @@
  *   rcu_read_lock(); kmp_modtext_lock (mutex, from the module notifier
  *   and at load and unload) serialises the changes, each of which
  *   publishes a new table with rcu_assign_pointer() and frees the old
- *   with kfree_rcu(), so a reader sees one table whole. Inside it only
- *   module_kset's list_lock, at load, and the allocator.
+ *   with kvfree_rcu(), so a reader sees one table whole. Inside it only
+ *   the allocator.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -295,9 +295,10 @@ static bool kmp_is_relay(unsigned long addr, const char *name)
  * 10000), and the frame cache holds fewer frames than such a module has
  * sites, so it would recur.
  *
- * Kept by the module notifier (COMING adds a module's ranges, LIVE drops
- * its init text, GOING all of it; main.c) and, at load, from the modules
- * already there; each change publishes a new table whole with
+ * Kept by a module notifier of its own, first in the chain (COMING adds a
+ * module's ranges before any other handler runs, such as KUnit's, which
+ * runs a module's suites from there on 6.1; LIVE drops its init text,
+ * GOING all of it; main.c) and, at load, from the modules already there; each change publishes a new table whole with
  * rcu_assign_pointer(), read under rcu_read_lock() with
  * rcu_dereference(), and the old one goes with kfree_rcu(). A module the
  * table lacks (one coming while kmemprof loads, or a change that could
@@ -321,7 +322,7 @@ static struct kmp_modtext __rcu *kmp_modtext;
 static DEFINE_MUTEX(kmp_modtext_lock);
 
 #if KMP_TEST_HOOKS
-static atomic_t kmp_frame_named = ATOMIC_INIT(0);
+static DEFINE_PER_CPU(unsigned int, kmp_frame_named);	/* this CPU's lookups */
 #endif
 
 /* Whether @addr is in another module's text, as far as the table knows. */
@@ -371,7 +372,7 @@ static void kmp_modtext_edit(const struct module *mod, bool add, bool init)
 	lockdep_assert_held(&kmp_modtext_lock);
 	old = rcu_dereference_protected(kmp_modtext,
 					lockdep_is_held(&kmp_modtext_lock));
-	t = kmalloc(struct_size(t, r, (old ? old->n : 0) + 2), GFP_KERNEL);
+	t = kvmalloc(struct_size(t, r, (old ? old->n : 0) + 2), GFP_KERNEL);
 	if (!t)
 		return;
 	for (i = 0; old && i < old->n; i++) {
@@ -391,14 +392,14 @@ static void kmp_modtext_edit(const struct module *mod, bool add, bool init)
 			KMP_MOD_INIT_BASE(mod),
 			KMP_MOD_INIT_BASE(mod) + KMP_MOD_INIT_SIZE(mod), mod };
 	if (!add && n == (old ? old->n : 0)) {
-		kfree(t);	/* nothing of @mod's to drop */
+		kvfree(t);	/* nothing of @mod's to drop */
 		return;
 	}
 	t->n = n;
 	sort(t->r, n, sizeof(t->r[0]), kmp_modtext_cmp, NULL);
 	rcu_assign_pointer(kmp_modtext, t);
 	if (old)
-		kfree_rcu(old, rcu);
+		kvfree_rcu(old, rcu);
 }
 
 /*
@@ -420,54 +421,67 @@ void kmp_modtext_update(struct module *mod, unsigned long state)
 }
 
 /*
- * At load, after the notifier is registered: the modules already there.
- * Found through module_kset, as kmp_symidx_module() does, a batch at a
- * time (the list's lock is a spinlock, and the table is allocated). A
- * module's notifier calls wait on kmp_modtext_lock meanwhile, and its
- * state is set before its notifier call: one that goes while this runs
- * is either skipped here or dropped after.
+ * At load, after the notifier is registered: the modules already there,
+ * found through module_kset as kmp_symidx_module() finds one, each held
+ * by a reference on its kobject until its ranges are in. The list's lock
+ * is a spinlock, so the array is allocated first, and again larger if
+ * the modules outgrew it. A module's notifier calls wait on
+ * kmp_modtext_lock meanwhile, and its state is set before its notifier
+ * call: one that goes while this runs is either not taken here or
+ * dropped after.
  */
 void kmp_modtext_init(void)
 {
 	struct kset *kset = THIS_MODULE->mkobj.kobj.kset;
-	struct module *batch[16];
-	unsigned int i, n, skip = 0;
+	unsigned int i, n, cap = 64;
+	struct module **mods;
 	struct kobject *k;
+	bool full;
 
 	if (!kset)
 		return;
-	mutex_lock(&kmp_modtext_lock);
-	do {
+	for (;;) {
+		mods = kvmalloc_array(cap, sizeof(*mods), GFP_KERNEL);
+		if (!mods)
+			return;
 		n = 0;
-		i = 0;
+		full = false;
 		spin_lock(&kset->list_lock);
 		list_for_each_entry(k, &kset->list, entry) {
 			struct module *mod = container_of(k, struct module_kobject,
 							  kobj)->mod;
+			enum module_state state;
 
-			if (i++ < skip)
+			if (!mod || mod == THIS_MODULE)
 				continue;
-			if (n == ARRAY_SIZE(batch))
+			state = READ_ONCE(mod->state);
+			if (state != MODULE_STATE_COMING &&
+			    state != MODULE_STATE_LIVE)
+				continue;
+			if (n == cap) {
+				full = true;
 				break;
-			if (mod && mod != THIS_MODULE &&
-			    (mod->state == MODULE_STATE_COMING ||
-			     mod->state == MODULE_STATE_LIVE) &&
-			    kobject_get_unless_zero(k))
-				batch[n++] = mod;
-			else
-				batch[n++] = NULL;
+			}
+			if (kobject_get_unless_zero(k))
+				mods[n++] = mod;
 		}
 		spin_unlock(&kset->list_lock);
-		skip += n;
-		for (i = 0; i < n; i++) {
-			if (!batch[i])
-				continue;
-			kmp_modtext_edit(batch[i], true,
-					 batch[i]->state == MODULE_STATE_COMING);
-			kobject_put(&batch[i]->mkobj.kobj);
-		}
-	} while (n == ARRAY_SIZE(batch));
+		if (!full)
+			break;
+		for (i = 0; i < n; i++)
+			kobject_put(&mods[i]->mkobj.kobj);
+		kvfree(mods);
+		cap *= 2;
+	}
+	mutex_lock(&kmp_modtext_lock);
+	for (i = 0; i < n; i++)
+		kmp_modtext_edit(mods[i], true, READ_ONCE(mods[i]->state) ==
+						MODULE_STATE_COMING);
 	mutex_unlock(&kmp_modtext_lock);
+	/* after the lock: a last put takes the module's sysfs files down */
+	for (i = 0; i < n; i++)
+		kobject_put(&mods[i]->mkobj.kobj);
+	kvfree(mods);
 }
 
 /* At unload, once the notifier is gone and no probe runs. */
@@ -480,7 +494,7 @@ void kmp_modtext_exit(void)
 				lockdep_is_held(&kmp_modtext_lock));
 	mutex_unlock(&kmp_modtext_lock);
 	if (t)
-		kfree_rcu(t, rcu);
+		kvfree_rcu(t, rcu);
 }
 
 static unsigned long kmp_frame_lookup(unsigned long addr)
@@ -493,7 +507,7 @@ static unsigned long kmp_frame_lookup(unsigned long addr)
 	if (kmp_in_modtext(addr))
 		return 0;
 #if KMP_TEST_HOOKS
-	atomic_inc(&kmp_frame_named);
+	__this_cpu_inc(kmp_frame_named);
 #endif
 	sprint_symbol_no_offset(name, addr);
 	/*
@@ -1258,12 +1272,13 @@ kmp_export_test_hook(kmemprof_test_frame_fn_kind);
 unsigned long kmemprof_test_frame_kind(unsigned long addr, int *named)
 {
 	unsigned long flags, kind;
-	int before = atomic_read(&kmp_frame_named);
+	unsigned int before;
 
 	local_irq_save(flags);
+	before = __this_cpu_read(kmp_frame_named);
 	kind = kmp_frame_lookup(addr);
+	*named = __this_cpu_read(kmp_frame_named) - before;
 	local_irq_restore(flags);
-	*named = atomic_read(&kmp_frame_named) - before;
 	return kind;
 }
 

@@ -242,7 +242,9 @@ bool kmp_param_given(const char *name)
  * Not rounded up to a power of two: kmp_live_init() makes the slots a
  * power of two below seven eighths of max_live and the spill the rest,
  * so any size is used whole, and rounding up would double the table
- * just above each power of two (0.63% of the RAM at 1100 MiB).
+ * just above each power of two (0.63% of the RAM at 1100 MiB). Just
+ * above one, the spill takes more of the table (up to four sevenths,
+ * against a half at a power of two).
  */
 #define KMP_DEF_LIVE_MIN	BIT(15)
 #define KMP_DEF_LIVE_PER_MIB	64

@@ -7,16 +7,17 @@
  *
  * Load:   probes (found, not attached), NMI rings, clock, topology,
  *         hist, tags, live table, PFN map, stacks; then the module
- *         notifier, once every table exists; then the hooks (found, not
+ *         notifiers, once every table exists, and the table of the other
+ *         modules' text (callsite.c); then the hooks (found, not
  *         attached); then /proc/kmemprof, the knobs and debugfs; then the
  *         probes and hooks attach.
  * Unload: the knobs, debugfs and /proc/kmemprof go first (unregistering
  *         waits for any read or write in progress), so nothing can attach
  *         a probe again; then the probes and hooks are detached and waited
  *         for, with every NMI record applied, and the hooks' wrappers left
- *         (kmp_hooks_exit()); then the module notifier is unregistered,
- *         which waits for a call in progress; only then are the tables
- *         torn down.
+ *         (kmp_hooks_exit()); then the module notifiers are
+ *         unregistered, which waits for a call in progress; only then are
+ *         the tables torn down.
  *
  * So no probe and no notifier call ever runs against a table that is not
  * there. Notes on locking: kmp_gone_lock (mutex) serialises the notifier's
@@ -59,7 +60,6 @@ static int kmp_module_notify(struct notifier_block *nb, unsigned long action,
 {
 	struct module *mod = data;
 
-	kmp_modtext_update(mod, action);
 	/* Going: all of it. Live: its init text is about to be freed. */
 	if (action == MODULE_STATE_GOING)
 		kmp_code_going(within_module, mod);
@@ -72,6 +72,19 @@ static int kmp_module_notify(struct notifier_block *nb, unsigned long action,
 
 static struct notifier_block kmp_module_nb = {
 	.notifier_call = kmp_module_notify,
+};
+
+/* The other modules' text (callsite.c), ahead of every other handler. */
+static int kmp_modtext_notify(struct notifier_block *nb, unsigned long action,
+			      void *data)
+{
+	kmp_modtext_update(data, action);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block kmp_modtext_nb = {
+	.notifier_call = kmp_modtext_notify,
+	.priority = INT_MAX,
 };
 
 /*
@@ -147,6 +160,9 @@ static int __init kmemprof_init(void)
 	ret = register_module_notifier(&kmp_module_nb);
 	if (ret)
 		goto err_stacks;
+	ret = register_module_notifier(&kmp_modtext_nb);
+	if (ret)
+		goto err_modtext;
 	kmp_modtext_init();
 	kmp_hooks_init();
 	ret = kmp_procfs_init();
@@ -178,8 +194,10 @@ err_procfs:
 err_notifier:
 	kmp_control_exit();
 	kmp_hooks_exit();
-	unregister_module_notifier(&kmp_module_nb);
+	unregister_module_notifier(&kmp_modtext_nb);
 	kmp_modtext_exit();
+err_modtext:
+	unregister_module_notifier(&kmp_module_nb);
 err_stacks:
 	kmp_stacks_exit();
 	kmp_pfnmap_exit();
@@ -206,8 +224,9 @@ static void __exit kmemprof_exit(void)
 	kmp_procfs_exit();
 	kmp_control_exit();
 	kmp_hooks_exit();
-	unregister_module_notifier(&kmp_module_nb);
+	unregister_module_notifier(&kmp_modtext_nb);
 	kmp_modtext_exit();
+	unregister_module_notifier(&kmp_module_nb);
 	kmp_stacks_exit();
 	kmp_pfnmap_exit();
 	kmp_live_exit();

@@ -20,11 +20,13 @@ stat_value() {
 }
 
 # max_live's default on this guest, as kmemprof.rst gives it: one entry
-# per 16 KiB of RAM (MemTotal), a power of two, at least 32768.
+# per 16 KiB of RAM (MemTotal), at least 32768, at most 2^28.
 default_max_live() {
 	awk '$1 == "MemTotal:" {
 		want = int($2 / 1024) * 64
-		print (want < 32768 ? 32768 : want)
+		if (want < 32768) want = 32768
+		if (want > 268435456) want = 268435456
+		print want
 	}' /proc/meminfo
 }
 

@@ -507,9 +507,9 @@ static void knobs_max_live_default(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(mibs); i++) {
 		unsigned long want = clamp(mibs[i] * 64, 32768UL, 1UL << 28);
 
-		KUNIT_EXPECT_EQ_MSG(test,
-				    (unsigned long)kmemprof_test_default_max_live(mibs[i]),
-				    want, "max_live for %lu MiB", mibs[i]);
+		KMP_EXPECT_EQ_MSG(test,
+				  (unsigned long)kmemprof_test_default_max_live(mibs[i]),
+				  want, "max_live for %lu MiB", mibs[i]);
 	}
 }
 
