@@ -298,14 +298,14 @@ static bool kmp_is_relay(unsigned long addr, const char *name)
  * Kept by a module notifier of its own, first in the chain (COMING adds a
  * module's ranges before any other handler runs, such as KUnit's, which
  * runs a module's suites from there on 6.1; LIVE drops its init text,
- * GOING all of it; main.c) and, at load, from the modules already there; each change publishes a new table whole with
- * rcu_assign_pointer(), read under rcu_read_lock() with
- * rcu_dereference(), and the old one goes with kfree_rcu(). A module the
- * table lacks (one coming while kmemprof loads, or a change that could
- * not allocate) is only named as before: the table saves lookups, it
- * never decides a kernel address. A range it keeps too long (a drop that
- * could not allocate) only ever holds module or BPF code again, which is
- * never an allocator's either.
+ * GOING all of it; main.c) and, at load, from the modules already there.
+ * Each change publishes a new table whole with rcu_assign_pointer(), read
+ * under rcu_read_lock() with rcu_dereference(), and the old one goes with
+ * kvfree_rcu(). A module the table lacks (one coming while kmemprof
+ * loads, or a change that could not allocate) is only named as before:
+ * the table saves lookups, it never decides a kernel address. A range it
+ * keeps too long (a drop that could not allocate) only ever holds module
+ * or BPF code again, which is never an allocator's either.
  */
 struct kmp_modtext_range {
 	unsigned long start, end;
