@@ -36,7 +36,7 @@
 #               apt purge leave nothing behind.
 #
 # Needs root (mmdebstrap's root mode, chroot, mounts). It installs what it
-# needs with apt-get (mmdebstrap, qemu-user-static, qemu-system-arm,
+# needs with apt-get (mmdebstrap and arch-test, qemu-user-static, qemu-system-arm,
 # e2fsprogs, zstd) and, when binfmt_misc is not mounted or qemu-aarch64 is
 # not registered, mounts /proc/sys/fs/binfmt_misc and registers
 # qemu-aarch64 from qemu-user-static's /usr/lib/binfmt.d/qemu-aarch64.conf
@@ -88,7 +88,7 @@ finish() {
 
 # --- host tools and binfmt ---------------------------------------------
 need=""
-for p in mmdebstrap qemu-user-static qemu-system-arm e2fsprogs zstd; do
+for p in mmdebstrap arch-test qemu-user-static qemu-system-arm e2fsprogs zstd; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
 		need="$need $p"
 done
