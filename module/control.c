@@ -84,6 +84,18 @@ int kmp_mode_update(void)
 		static_branch_enable(&kmp_stack_key);
 	else
 		static_branch_disable(&kmp_stack_key);
+	/*
+	 * Last: a probe at the defaults' copy across the change serves its
+	 * event at the old mode, as a probe that read the other keys before
+	 * they changed would.
+	 */
+	if (static_key_enabled(&kmp_slow_key) ||
+	    static_key_enabled(&kmp_time_key) ||
+	    static_key_enabled(&kmp_sample_key) ||
+	    static_key_enabled(&kmp_stack_key))
+		static_branch_enable(&kmp_opts_key);
+	else
+		static_branch_disable(&kmp_opts_key);
 	return 0;
 }
 
@@ -233,6 +245,7 @@ void kmp_control_exit(void)
 	static_branch_disable(&kmp_slow_key);
 	static_branch_disable(&kmp_time_key);
 	static_branch_disable(&kmp_stack_key);
+	static_branch_disable(&kmp_opts_key);
 	mutex_unlock(&kmp_control_lock);
 }
 

@@ -565,6 +565,7 @@ extern unsigned int kmp_mode;
 DECLARE_STATIC_KEY_FALSE(kmp_slow_key);
 DECLARE_STATIC_KEY_FALSE(kmp_sample_key);
 DECLARE_STATIC_KEY_FALSE(kmp_time_key);
+DECLARE_STATIC_KEY_FALSE(kmp_opts_key);
 DECLARE_PER_CPU(u32, kmp_track_ctr);
 int kmp_mode_update(void);	/* with kmp_control_lock held */
 
@@ -592,6 +593,15 @@ static __always_inline bool kmp_sampling(void)
 static __always_inline bool kmp_timed(void)
 {
 	return static_branch_unlikely(&kmp_time_key);
+}
+
+/*
+ * Any of the keys above or kmp_stack_key on: the probes' one test at the
+ * defaults (probe.h), whose copy of the fast paths tests none of them.
+ */
+static __always_inline bool kmp_opts(void)
+{
+	return static_branch_unlikely(&kmp_opts_key);
 }
 
 /* True once in @n calls on this CPU (always, for n <= 1); irqs off. */

@@ -32,6 +32,7 @@ unsigned int kmp_mode;
 DEFINE_STATIC_KEY_FALSE(kmp_slow_key);
 DEFINE_STATIC_KEY_FALSE(kmp_sample_key);
 DEFINE_STATIC_KEY_FALSE(kmp_time_key);
+DEFINE_STATIC_KEY_FALSE(kmp_opts_key);
 DEFINE_PER_CPU(u32, kmp_track_ctr);	/* sample_rate's count (account.c) */
 
 struct kmp_tables kmp_tab __read_mostly;

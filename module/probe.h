@@ -160,14 +160,22 @@ static __always_inline void kmp_count_free_sampled(enum kmp_event ev,
 }
 
 /*
- * The fast paths serve an event: at the defaults, and not in NMI (which
- * only kernels with KMP_NMI_EVENTS can be in; the general path tests for
- * it on all).
+ * The fast paths serve an event: at the defaults or with an option they
+ * take on, and not in NMI (which only kernels with KMP_NMI_EVENTS can be
+ * in; the general path tests for it on all). @opts: the copy that tests
+ * the options' keys; the defaults' copy (kmp_opts() off) tests none.
  */
-static __always_inline bool kmp_fast_ok(const bool timed)
+static __always_inline bool kmp_fast_ok(const bool timed, const bool opts)
 {
-	return !kmp_slow() && !(timed && kmp_sampling()) &&
-	       likely(!(KMP_NMI_EVENTS && in_nmi()));
+	if (opts && (kmp_slow() || (timed && kmp_sampling())))
+		return false;
+	return likely(!(KMP_NMI_EVENTS && in_nmi()));
+}
+
+/* sample_rate on, for the copy that tests the options (@opts). */
+static __always_inline bool kmp_sampled(const bool opts)
+{
+	return opts && kmp_sampling();
 }
 
 /*
@@ -232,7 +240,8 @@ static __always_inline bool __kmp_slab_alloc_fast(enum kmp_event ev,
 						  unsigned long site,
 						  const void *ptr, size_t bytes,
 						  size_t req, const bool timed,
-						  const bool stacks)
+						  const bool stacks,
+						  const bool opts)
 {
 	u64 time_cpu = 0, sctr = KMP_STACK_NO_CTR;
 	struct kmp_counters __percpu *ctr;
@@ -245,7 +254,7 @@ static __always_inline bool __kmp_slab_alloc_fast(enum kmp_event ev,
 	u32 h = KMP_NIL, idx;
 	bool walk;
 
-	if (!kmp_fast_ok(timed))
+	if (!kmp_fast_ok(timed, opts))
 		return false;
 	local_irq_save(flags);
 	if (unlikely(ZERO_OR_NULL_PTR(ptr))) {
@@ -276,7 +285,7 @@ static __always_inline bool __kmp_slab_alloc_fast(enum kmp_event ev,
 	    !kmp_walk_fast(ev, (unsigned long)__builtin_frame_address(0), 0,
 			   site, KMP_KIND_SLAB, kd, &idx, &ctr, &st, &sctr))
 		goto out;
-	if (kmp_sampling() && !kmp_sample_track(idx)) {
+	if (kmp_sampled(opts) && !kmp_sample_track(idx)) {
 		kmp_count_alloc_ev(ev, ctr, bytes, req);
 		done = true;
 		goto out;
@@ -302,7 +311,8 @@ out:
 }
 
 static __always_inline bool __kmp_slab_free_fast(enum kmp_event ev,
-						 const void *ptr, const bool timed)
+						 const void *ptr, const bool timed,
+						 const bool opts)
 {
 	unsigned long flags;
 	struct kmp_slot *s;
@@ -310,7 +320,7 @@ static __always_inline bool __kmp_slab_free_fast(enum kmp_event ev,
 	u64 time_cpu = 0;
 	bool done = true;
 
-	if (!kmp_fast_ok(timed))
+	if (!kmp_fast_ok(timed, opts))
 		return false;
 	local_irq_save(flags);
 	if (likely(!ZERO_OR_NULL_PTR(ptr))) {
@@ -318,7 +328,7 @@ static __always_inline bool __kmp_slab_free_fast(enum kmp_event ev,
 						 (unsigned long)ptr);
 
 		if (unlikely(!kmp_live_find(key, &s))) {
-			done = kmp_sampling() && kmp_sampled_out(ev, key);
+			done = kmp_sampled(opts) && kmp_sampled_out(ev, key);
 			goto out;
 		}
 		tag = READ_ONCE(s->tag);
@@ -333,7 +343,7 @@ static __always_inline bool __kmp_slab_free_fast(enum kmp_event ev,
 		}
 		/* the reads above before the slot is free again */
 		smp_store_release(&s->key, 0);
-		if (kmp_sampling())
+		if (kmp_sampled(opts))
 			kmp_count_free_sampled(ev, tag, size, req);
 		else
 			kmp_count_free_ev(ev, tag, size, req);
@@ -351,7 +361,7 @@ static __always_inline bool __kmp_page_alloc_fast(enum kmp_event ev,
 						  unsigned long fp, unsigned int skip,
 						  const struct page *page,
 						  unsigned int order, const bool timed,
-						  const bool stacks)
+						  const bool stacks, const bool opts)
 {
 	u32 bytes = PAGE_SIZE << order, *slot, h = KMP_NIL, idx;
 	u64 time_cpu = 0, sctr = KMP_STACK_NO_CTR;
@@ -363,7 +373,7 @@ static __always_inline bool __kmp_page_alloc_fast(enum kmp_event ev,
 	struct kmp_slot *s;
 	bool done = false, walk;
 
-	if (!kmp_fast_ok(timed))
+	if (!kmp_fast_ok(timed, opts))
 		return false;
 	local_irq_save(flags);
 	/* the key tested once: see __kmp_slab_alloc_fast() */
@@ -414,7 +424,7 @@ static __always_inline bool __kmp_page_alloc_fast(enum kmp_event ev,
 		if (kmp_live_find(key, &s))
 			goto out;
 	}
-	if (kmp_sampling() && !kmp_sample_track(idx)) {
+	if (kmp_sampled(opts) && !kmp_sample_track(idx)) {
 		kmp_count_alloc_ev(ev, ctr, bytes, bytes);
 		done = true;
 		goto out;
@@ -438,13 +448,13 @@ enum kmp_page_fast {
 
 static __always_inline enum kmp_page_fast
 __kmp_page_free_fast(enum kmp_event ev, const struct page *page,
-		     unsigned int order, const bool timed)
+		     unsigned int order, const bool timed, const bool opts)
 {
 	u32 *slot, v, bytes = PAGE_SIZE << order;
 	enum kmp_page_fast ret = KMP_PF_SLOW;
 	unsigned long flags;
 
-	if (!kmp_fast_ok(timed))
+	if (!kmp_fast_ok(timed, opts))
 		return KMP_PF_SLOW;
 	local_irq_save(flags);
 	if (unlikely(!kmp_page_get(page, &slot)))
@@ -452,9 +462,9 @@ __kmp_page_free_fast(enum kmp_event ev, const struct page *page,
 	v = READ_ONCE(*slot);
 	if (unlikely(!(v & KMP_PFN_VALID))) {
 		if (!READ_ONCE(kmp_tab.pages_hashed)) {
-			if (kmp_sampling() && kmp_sampled_out(ev, 0))
+			if (kmp_sampled(opts) && kmp_sampled_out(ev, 0))
 				ret = KMP_PF_DONE;
-		} else if (!kmp_sampling()) {
+		} else if (!kmp_sampled(opts)) {
 			ret = KMP_PF_TABLE;
 		}
 		goto out;
@@ -463,7 +473,7 @@ __kmp_page_free_fast(enum kmp_event ev, const struct page *page,
 		goto out;
 	/* plain: no scan runs beside the fast path (prior.c) */
 	WRITE_ONCE(*slot, 0);
-	if (kmp_sampling())
+	if (kmp_sampled(opts))
 		kmp_count_free_sampled(ev, kmp_pfn_tag(v), bytes, bytes);
 	else
 		kmp_count_free_ev(ev, kmp_pfn_tag(v), bytes, bytes);
@@ -473,42 +483,38 @@ out:
 	return ret;
 }
 
-/* probes.c: the general path, with NMI, options and the tables' misses. */
+/*
+ * probes.c: the general path, with NMI, options and the tables' misses.
+ * A slab allocation's sizes are in the tracepoint's order (requested,
+ * then allocated), so that a probe passes its arguments on unmoved.
+ */
 void kmp_slab_alloc_slow(enum kmp_event ev, unsigned long call_site,
-			 const void *ptr, size_t bytes_alloc, size_t bytes_req);
+			 const void *ptr, size_t bytes_req, size_t bytes_alloc);
 void kmp_slab_free_slow(enum kmp_event ev, const void *ptr);
 void kmp_page_alloc_slow(enum kmp_event ev, unsigned long fp,
 			 const struct page *page, unsigned int order);
 void kmp_page_free_slow(enum kmp_event ev, const struct page *page,
 			unsigned int order);
 void kmp_page_move(unsigned long dst, unsigned long src, unsigned int order);
-
-void kmp_slab_alloc_timed(enum kmp_event ev, unsigned long call_site,
-			  const void *ptr, size_t bytes_alloc, size_t bytes_req);
-void kmp_slab_free_timed(enum kmp_event ev, const void *ptr);
-void kmp_page_alloc_timed(enum kmp_event ev, unsigned long fp,
-			  unsigned int skip, const struct page *page,
-			  unsigned int order);
-void kmp_page_free_timed(enum kmp_event ev, const struct page *page,
-			 unsigned int order);
 void kmp_page_free_table(enum kmp_event ev, const struct page *page,
 			 unsigned int order);
-void kmp_slab_alloc_stacked(enum kmp_event ev, unsigned long call_site,
-			    const void *ptr, size_t bytes_alloc,
-			    size_t bytes_req);
-void kmp_page_alloc_stacked(enum kmp_event ev, unsigned long fp,
-			    unsigned int skip, const struct page *page,
-			    unsigned int order);
+
+void kmp_slab_alloc_opts(enum kmp_event ev, unsigned long call_site,
+			 const void *ptr, size_t bytes_req, size_t bytes_alloc);
+void kmp_slab_free_opts(enum kmp_event ev, const void *ptr);
+void kmp_page_alloc_opts(enum kmp_event ev, unsigned long fp,
+			 unsigned int skip, const struct page *page,
+			 unsigned int order);
+void kmp_page_free_opts(enum kmp_event ev, const struct page *page,
+			unsigned int order);
 
 /*
- * The events, as the probes take them. With histograms or lifetimes on
- * (kmp_timed()), the fast path's timed copy is a call of its own
- * (kmp_*_timed(), probes.c), so that the probe's own frame is the lean
- * one of the defaults' copy: inlined, the timed copy's registers would be
- * saved and restored at every event. So is the copy that walks the frame
- * records for stacks and key_depth (kmp_stacked(), kmp_*_alloc_stacked(),
- * stack.h); the timed copy walks too where both are on. Frees depend on
- * neither.
+ * The events, as the probes take them. At the defaults (kmp_opts() off),
+ * the fast path's copy that tests no option, inline. With any option on,
+ * one call (kmp_*_opts(), probes.c), which picks the copy for the options
+ * (kmp_timed(), kmp_stacked(), sample_rate) or the general path: inlined
+ * here, their registers would be saved and restored at every event, and
+ * their tests run at the defaults too.
  */
 
 /* A slab allocation of @ptr at @call_site. */
@@ -517,23 +523,19 @@ static __always_inline void kmp_slab_alloc(enum kmp_event ev,
 					   const void *ptr, size_t bytes_alloc,
 					   size_t bytes_req)
 {
-	if (kmp_timed())
-		kmp_slab_alloc_timed(ev, call_site, ptr, bytes_alloc,
-				     bytes_req);
-	else if (kmp_stacked())
-		kmp_slab_alloc_stacked(ev, call_site, ptr, bytes_alloc,
-				       bytes_req);
+	if (kmp_opts())
+		kmp_slab_alloc_opts(ev, call_site, ptr, bytes_req, bytes_alloc);
 	else if (!__kmp_slab_alloc_fast(ev, call_site, ptr, bytes_alloc,
-					bytes_req, false, false))
-		kmp_slab_alloc_slow(ev, call_site, ptr, bytes_alloc,
-				    bytes_req);
+					bytes_req, false, false, false))
+		kmp_slab_alloc_slow(ev, call_site, ptr, bytes_req,
+				    bytes_alloc);
 }
 
 static __always_inline void kmp_slab_free(enum kmp_event ev, const void *ptr)
 {
-	if (kmp_timed())
-		kmp_slab_free_timed(ev, ptr);
-	else if (!__kmp_slab_free_fast(ev, ptr, false))
+	if (kmp_opts())
+		kmp_slab_free_opts(ev, ptr);
+	else if (!__kmp_slab_free_fast(ev, ptr, false, false))
 		kmp_slab_free_slow(ev, ptr);
 }
 
@@ -547,12 +549,10 @@ static __always_inline void kmp_page_alloc(enum kmp_event ev,
 					   const struct page *page,
 					   unsigned int order)
 {
-	if (kmp_timed())
-		kmp_page_alloc_timed(ev, fp, skip, page, order);
-	else if (kmp_stacked())
-		kmp_page_alloc_stacked(ev, fp, skip, page, order);
+	if (kmp_opts())
+		kmp_page_alloc_opts(ev, fp, skip, page, order);
 	else if (!__kmp_page_alloc_fast(ev, fp, skip, page, order, false,
-					false))
+					false, false))
 		kmp_page_alloc_slow(ev, fp, page, order);
 }
 
@@ -562,12 +562,12 @@ static __always_inline void kmp_page_free(enum kmp_event ev,
 {
 	enum kmp_page_fast r;
 
-	if (kmp_timed()) {
-		kmp_page_free_timed(ev, page, order);
+	if (kmp_opts()) {
+		kmp_page_free_opts(ev, page, order);
 		return;
 	}
 	/* each call the last thing: nothing to keep across it */
-	r = __kmp_page_free_fast(ev, page, order, false);
+	r = __kmp_page_free_fast(ev, page, order, false, false);
 	if (r == KMP_PF_SLOW)
 		kmp_page_free_slow(ev, page, order);
 	else if (r == KMP_PF_TABLE)

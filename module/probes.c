@@ -78,7 +78,7 @@ DEFINE_PER_CPU(struct kmp_cpu_events, kmp_events);
  * (kmp_nmi_settle()), so that the tables see that key's events in order.
  */
 noinline void kmp_slab_alloc_slow(enum kmp_event ev, unsigned long call_site,
-			 const void *ptr, size_t bytes_alloc, size_t bytes_req)
+			 const void *ptr, size_t bytes_req, size_t bytes_alloc)
 {
 	unsigned long flags, key;
 	u64 t0;
@@ -206,56 +206,71 @@ out:
 		kmp_page_free_slow(ev, page, order);
 }
 
-/* The timed copies of the fast paths (probe.h), each with its fallback. */
-noinline void kmp_slab_alloc_timed(enum kmp_event ev, unsigned long call_site,
-				   const void *ptr, size_t bytes_alloc,
-				   size_t bytes_req)
+/*
+ * With an option on (kmp_opts()): the fast path's copy for the options, or
+ * the general path. Each key is tested once, as the copies need (see
+ * __kmp_slab_alloc_fast()). The timed copy walks too where stacks or
+ * key_depth are on; frees depend on neither.
+ */
+noinline void kmp_slab_alloc_opts(enum kmp_event ev, unsigned long call_site,
+				  const void *ptr, size_t bytes_req,
+				  size_t bytes_alloc)
 {
-	if (!__kmp_slab_alloc_fast(ev, call_site, ptr, bytes_alloc, bytes_req,
-				   true, true))
-		kmp_slab_alloc_slow(ev, call_site, ptr, bytes_alloc,
-				    bytes_req);
+	bool done;
+
+	if (kmp_timed())
+		done = __kmp_slab_alloc_fast(ev, call_site, ptr, bytes_alloc,
+					     bytes_req, true, true, true);
+	else if (kmp_stacked())
+		done = __kmp_slab_alloc_fast(ev, call_site, ptr, bytes_alloc,
+					     bytes_req, false, true, true);
+	else
+		done = __kmp_slab_alloc_fast(ev, call_site, ptr, bytes_alloc,
+					     bytes_req, false, false, true);
+	if (!done)
+		kmp_slab_alloc_slow(ev, call_site, ptr, bytes_req, bytes_alloc);
 }
 
-noinline void kmp_slab_free_timed(enum kmp_event ev, const void *ptr)
+noinline void kmp_slab_free_opts(enum kmp_event ev, const void *ptr)
 {
-	if (!__kmp_slab_free_fast(ev, ptr, true))
+	bool done;
+
+	if (kmp_timed())
+		done = __kmp_slab_free_fast(ev, ptr, true, true);
+	else
+		done = __kmp_slab_free_fast(ev, ptr, false, true);
+	if (!done)
 		kmp_slab_free_slow(ev, ptr);
 }
 
-noinline void kmp_page_alloc_timed(enum kmp_event ev, unsigned long fp,
-				   unsigned int skip, const struct page *page,
-				   unsigned int order)
-{
-	if (!__kmp_page_alloc_fast(ev, fp, skip, page, order, true, true))
-		kmp_page_alloc_slow(ev, fp, page, order);
-}
-
-/* The copies that walk, for stacks and key_depth (stack.h), with fallbacks. */
-noinline void kmp_slab_alloc_stacked(enum kmp_event ev, unsigned long call_site,
-				     const void *ptr, size_t bytes_alloc,
-				     size_t bytes_req)
-{
-	if (!__kmp_slab_alloc_fast(ev, call_site, ptr, bytes_alloc, bytes_req,
-				   false, true))
-		kmp_slab_alloc_slow(ev, call_site, ptr, bytes_alloc,
-				    bytes_req);
-}
-
-noinline void kmp_page_alloc_stacked(enum kmp_event ev, unsigned long fp,
-				     unsigned int skip,
-				     const struct page *page,
-				     unsigned int order)
-{
-	if (!__kmp_page_alloc_fast(ev, fp, skip, page, order, false, true))
-		kmp_page_alloc_slow(ev, fp, page, order);
-}
-
-noinline void kmp_page_free_timed(enum kmp_event ev, const struct page *page,
+noinline void kmp_page_alloc_opts(enum kmp_event ev, unsigned long fp,
+				  unsigned int skip, const struct page *page,
 				  unsigned int order)
 {
-	enum kmp_page_fast r = __kmp_page_free_fast(ev, page, order, true);
+	bool done;
 
+	if (kmp_timed())
+		done = __kmp_page_alloc_fast(ev, fp, skip, page, order, true,
+					     true, true);
+	else if (kmp_stacked())
+		done = __kmp_page_alloc_fast(ev, fp, skip, page, order, false,
+					     true, true);
+	else
+		done = __kmp_page_alloc_fast(ev, fp, skip, page, order, false,
+					     false, true);
+	if (!done)
+		kmp_page_alloc_slow(ev, fp, page, order);
+}
+
+noinline void kmp_page_free_opts(enum kmp_event ev, const struct page *page,
+				 unsigned int order)
+{
+	enum kmp_page_fast r;
+
+	if (kmp_timed())
+		r = __kmp_page_free_fast(ev, page, order, true, true);
+	else
+		r = __kmp_page_free_fast(ev, page, order, false, true);
 	if (r == KMP_PF_SLOW)
 		kmp_page_free_slow(ev, page, order);
 	else if (r == KMP_PF_TABLE)

@@ -35,8 +35,8 @@
  * above 12 there gets a stack or callers cut short. Its own frames come
  * first: stack_trace_save(), kmp_unwind(), kmp_account_alloc()
  * (kmp_find_site() inlined, else one more), kmp_*_alloc_slow(), the copy
- * of the fast path that called it (kmp_*_alloc_stacked() or _timed()) and
- * the probe, whose return address is at index 6 (7); the slab walk starts
+ * of the fast path that called it (in kmp_*_alloc_opts()) and the probe,
+ * whose return address is at index 6 (7); the slab walk starts
  * at the copy's record, whose return address is at index 5 (6), the page
  * walk at the probe's. So a site within KMP_STACK_SEARCH (5) records of
  * the walk's first is at index 12 at most there, and its stack and
