@@ -210,11 +210,12 @@ out:
  * With an option on (kmp_opts()): the fast path's copy for the options, or
  * the general path. Each key is tested once, as the copies need (see
  * __kmp_slab_alloc_fast()). The timed copy walks too where stacks or
- * key_depth are on; frees depend on neither.
+ * key_depth are on; frees depend on neither. notrace, as the probes are.
  */
-noinline void kmp_slab_alloc_opts(enum kmp_event ev, unsigned long call_site,
-				  const void *ptr, size_t bytes_req,
-				  size_t bytes_alloc)
+noinline notrace void kmp_slab_alloc_opts(enum kmp_event ev,
+					  unsigned long call_site,
+					  const void *ptr, size_t bytes_req,
+					  size_t bytes_alloc)
 {
 	bool done;
 
@@ -231,7 +232,7 @@ noinline void kmp_slab_alloc_opts(enum kmp_event ev, unsigned long call_site,
 		kmp_slab_alloc_slow(ev, call_site, ptr, bytes_req, bytes_alloc);
 }
 
-noinline void kmp_slab_free_opts(enum kmp_event ev, const void *ptr)
+noinline notrace void kmp_slab_free_opts(enum kmp_event ev, const void *ptr)
 {
 	bool done;
 
@@ -243,9 +244,10 @@ noinline void kmp_slab_free_opts(enum kmp_event ev, const void *ptr)
 		kmp_slab_free_slow(ev, ptr);
 }
 
-noinline void kmp_page_alloc_opts(enum kmp_event ev, unsigned long fp,
-				  unsigned int skip, const struct page *page,
-				  unsigned int order)
+noinline notrace void kmp_page_alloc_opts(enum kmp_event ev, unsigned long fp,
+					  unsigned int skip,
+					  const struct page *page,
+					  unsigned int order)
 {
 	bool done;
 
@@ -262,8 +264,9 @@ noinline void kmp_page_alloc_opts(enum kmp_event ev, unsigned long fp,
 		kmp_page_alloc_slow(ev, fp, page, order);
 }
 
-noinline void kmp_page_free_opts(enum kmp_event ev, const struct page *page,
-				 unsigned int order)
+noinline notrace void kmp_page_free_opts(enum kmp_event ev,
+					 const struct page *page,
+					 unsigned int order)
 {
 	enum kmp_page_fast r;
 
