@@ -34,6 +34,23 @@ extern int *kmp_cluster;		/* topology.c */
 #if KMP_HAVE_CYCLES
 extern u64 kmp_epoch;
 extern u32 kmp_mult, kmp_shift;
+DECLARE_STATIC_KEY_FALSE(kmp_cntvct_key);
+DECLARE_STATIC_KEY_FALSE(kmp_cntpct_key);
+
+/*
+ * The counter, as the kernel's arch_timer_read_counter() reads it, but
+ * inline where that is the plain register read (clock.c). No ISB: the
+ * read may be taken a few instructions early, which a lifetime does not
+ * see.
+ */
+static __always_inline u64 kmp_counter(void)
+{
+	if (static_branch_likely(&kmp_cntvct_key))
+		return read_sysreg(cntvct_el0);
+	if (static_branch_unlikely(&kmp_cntpct_key))
+		return read_sysreg(cntpct_el0);
+	return kmp_cycles();
+}
 #endif
 #if KMP_TEST_HOOKS
 extern kmp_clock_t *kmp_clock;
@@ -50,7 +67,7 @@ static __always_inline u64 __kmp_now(void)
 #endif
 #if KMP_HAVE_CYCLES
 	if (likely(kmp_mult))
-		return mul_u64_u32_shr(kmp_cycles() - kmp_epoch, kmp_mult,
+		return mul_u64_u32_shr(kmp_counter() - kmp_epoch, kmp_mult,
 				       kmp_shift);
 #endif
 	return local_clock();

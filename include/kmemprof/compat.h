@@ -272,9 +272,11 @@
 #endif
 
 /*
- * A cheap clock for lifetimes: the arm64 generic timer's counter, read
- * directly (about a fifth of local_clock()'s cost), scaled to ns by the
- * caller. Elsewhere, local_clock() itself.
+ * A cheap clock for lifetimes: the arm64 generic timer's counter (about a
+ * fifth of local_clock()'s cost), scaled to ns by the caller; the read
+ * the kernel chose for it, an indirect call, which clock.c replaces with
+ * the register read where that is all the kernel's does. Elsewhere,
+ * local_clock() itself.
  */
 #if IS_ENABLED(CONFIG_ARM64) && IS_ENABLED(CONFIG_ARM_ARCH_TIMER)
 #include <asm/arch_timer.h>
