@@ -18,6 +18,7 @@
 
 #include <kmemprof/knobs.h>
 
+#include "hist.h"
 #include "internal.h"
 #include "probe.h"
 
@@ -131,6 +132,31 @@ void kmemprof_set_clock(kmp_clock_t *clock)
 }
 
 kmp_export_test_hook(kmemprof_set_clock);
+
+/*
+ * The lifetimes' counter (hist.h) read between two reads of the kernel's
+ * own, interrupts off; *@inl: whether it is read inline. -EOPNOTSUPP
+ * where lifetimes have no counter (local_clock()).
+ */
+int kmemprof_test_counter(u64 *before, u64 *ours, u64 *after, bool *inl)
+{
+#if KMP_HAVE_CYCLES
+	unsigned long flags;
+
+	local_irq_save(flags);
+	*before = arch_timer_read_counter();
+	*ours = kmp_counter();
+	*after = arch_timer_read_counter();
+	local_irq_restore(flags);
+	*inl = static_key_enabled(&kmp_cntvct_key) ||
+	       static_key_enabled(&kmp_cntpct_key);
+	return 0;
+#else
+	return -EOPNOTSUPP;
+#endif
+}
+
+kmp_export_test_hook(kmemprof_test_counter);
 
 /*
  * Whether the probes attached since the last call went on frees first and

@@ -128,6 +128,7 @@ int kmemprof_sum_range(enum kmp_kind kind, unsigned long start,
 int kmemprof_hist_range(enum kmp_kind kind, unsigned long start,
 			unsigned long end, struct kmp_hist_totals *t);
 void kmemprof_set_clock(kmp_clock_t *clock);
+int kmemprof_test_counter(u64 *before, u64 *ours, u64 *after, bool *inl);
 int kmemprof_test_attach_order(unsigned int *n);
 int kmemprof_cpu_cluster(int cpu);
 s64 kmemprof_test_walk(void (*mid)(void *arg), void *arg);

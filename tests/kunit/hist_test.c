@@ -13,6 +13,7 @@
 #include <linux/module.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/workqueue.h>
 
 #include <kmemprof/compat.h>
@@ -308,7 +309,41 @@ static void hist_cluster_map(struct kunit *test)
 	KMP_EXPECT_EQ(test, kmemprof_cpu_cluster(0), 0);
 }
 
+/*
+ * The lifetimes' clock is the kernel's counter, read in order between two
+ * of the kernel's own reads; inline wherever the kernel's read is the bare
+ * register (arch_counter_get_cntvct() or _cntpct(): every machine without
+ * a timer erratum, the rig's QEMU virt among them), else through the
+ * kernel's read.
+ */
+static void hist_clock_counter(struct kunit *test)
+{
+	u64 before, ours, after;
+	bool inl;
+
+	if (kmemprof_test_counter(&before, &ours, &after, &inl)) {
+		kmp_kunit_skip(test, "lifetimes use local_clock() here");
+		return;
+	}
+	KMP_EXPECT_GE(test, ours, before);
+	KMP_EXPECT_GE(test, after, ours);
+#if IS_ENABLED(CONFIG_ARM64) && IS_ENABLED(CONFIG_ARM_ARCH_TIMER)
+	{
+		char name[KSYM_SYMBOL_LEN];
+		bool bare;
+
+		sprint_symbol_no_offset(name,
+					(unsigned long)arch_timer_read_counter);
+		bare = !strcmp(name, "arch_counter_get_cntvct") ||
+		       !strcmp(name, "arch_counter_get_cntpct");
+		KMP_EXPECT_EQ_MSG(test, inl, bare, "the kernel reads it with %s",
+				  name);
+	}
+#endif
+}
+
 static struct kunit_case hist_cases[] = {
+	KUNIT_CASE(hist_clock_counter),
 	KUNIT_CASE(hist_size_bucket_fn),
 	KUNIT_CASE(hist_life_bucket_fn),
 	KUNIT_CASE(hist_size_buckets),
