@@ -91,7 +91,6 @@ int kmp_mode_update(void)
 	 */
 	if (static_key_enabled(&kmp_slow_key) ||
 	    static_key_enabled(&kmp_time_key) ||
-	    static_key_enabled(&kmp_sample_key) ||
 	    static_key_enabled(&kmp_stack_key))
 		static_branch_enable(&kmp_opts_key);
 	else

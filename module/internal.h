@@ -596,8 +596,9 @@ static __always_inline bool kmp_timed(void)
 }
 
 /*
- * Any of the keys above or kmp_stack_key on: the probes' one test at the
- * defaults (probe.h), whose copy of the fast paths tests none of them.
+ * kmp_slow_key, kmp_time_key or kmp_stack_key on: the probes' one test at
+ * the defaults (probe.h), whose copy of the fast paths tests none of them
+ * (sample_rate it serves itself).
  */
 static __always_inline bool kmp_opts(void)
 {

@@ -163,19 +163,14 @@ static __always_inline void kmp_count_free_sampled(enum kmp_event ev,
  * The fast paths serve an event: at the defaults or with an option they
  * take on, and not in NMI (which only kernels with KMP_NMI_EVENTS can be
  * in; the general path tests for it on all). @opts: the copy that tests
- * the options' keys; the defaults' copy (kmp_opts() off) tests none.
+ * the options' keys; the defaults' copy (kmp_opts() off) tests only
+ * sample_rate's, which it serves too.
  */
 static __always_inline bool kmp_fast_ok(const bool timed, const bool opts)
 {
 	if (opts && (kmp_slow() || (timed && kmp_sampling())))
 		return false;
 	return likely(!(KMP_NMI_EVENTS && in_nmi()));
-}
-
-/* sample_rate on, for the copy that tests the options (@opts). */
-static __always_inline bool kmp_sampled(const bool opts)
-{
-	return opts && kmp_sampling();
 }
 
 /*
@@ -285,7 +280,7 @@ static __always_inline bool __kmp_slab_alloc_fast(enum kmp_event ev,
 	    !kmp_walk_fast(ev, (unsigned long)__builtin_frame_address(0), 0,
 			   site, KMP_KIND_SLAB, kd, &idx, &ctr, &st, &sctr))
 		goto out;
-	if (kmp_sampled(opts) && !kmp_sample_track(idx)) {
+	if (kmp_sampling() && !kmp_sample_track(idx)) {
 		kmp_count_alloc_ev(ev, ctr, bytes, req);
 		done = true;
 		goto out;
@@ -328,7 +323,7 @@ static __always_inline bool __kmp_slab_free_fast(enum kmp_event ev,
 						 (unsigned long)ptr);
 
 		if (unlikely(!kmp_live_find(key, &s))) {
-			done = kmp_sampled(opts) && kmp_sampled_out(ev, key);
+			done = kmp_sampling() && kmp_sampled_out(ev, key);
 			goto out;
 		}
 		tag = READ_ONCE(s->tag);
@@ -343,7 +338,7 @@ static __always_inline bool __kmp_slab_free_fast(enum kmp_event ev,
 		}
 		/* the reads above before the slot is free again */
 		smp_store_release(&s->key, 0);
-		if (kmp_sampled(opts))
+		if (kmp_sampling())
 			kmp_count_free_sampled(ev, tag, size, req);
 		else
 			kmp_count_free_ev(ev, tag, size, req);
@@ -424,7 +419,7 @@ static __always_inline bool __kmp_page_alloc_fast(enum kmp_event ev,
 		if (kmp_live_find(key, &s))
 			goto out;
 	}
-	if (kmp_sampled(opts) && !kmp_sample_track(idx)) {
+	if (kmp_sampling() && !kmp_sample_track(idx)) {
 		kmp_count_alloc_ev(ev, ctr, bytes, bytes);
 		done = true;
 		goto out;
@@ -462,9 +457,9 @@ __kmp_page_free_fast(enum kmp_event ev, const struct page *page,
 	v = READ_ONCE(*slot);
 	if (unlikely(!(v & KMP_PFN_VALID))) {
 		if (!READ_ONCE(kmp_tab.pages_hashed)) {
-			if (kmp_sampled(opts) && kmp_sampled_out(ev, 0))
+			if (kmp_sampling() && kmp_sampled_out(ev, 0))
 				ret = KMP_PF_DONE;
-		} else if (!kmp_sampled(opts)) {
+		} else if (!kmp_sampling()) {
 			ret = KMP_PF_TABLE;
 		}
 		goto out;
@@ -473,7 +468,7 @@ __kmp_page_free_fast(enum kmp_event ev, const struct page *page,
 		goto out;
 	/* plain: no scan runs beside the fast path (prior.c) */
 	WRITE_ONCE(*slot, 0);
-	if (kmp_sampled(opts))
+	if (kmp_sampling())
 		kmp_count_free_sampled(ev, kmp_pfn_tag(v), bytes, bytes);
 	else
 		kmp_count_free_ev(ev, kmp_pfn_tag(v), bytes, bytes);
@@ -509,12 +504,13 @@ void kmp_page_free_opts(enum kmp_event ev, const struct page *page,
 			unsigned int order);
 
 /*
- * The events, as the probes take them. At the defaults (kmp_opts() off),
- * the fast path's copy that tests no option, inline. With any option on,
- * one call (kmp_*_opts(), probes.c), which picks the copy for the options
- * (kmp_timed(), kmp_stacked(), sample_rate) or the general path: inlined
- * here, their registers would be saved and restored at every event, and
- * their tests run at the defaults too.
+ * The events, as the probes take them. At the defaults and with
+ * sample_rate alone (kmp_opts() off), the fast path's copy that tests no
+ * other option, inline. With any other option on, one call
+ * (kmp_*_opts(), probes.c), which picks the copy for the options
+ * (kmp_timed(), kmp_stacked()) or the general path: inlined here, their
+ * registers would be saved and restored at every event, and their tests
+ * run at the defaults too.
  */
 
 /* A slab allocation of @ptr at @call_site. */
