@@ -70,7 +70,7 @@ set_mode() {
 # that the first mode does not pay for faulting the program in.
 if [ -n "$MACRO_MODES" ]; then
 	# kmpload's messages go over TCP on loopback where there is no
-	# CONFIG_UNIX, as on the rig's kernels.
+	# CONFIG_UNIX (the rig's kernels have it).
 	ip link set lo up 2>/dev/null
 	quiet
 	kmpload /tmp "$macro_scale" > /dev/null

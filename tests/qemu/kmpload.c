@@ -9,8 +9,8 @@
  *
  *   msg   hackbench's pattern: 10 sender and 10 receiver processes, each
  *         sender writes 100-byte messages to every receiver over a unix
- *         stream socket pair, or, on a kernel without CONFIG_UNIX (the
- *         rig's), over a TCP connection on loopback (which must be up);
+ *         stream socket pair, or, on a kernel without CONFIG_UNIX, over a
+ *         TCP connection on loopback (which must be up);
  *   fork  fork() and _exit() of a child, waited for, one after another;
  *   file  create, write 4 KiB, fstat, close, stat and unlink of files in
  *         DIR (a tmpfs), a batch of 64 at a time.
