@@ -61,22 +61,14 @@ static bool kmp_size_ok(size_t bytes)
 
 static void kmp_count_alloc(u32 idx, size_t bytes, size_t req, int d)
 {
-	struct kmp_counters *c = kmp_ctr(idx);
-
-	kmp_add(&c->allocs, d);
-	kmp_add(&c->bytes, d * (s64)bytes);
-	kmp_add(&c->req, d * (s64)req);
+	kmp_ctr_allocs(kmp_ctr(idx), d, bytes, req);
 }
 
 /* @scale: with sample_rate N, a paired free stands for N frees. */
 static void kmp_count_free(u32 idx, const struct kmp_obj *obj,
 			   unsigned int scale)
 {
-	struct kmp_counters *c = kmp_ctr(idx);
-
-	kmp_add(&c->frees, scale);
-	kmp_add(&c->freed, (u64)obj->size * scale);
-	kmp_add(&c->reqfreed, (u64)obj->req * scale);
+	kmp_ctr_frees(kmp_ctr(idx), scale, obj->size, obj->req);
 }
 
 static void kmp_mark_inaccurate(u32 idx)

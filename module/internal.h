@@ -711,6 +711,28 @@ static __always_inline struct kmp_counters *kmp_ctr(u32 idx)
 	return this_cpu_ptr(kmp_tag_counters(idx));
 }
 
+/*
+ * The counter helpers of both paths (probe.h, account.c): on this CPU's
+ * counters @c of a tag, with interrupts off, @n allocations of @bytes
+ * (@req requested) each, or @n frees. A negative @n takes allocations
+ * back; the counters wrap as u64.
+ */
+static __always_inline void kmp_ctr_allocs(struct kmp_counters *c, s64 n,
+					   u64 bytes, u64 req)
+{
+	kmp_add(&c->allocs, n);
+	kmp_add(&c->bytes, n * bytes);
+	kmp_add(&c->req, n * req);
+}
+
+static __always_inline void kmp_ctr_frees(struct kmp_counters *c, u64 n,
+					  u64 bytes, u64 req)
+{
+	kmp_add(&c->frees, n);
+	kmp_add(&c->freed, n * bytes);
+	kmp_add(&c->reqfreed, n * req);
+}
+
 /* --- The live table (live.c) --- */
 
 #define KMP_GROUP	4

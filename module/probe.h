@@ -88,9 +88,7 @@ kmp_count_alloc_ev(enum kmp_event ev, struct kmp_counters __percpu *ctr,
 
 	if (ev < KMP_EV_NR)
 		kmp_add(&ce->count[ev], 1);
-	kmp_add(&c->allocs, 1);
-	kmp_add(&c->bytes, bytes);
-	kmp_add(&c->req, req);
+	kmp_ctr_allocs(c, 1, bytes, req);
 }
 
 static __always_inline void kmp_count_free_ev(enum kmp_event ev, u32 idx,
@@ -101,9 +99,7 @@ static __always_inline void kmp_count_free_ev(enum kmp_event ev, u32 idx,
 
 	if (ev < KMP_EV_NR)
 		kmp_add(&ce->count[ev], 1);
-	kmp_add(&c->frees, 1);
-	kmp_add(&c->freed, bytes);
-	kmp_add(&c->reqfreed, req);
+	kmp_ctr_frees(c, 1, bytes, req);
 }
 
 /*
@@ -147,9 +143,7 @@ static __always_inline void kmp_count_free_sampled(enum kmp_event ev,
 
 	if (ev < KMP_EV_NR)
 		kmp_add(&ce->count[ev], 1);
-	kmp_add(&c->frees, n);
-	kmp_add(&c->freed, bytes * n);
-	kmp_add(&c->reqfreed, req * n);
+	kmp_ctr_frees(c, n, bytes, req);
 	/*
 	 * Its allocation may have been counted once (before sampling, or by
 	 * the re-attach scan): the tag's counts are estimates now, as the
