@@ -20,6 +20,8 @@
  *
  * The slots hold kmp_max_live / 8 * 7 entries rounded down to a power of
  * two groups, the spill the rest, so max_live bounds the table as before.
+ * The spill has a bucket head for two entries (a power of two), so its
+ * chains are about two long when it is full.
  *
  * Notes on locking:
  *
@@ -503,7 +505,8 @@ int kmp_live_init(void)
 	kmp_group_bits = ilog2(groups);
 	kmp_tab.group_shift = 32 - kmp_group_bits;
 	kmp_spill_n = kmp_max_live - groups * KMP_GROUP;
-	kmp_spill_bits = ilog2(roundup_pow_of_two(max(kmp_spill_n, 2U)));
+	/* a bucket for two entries, at least two buckets */
+	kmp_spill_bits = ilog2(roundup_pow_of_two(max(kmp_spill_n / 2, 2U)));
 	kmp_tab.slots = vmalloc(array_size(groups * KMP_GROUP, sizeof(*kmp_tab.slots)));
 	kmp_tab.group_spill = vmalloc(array_size(groups, sizeof(*kmp_tab.group_spill)));
 	kmp_spill_pool = vmalloc(array_size(max(kmp_spill_n, 1U),
