@@ -62,6 +62,13 @@ int kmp_mode_update(void)
 	ret = (m & KMP_M_HIST) ? kmp_hist_init() : 0;
 	if (!ret && (m & KMP_M_STACKS))
 		ret = kmp_stacks_init();
+	/*
+	 * Objects' times, from off to on: the live table's times, made or
+	 * zeroed before the mode and kmp_time_key (live.c's notes say why).
+	 */
+	if (!ret && (m & (KMP_M_HIST | KMP_M_LIFE)) &&
+	    !(kmp_mode & (KMP_M_HIST | KMP_M_LIFE)))
+		ret = kmp_live_times_on();
 	if (ret)
 		return ret;
 	/* the pools above before the mode: pairs with kmp_walk_fast() */

@@ -154,8 +154,9 @@ struct kmp_text {
 #define KMP_HIST_UNSET	(U32_MAX - 1)	/* no slot asked for yet */
 
 /*
- * An object as the live table keeps it. The table stores it in 32 bytes
- * with its key; see live.c.
+ * An object as the live table keeps it. A slot stores it in 24 bytes with
+ * its key, and its time apart, where the table keeps times; a spill entry
+ * in 32; see live.c.
  */
 struct kmp_obj {
 	u64 time;	/* kmp_now() at allocation */
@@ -311,7 +312,8 @@ void kmp_stats_reset(void);
  * The words every event reads, side by side, so that the fast paths reach
  * them all from one address (options.c). Each is set where its table is
  * made, while no probe is attached, and only read while one is; but
- * pages_hashed (account.c), which page blocks set until the next reset.
+ * pages_hashed (account.c), which page blocks set until the next reset,
+ * and times (live.c), set once while the probes may be attached.
  */
 struct kmp_site;
 struct kmp_slot;
@@ -338,6 +340,11 @@ struct kmp_tables {
 	 * from then until the next reset, so a free looks in both.
 	 */
 	bool pages_hashed;
+	/*
+	 * The slots' times (live.c), one a slot: NULL until lifetimes or
+	 * histograms first go on, then set before kmp_time_key and kept.
+	 */
+	u64 *times;
 };
 
 extern struct kmp_tables kmp_tab;
@@ -391,6 +398,7 @@ void kmp_live_exit(void);
 void kmp_live_walk(void (*fn)(unsigned long key, const struct kmp_obj *obj,
 			      void *priv), void *priv);
 void kmp_live_clear(void);
+int kmp_live_times_on(void);	/* with kmp_control_lock held */
 u32 kmp_live_used(void);
 extern void (*kmp_live_test_point)(unsigned long key);	/* KMP_TEST_HOOKS */
 extern unsigned long kmp_test_watch[2];		/* KMP_TEST_HOOKS, account.c */
@@ -743,16 +751,16 @@ static __always_inline void kmp_ctr_frees(struct kmp_counters *c, u64 n,
  */
 #define KMP_BUSY	3UL
 
+/* Its time is apart, in kmp_tab.times (kmp_slot_time()). */
 struct kmp_slot {
 	unsigned long key;
-	u64 time_cpu;	/* kmp_time_cpu() */
 	u32 tag;
 	u32 size;
 	u32 req;
 	u32 seq;	/* publishes of the slot, for the walkers: see live.c */
 };
 
-static_assert(sizeof(struct kmp_slot) == 32);
+static_assert(sizeof(struct kmp_slot) == 24);
 
 extern unsigned int kmp_group_bits;
 
@@ -779,13 +787,53 @@ static __always_inline u32 kmp_live_group(unsigned long key)
 	return kmp_hash(key) >> kmp_tab.group_shift;
 }
 
+/*
+ * The time of slot @s (kmp_time_cpu()), 0 for none: also where the times
+ * are not allocated. Only right while the slot is held, as its other
+ * fields: live.c's notes say what a slot filled with no time keeps.
+ */
+static __always_inline u64 kmp_slot_time(const struct kmp_slot *s)
+{
+	u64 *times = READ_ONCE(kmp_tab.times);
+
+	return times ? READ_ONCE(times[s - kmp_tab.slots]) : 0;
+}
+
+static __always_inline void kmp_slot_set_time(struct kmp_slot *s,
+					      u64 time_cpu)
+{
+	u64 *times = READ_ONCE(kmp_tab.times);
+
+	if (times)
+		WRITE_ONCE(times[s - kmp_tab.slots], time_cpu);
+}
+
+/*
+ * The slots of group @g, 96 bytes a group. Written as (g * 3) << 5, which
+ * the compiler makes two shifted adds, where g * 96 comes out as a
+ * constant, a shift and a multiply; and hidden from it once made, so
+ * that a scan of the group ends at the pointer plus 96, rather than at
+ * the offset added again (a shift more at every event than the groups of
+ * 128 bytes took).
+ */
+static __always_inline struct kmp_slot *kmp_live_slots(u32 g)
+{
+	unsigned long off = (unsigned long)(g * 3) << 5;
+	struct kmp_slot *s;
+
+	BUILD_BUG_ON(KMP_GROUP * sizeof(struct kmp_slot) != 3 << 5);
+	s = (void *)kmp_tab.slots + off;
+	OPTIMIZER_HIDE_VAR(s);
+	return s;
+}
+
 static __always_inline void kmp_slot_get(const struct kmp_slot *s,
 					 struct kmp_obj *obj)
 {
 	obj->tag = READ_ONCE(s->tag);
 	obj->size = READ_ONCE(s->size);
 	obj->req = READ_ONCE(s->req);
-	kmp_time_cpu_split(READ_ONCE(s->time_cpu), obj);
+	kmp_time_cpu_split(kmp_slot_time(s), obj);
 }
 
 /*
@@ -799,7 +847,7 @@ static __always_inline void kmp_slot_publish(struct kmp_slot *s,
 	WRITE_ONCE(s->tag, obj->tag);
 	WRITE_ONCE(s->size, obj->size);
 	WRITE_ONCE(s->req, obj->req);
-	WRITE_ONCE(s->time_cpu, kmp_time_cpu(obj));
+	kmp_slot_set_time(s, kmp_time_cpu(obj));
 	WRITE_ONCE(s->seq, s->seq + 1);
 	smp_store_release(&s->key, key);	/* pairs with the acquires */
 }
@@ -808,7 +856,7 @@ static __always_inline void kmp_slot_publish(struct kmp_slot *s,
 static __always_inline bool kmp_live_find(unsigned long key,
 					  struct kmp_slot **sp)
 {
-	struct kmp_slot *s = &kmp_tab.slots[kmp_live_group(key) * KMP_GROUP];
+	struct kmp_slot *s = kmp_live_slots(kmp_live_group(key));
 	unsigned int i;
 
 	for (i = 0; i < KMP_GROUP; i++) {
@@ -845,7 +893,7 @@ static __always_inline bool kmp_live_take(unsigned long key,
 static __always_inline struct kmp_slot *kmp_live_claim(unsigned long key)
 {
 	u32 g = kmp_live_group(key);
-	struct kmp_slot *s = &kmp_tab.slots[g * KMP_GROUP], *empty;
+	struct kmp_slot *s = kmp_live_slots(g), *empty;
 	unsigned long k0, k1, k2, k3;
 
 	BUILD_BUG_ON(KMP_GROUP != 4);
@@ -873,7 +921,14 @@ static __always_inline struct kmp_slot *kmp_live_claim(unsigned long key)
 	return empty;
 }
 
-/* Fill a claimed slot with an object with no time, and publish it. */
+/*
+ * Fill a claimed slot, and publish it. A copy of the fast paths that
+ * carries no time (kmp_timed() off) passes @time_cpu as a constant 0 and
+ * stores none, so that the defaults' copy does no more than before the
+ * times were apart: live.c's notes say what the slot keeps then. Only the
+ * instruction count rests on the constant; a 0 the compiler cannot see
+ * as one is stored.
+ */
 static __always_inline void kmp_live_fill(struct kmp_slot *s,
 					  unsigned long key, u32 tag,
 					  u32 size, u32 req, u64 time_cpu)
@@ -881,15 +936,17 @@ static __always_inline void kmp_live_fill(struct kmp_slot *s,
 	WRITE_ONCE(s->tag, tag);
 	WRITE_ONCE(s->size, size);
 	WRITE_ONCE(s->req, req);
-	WRITE_ONCE(s->time_cpu, time_cpu);
+	if (!__builtin_constant_p(time_cpu) || time_cpu)
+		kmp_slot_set_time(s, time_cpu);
 	WRITE_ONCE(s->seq, s->seq + 1);
 	/* the object before the key: pairs with the walkers' acquire */
 	smp_store_release(&s->key, key);
 }
 
 /*
- * Enter a new object with no time: false, with nothing changed, if its
- * group has spilled, holds the key already, or has no room.
+ * Enter a new object with no time (none stored: see kmp_live_fill()):
+ * false, with nothing changed, if its group has spilled, holds the key
+ * already, or has no room.
  */
 static __always_inline bool kmp_live_add_fast(unsigned long key, u32 tag,
 					      u32 size, u32 req)

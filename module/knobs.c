@@ -209,7 +209,7 @@ MODULE_PARM_DESC(max_tags,
 module_param_cb(max_live, &kmp_uint_ops, &kmp_max_live, 0444);
 __MODULE_PARM_TYPE(max_live, "uint");
 MODULE_PARM_DESC(max_live,
-		 "Size of the live-object table, 32 bytes an entry (default: one per 16 KiB of RAM)");
+		 "Size of the live-object table, about 30 bytes an entry (default: one per 16 KiB of RAM)");
 
 module_param_cb(max_hist, &kmp_uint_ops, &kmp_max_hist, 0444);
 __MODULE_PARM_TYPE(max_hist, "uint");
@@ -236,13 +236,15 @@ bool kmp_param_given(const char *name)
  * The pools' sizes from the RAM, where no parameter gives them (the
  * device tree's word comes after): memory at load stays within 0.5% of
  * the RAM from 1 GiB up (Documentation/kmemprof.rst, "Memory"). The live
- * table takes one 32-byte entry per 16 KiB of RAM, at least
- * KMP_DEF_LIVE_MIN; tags KMP_DEF_TAGS from 2 GiB, half that below.
+ * table takes one entry per 16 KiB of RAM, at least KMP_DEF_LIVE_MIN,
+ * under 31 bytes each with the spill's share (live.c), and 8 more a slot
+ * once histograms or lifetimes have been on; tags KMP_DEF_TAGS from
+ * 2 GiB, half that below.
  *
  * Not rounded up to a power of two: kmp_live_init() makes the slots a
  * power of two below seven eighths of max_live and the spill the rest,
  * so any size is used whole, and rounding up would double the table
- * just above each power of two (0.63% of the RAM at 1100 MiB). Just
+ * just above each power of two (0.58% of the RAM at 1100 MiB). Just
  * above one, the spill takes more of the table (up to four sevenths,
  * against a half at a power of two).
  */

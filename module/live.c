@@ -8,18 +8,30 @@
  *
  * Two parts:
  *
- * - The slots: open addressing in groups of KMP_GROUP slots of 32 bytes,
- *   a group to two cache lines. A key lives in the group its hash picks,
- *   in any slot of it; there are no probe sequences and no tombstones.
- *   Inserting and removing take no lock (see below), so the common path
- *   costs a hash, a scan of four keys and one compare-and-swap.
+ * - The slots: open addressing in groups of KMP_GROUP slots of 24 bytes,
+ *   a group to two cache lines (which it shares with its neighbours). A
+ *   key lives in the group its hash picks, in any slot of it; there are
+ *   no probe sequences and no tombstones. Inserting and removing take no
+ *   lock (see below), so the common path costs a hash, a scan of four keys
+ *   and one compare-and-swap.
+ * - The times: an object's time and CPU (kmp_time_cpu()) is only kept
+ *   while histograms or lifetimes are on (kmp_timed()), so it is not in
+ *   its slot but in kmp_tab.times, a u64 a slot at the slot's index,
+ *   allocated the first time they go on (kmp_live_times_on()) and kept
+ *   until unload. Without it a slot has no time (kmp_slot_time()).
  * - The spill: a chained hash over a pool of entries, under raw spinlocks,
  *   for keys whose group was full. Each group counts its spilled keys, so
  *   the spill is only looked at for groups that have some there. Nothing
  *   is ever lost to a full group: only a full spill drops (drop.live).
+ *   Its entries keep their time: the spill is rare, and under its locks.
  *
  * The slots hold kmp_max_live / 8 * 7 entries rounded down to a power of
  * two groups, the spill the rest, so max_live bounds the table as before.
+ * The spill has a bucket head for two entries (a power of two), so its
+ * chains are about two long when it is full. An entry of max_live costs
+ * under 31 bytes, whatever max_live, with its share of the heads and of
+ * the groups' spill counts, and under 35 once the times are allocated
+ * (8 bytes a slot): Documentation/kmemprof.rst, "Memory".
  *
  * Notes on locking:
  *
@@ -29,7 +41,27 @@
  *   then publishes the key with smp_store_release(). A remove finds the
  *   key with smp_load_acquire(), reads the object, then frees the slot
  *   with smp_store_release(key, 0): its reads of the object are ordered
- *   before the slot can be claimed again.
+ *   before the slot can be claimed again. The slot's time in
+ *   kmp_tab.times is one of the object's fields for all of this: written
+ *   between the claim and the publish, read between the acquire and the
+ *   release.
+ * - But the copies of the fast paths that carry no time (kmp_timed() off:
+ *   the defaults', and nmi.c's) write none (kmp_live_fill()), and their
+ *   slot keeps the time of the last object that had one there. So each
+ *   time histograms or lifetimes go from off to on, kmp_mode_update()
+ *   zeroes the times (kmp_live_times_on()) before it publishes the mode
+ *   and before kmp_time_key goes on: an object allocated while they were
+ *   off has no time, and none left from an earlier period of them (one
+ *   still live from that period loses its own: no lifetime, no age). While
+ *   they are off, the walkers read no time (they hold kmp_control_lock,
+ *   under which the mode changes), and the free paths take none into a
+ *   histogram. The one window: an event that read the key before it went
+ *   on, and runs the untimed copy after the zeroing, leaves its slot with
+ *   what a timed object freed from it meanwhile wrote there; an event on
+ *   the general path that read a time before the zeroing may use it or
+ *   enter it again after (a split, a migration). Either costs the object
+ *   in flight its lifetime sample, or its age in a view: a wrong one
+ *   rather than none, once.
  * - One key has one owner at a time: an object's free cannot run before
  *   its allocation's event has returned (the allocator hands the object
  *   out only after it), and an address is reused only after its free
@@ -69,7 +101,14 @@
  *   key, it was published at or after W, and after its acquire the last
  *   seq read returns that publish's number or a later one: above P's.
  *   So an object is taken only whole from P. The number wraps only after
- *   2^32 publishes of one slot within one reading of it.
+ *   2^32 publishes of one slot within one reading of it. The time in
+ *   kmp_tab.times is read between the two key reads as the slot's own
+ *   fields are, and a writer stores it after its claim as it does them,
+ *   so (c) holds for it too; a publish that stores no time (above) leaves
+ *   the one of a publish before P, which (c) cannot see: the window the
+ *   notes above allow for. kmp_mode_update()'s zeroing never runs beside
+ *   a walker (kmp_control_lock), and beside kmp_live_get() it only turns
+ *   a time into none.
  *   The walkers run under kmp_control_lock, so never against
  *   kmp_live_clear(), which runs with the probes detached.
  *
@@ -243,7 +282,7 @@ __kmp_live_insert(unsigned long key, const struct kmp_obj *obj,
 		  struct kmp_obj *old, bool slots)
 {
 	u32 g = kmp_live_group(key);
-	struct kmp_slot *s = &kmp_tab.slots[g * KMP_GROUP];
+	struct kmp_slot *s = kmp_live_slots(g);
 	unsigned int i;
 	int empty;
 
@@ -329,15 +368,19 @@ static inline void kmp_walk_test_point(unsigned long key)
 }
 #endif
 
-/* A walk's read of a slot's object (kmp_slot_get()'s reads). */
-static void kmp_walk_read(const struct kmp_slot *s, unsigned long key,
-			  struct kmp_obj *obj)
+/*
+ * A walk's read of a slot's object (kmp_slot_get()'s reads), its time
+ * from @times, or none where @times is NULL.
+ */
+static void kmp_walk_read(const struct kmp_slot *s, const u64 *times,
+			  unsigned long key, struct kmp_obj *obj)
 {
 	obj->tag = READ_ONCE(s->tag);
 	obj->size = READ_ONCE(s->size);
 	obj->req = READ_ONCE(s->req);
 	kmp_walk_test_point(key);
-	kmp_time_cpu_split(READ_ONCE(s->time_cpu), obj);
+	kmp_time_cpu_split(times ? READ_ONCE(times[s - kmp_tab.slots]) : 0,
+			   obj);
 }
 
 /*
@@ -347,8 +390,8 @@ static void kmp_walk_read(const struct kmp_slot *s, unsigned long key,
  * notes say why the sequence number read first and last, with the key
  * read twice between, is enough.
  */
-static bool kmp_walk_slot(const struct kmp_slot *s, unsigned long *keyp,
-			  struct kmp_obj *obj)
+static bool kmp_walk_slot(const struct kmp_slot *s, const u64 *times,
+			  unsigned long *keyp, struct kmp_obj *obj)
 {
 	unsigned int tries;
 	unsigned long key;
@@ -361,7 +404,7 @@ static bool kmp_walk_slot(const struct kmp_slot *s, unsigned long *keyp,
 		key = smp_load_acquire(&s->key);
 		if (!key || key == KMP_BUSY)
 			return false;
-		kmp_walk_read(s, key, obj);
+		kmp_walk_read(s, times, key, obj);
 		smp_rmb();	/* the object before the key again */
 		if (smp_load_acquire(&s->key) == key &&
 		    READ_ONCE(s->seq) == seq) {
@@ -387,7 +430,8 @@ bool kmp_live_get(unsigned long key, struct kmp_obj *obj)
 
 	/* One publish of the slot, as a walker takes it, and of @key. */
 	if (kmp_live_find(key, &s))
-		return kmp_walk_slot(s, &k, obj) && k == key;
+		return kmp_walk_slot(s, READ_ONCE(kmp_tab.times), &k, obj) &&
+		       k == key;
 	if (!atomic_read(&kmp_tab.group_spill[g]))
 		return false;
 	bucket = kmp_spill_bucket(key);
@@ -401,20 +445,24 @@ bool kmp_live_get(unsigned long key, struct kmp_obj *obj)
 
 /*
  * Call @fn on every live object. Slots are read without a lock (see the
- * notes); spill chains one at a time under their lock, with interrupts
- * off: @fn must be short and must not sleep. Caller holds
- * kmp_control_lock.
+ * notes), with no time while histograms and lifetimes are off; spill
+ * chains one at a time under their lock, with interrupts off: @fn must be
+ * short and must not sleep. Caller holds kmp_control_lock, so the mode
+ * stays as it is.
  */
 void kmp_live_walk(void (*fn)(unsigned long key, const struct kmp_obj *obj,
 			      void *priv), void *priv)
 {
 	unsigned long nslots = (unsigned long)KMP_GROUP << kmp_group_bits;
 	unsigned long i, key, flags;
+	const u64 *times = NULL;
 	struct kmp_obj obj;
 	u32 b, e;
 
+	if (READ_ONCE(kmp_mode) & (KMP_M_HIST | KMP_M_LIFE))
+		times = kmp_tab.times;
 	for (i = 0; i < nslots; i++) {
-		if (kmp_walk_slot(&kmp_tab.slots[i], &key, &obj))
+		if (kmp_walk_slot(&kmp_tab.slots[i], times, &key, &obj))
 			fn(key, &obj, priv);
 		if (!(i & 4095))
 			cond_resched();
@@ -443,6 +491,9 @@ void kmp_live_clear(void)
 	       array_size(ngroups * KMP_GROUP, sizeof(*kmp_tab.slots)));
 	memset(kmp_tab.group_spill, 0,
 	       array_size(ngroups, sizeof(*kmp_tab.group_spill)));
+	if (kmp_tab.times)
+		memset(kmp_tab.times, 0,
+		       array_size(ngroups * KMP_GROUP, sizeof(*kmp_tab.times)));
 	for (i = 0; i < (1U << kmp_spill_bits); i++)
 		kmp_spill_heads[i] = KMP_NIL;
 	for (i = 0; i < kmp_spill_n; i++)
@@ -469,12 +520,39 @@ u32 kmp_live_used(void)
 	return used;
 }
 
+/*
+ * Histograms or lifetimes go from off to on, with kmp_control_lock held
+ * (kmp_mode_update()), before the mode and kmp_time_key: the times,
+ * allocated the first time and zeroed each time after (see the notes).
+ * -ENOMEM, with nothing changed, if they cannot be allocated.
+ */
+int kmp_live_times_on(void)
+{
+	size_t bytes = array_size((size_t)KMP_GROUP << kmp_group_bits,
+				  sizeof(*kmp_tab.times));
+	u64 *times = kmp_tab.times;
+
+	if (times) {
+		memset(times, 0, bytes);
+		return 0;
+	}
+	times = vzalloc(bytes);
+	if (!times)
+		return -ENOMEM;
+	/* zeroed before it is seen: pairs with kmp_slot_time()'s READ_ONCE */
+	smp_store_release(&kmp_tab.times, times);
+	return 0;
+}
+
 size_t kmp_live_memory(void)
 {
 	unsigned long ngroups = 1UL << kmp_group_bits;
+	size_t times = 0;
 
+	if (READ_ONCE(kmp_tab.times))
+		times = ngroups * KMP_GROUP * sizeof(*kmp_tab.times);
 	return ngroups * (KMP_GROUP * sizeof(struct kmp_slot) +
-			  sizeof(atomic_t)) +
+			  sizeof(atomic_t)) + times +
 	       (size_t)kmp_spill_n * sizeof(struct kmp_spill) +
 	       (sizeof(u32) << kmp_spill_bits);
 }
@@ -491,6 +569,9 @@ void kmp_live_areas(kmp_area_fn fn, void *priv)
 				      sizeof(*kmp_spill_pool)), priv);
 	fn(kmp_spill_heads, array_size(1U << kmp_spill_bits,
 				       sizeof(*kmp_spill_heads)), priv);
+	if (kmp_tab.times)
+		fn(kmp_tab.times, array_size(ngroups * KMP_GROUP,
+					     sizeof(*kmp_tab.times)), priv);
 }
 
 int kmp_live_init(void)
@@ -503,7 +584,8 @@ int kmp_live_init(void)
 	kmp_group_bits = ilog2(groups);
 	kmp_tab.group_shift = 32 - kmp_group_bits;
 	kmp_spill_n = kmp_max_live - groups * KMP_GROUP;
-	kmp_spill_bits = ilog2(roundup_pow_of_two(max(kmp_spill_n, 2U)));
+	/* a bucket for two entries, at least two buckets */
+	kmp_spill_bits = ilog2(roundup_pow_of_two(max(kmp_spill_n / 2, 2U)));
 	kmp_tab.slots = vmalloc(array_size(groups * KMP_GROUP, sizeof(*kmp_tab.slots)));
 	kmp_tab.group_spill = vmalloc(array_size(groups, sizeof(*kmp_tab.group_spill)));
 	kmp_spill_pool = vmalloc(array_size(max(kmp_spill_n, 1U),
@@ -524,6 +606,8 @@ int kmp_live_init(void)
 
 void kmp_live_exit(void)
 {
+	vfree(kmp_tab.times);
+	kmp_tab.times = NULL;
 	vfree(kmp_spill_heads);
 	vfree(kmp_spill_pool);
 	vfree(kmp_tab.group_spill);

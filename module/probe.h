@@ -324,7 +324,7 @@ static __always_inline bool __kmp_slab_free_fast(enum kmp_event ev,
 		size = READ_ONCE(s->size);
 		req = READ_ONCE(s->req);
 		if (timed) {
-			time_cpu = READ_ONCE(s->time_cpu);
+			time_cpu = kmp_slot_time(s);
 			if (!kmp_time_free(tag, time_cpu, &h)) {
 				done = false;
 				goto out;

@@ -191,7 +191,7 @@ noinline void kmp_page_free_table(enum kmp_event ev, const struct page *page,
 	    READ_ONCE(s->size) != bytes)
 		goto out;
 	tag = READ_ONCE(s->tag);
-	time_cpu = READ_ONCE(s->time_cpu);
+	time_cpu = kmp_slot_time(s);
 	/* with histograms off, *h is KMP_NIL */
 	if (!kmp_time_free(tag, time_cpu, &h))
 		goto out;

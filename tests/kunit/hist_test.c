@@ -234,6 +234,110 @@ static void hist_lifetime_buckets(struct kunit *test)
 		hist_lifetime_bucket(test, c);
 }
 
+/* NOBJ objects of 64 bytes, allocated and freed on one CPU. */
+struct life_objs {
+	void *p[NOBJ];
+};
+
+static long life_objs_alloc(void *arg)
+{
+	struct life_objs *o = arg;
+	int i;
+
+	for (i = 0; i < NOBJ; i++)
+		o->p[i] = hist_kmalloc(64);
+	return 0;
+}
+
+static long life_objs_free(void *arg)
+{
+	struct life_objs *o = arg;
+	int i;
+
+	for (i = 0; i < NOBJ; i++)
+		kfree(o->p[i]);
+	return 0;
+}
+
+/* Lifetimes recorded at hist_kmalloc()'s frees, in all, and in bucket @b. */
+static u64 life_of(struct kunit *test, unsigned int b, u64 *in_b)
+{
+	struct kmp_hist_totals *h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
+	u64 n = 0;
+	unsigned int i;
+
+	KMP_ASSERT_NOT_NULL(test, h);
+	hist_of(test, KMP_KIND_SLAB, hist_kmalloc, h);
+	for (i = 0; i < KMP_LIFE_BUCKETS; i++)
+		n += h->life[i];
+	*in_b = h->life[b];
+	kunit_kfree(test, h);
+	return n;
+}
+
+/*
+ * Objects keep their time apart from their slot, only while histograms or
+ * lifetimes are on; the copies of the probes that keep no time store
+ * none, so a slot keeps the time of the last timed object in it. An
+ * object allocated and freed with times on has its lifetime recorded; one
+ * allocated with them off, in a slot a timed object left, has none once
+ * they are on again (kmp_mode_update() zeroes the times), and its free
+ * records no lifetime. On one CPU, so that SLUB hands the first objects'
+ * addresses, and so their slots, out again.
+ */
+static void hist_lifetime_needs_time_on(struct kunit *test)
+{
+	struct life_objs *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	struct life_objs *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	int cpu = cpumask_first(cpu_online_mask);
+	u64 all0, all1, in0, in1;
+	unsigned int life, reused = 0, i, j;
+
+	KMP_ASSERT_NOT_NULL(test, a);
+	KMP_ASSERT_NOT_NULL(test, b);
+	KMP_ASSERT_EQ(test, kmemprof_get_knob("lifetimes", &life), 0);
+	KMP_ASSERT_EQ(test, life, 0);
+	kmemprof_set_clock(fake_clock);
+
+	/* Times on at both ends: 5 us each, bucket 3. */
+	all0 = life_of(test, 3, &in0);
+	KMP_ASSERT_EQ(test, work_on_cpu(cpu, life_objs_alloc, a), 0);
+	atomic64_add(5000, &fake_now);
+	KMP_ASSERT_EQ(test, work_on_cpu(cpu, life_objs_free, a), 0);
+	all1 = life_of(test, 3, &in1);
+	KMP_EXPECT_EQ(test, in1 - in0, NOBJ);
+	KMP_EXPECT_EQ(test, all1 - all0, NOBJ);
+
+	/* Off at the allocation, on at the free: no lifetime. */
+	KMP_ASSERT_EQ(test, kmemprof_set_knob("hist", 0), 0);
+	KMP_ASSERT_EQ(test, work_on_cpu(cpu, life_objs_alloc, b), 0);
+	KMP_ASSERT_EQ(test, kmemprof_set_knob("hist", 1), 0);
+	all0 = life_of(test, 3, &in0);
+	atomic64_add(5000, &fake_now);
+	KMP_ASSERT_EQ(test, work_on_cpu(cpu, life_objs_free, b), 0);
+	all1 = life_of(test, 3, &in1);
+	for (i = 0; i < NOBJ; i++)
+		for (j = 0; j < NOBJ; j++)
+			if (b->p[i] && b->p[i] == a->p[j])
+				reused++;
+	KMP_EXPECT_EQ_MSG(test, all1 - all0, 0,
+			  "lifetimes of objects allocated with times off (%u of %u at a timed object's address)",
+			  reused, NOBJ);
+
+	/* And on again at both ends. */
+	KMP_ASSERT_EQ(test, work_on_cpu(cpu, life_objs_alloc, a), 0);
+	atomic64_add(5000, &fake_now);
+	KMP_ASSERT_EQ(test, work_on_cpu(cpu, life_objs_free, a), 0);
+	all0 = all1;
+	in0 = in1;
+	all1 = life_of(test, 3, &in1);
+	kmemprof_set_clock(NULL);
+	KMP_EXPECT_EQ(test, in1 - in0, NOBJ);
+	KMP_EXPECT_EQ(test, all1 - all0, NOBJ);
+	if (!reused && !kmp_kunit_failed(test))
+		kmp_kunit_skip(test, "no address given out again: no old time to find");
+}
+
 struct xfer_ctx {
 	void *p[NOBJ];
 };
@@ -349,6 +453,7 @@ static struct kunit_case hist_cases[] = {
 	KUNIT_CASE(hist_size_buckets),
 	KUNIT_CASE(hist_page_orders),
 	KUNIT_CASE(hist_lifetime_buckets),
+	KUNIT_CASE(hist_lifetime_needs_time_on),
 	KUNIT_CASE(hist_cross_cpu_and_cluster),
 	KUNIT_CASE(hist_cluster_map),
 	{}

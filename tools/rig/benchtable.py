@@ -146,10 +146,15 @@ def icount_table(kernel, res, stats):
         out += ['', 'The allocations that made those 10000 sites, one a '
                 'site: %.1f M instructions (bare %s M).' % (
                     nalloc / 1e6, fmt(nbare / 1e6 if nbare else None))]
+    # guest.sh reads them from a fresh load, before any hist=1 or
+    # lifetimes=1: no times in live.bytes.
     if 'live.bytes' in stats and 'live.max' in stats:
         per = int(stats['live.bytes']) / int(stats['live.max'])
-        out += ['', 'Memory per live object: 32 bytes an entry, %.0f with '
-                'its hash bucket (live.bytes / live.max).' % per]
+        out += ['', 'Memory per live object: %.1f bytes (live.bytes / '
+                'live.max: 24-byte slots and 32-byte spill entries, with '
+                'their share of the group words and the spill\'s buckets; '
+                'the times, 8 bytes a slot, come with hist or lifetimes).'
+                % per]
     return out
 
 
