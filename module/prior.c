@@ -137,9 +137,10 @@
  * entry's free, and an allocation never writes over an entry the scan
  * just made: the general path (account.c) and nmi.c with cmpxchg() or
  * xchg(). The fast paths write their entries plainly, which costs less on
- * every event, so none runs beside the scan: for its length, kmp_slow_key
- * sends every event to the general path (static_branch_inc(), under
- * kmp_control_lock, which every other change of the key takes too), and
+ * every event, so none runs beside the scan: for its length, kmp_opts_key
+ * takes every event off the defaults' inline copy, and kmp_slow_key sends
+ * it on to the general path (static_branch_inc() of both, under
+ * kmp_control_lock, which every other change of the keys takes too), and
  * tracepoint_synchronize_unregister() waits for the probes and hooks
  * already past the key to finish, preemptible probes (7.x) included, the
  * fast paths' irq-off parts and the hooks' preempt-off ones included.
@@ -604,6 +605,7 @@ void kmp_prior_scan(void)
 		return;
 	}
 	/* the fast paths' plain writes stop (see the locking note) */
+	static_branch_inc(&kmp_opts_key);
 	static_branch_inc(&kmp_slow_key);
 	tracepoint_synchronize_unregister();
 	/* ours first, or they would count as before_load:other */
@@ -623,5 +625,6 @@ void kmp_prior_scan(void)
 	kmp_stat_add(KMP_ST_PRIOR_PAGES, pages);
 	local_irq_restore(flags);
 	static_branch_dec(&kmp_slow_key);
+	static_branch_dec(&kmp_opts_key);
 }
 
