@@ -10,9 +10,9 @@
  * is only taken in process context and never on the allocation path.
  *
  * kmp_mode changes only here, with the lock held; the probes read it with
- * READ_ONCE() behind kmp_slow_key. A probe that runs across a change sees
- * the old mode or the new one for that event, never a mix that matters:
- * every table is shared by both paths.
+ * READ_ONCE() behind kmp_opts_key (probe.h). A probe that runs across a
+ * change sees the old mode or the new one for that event, never a mix that
+ * matters: every table is shared by both paths.
  *
  * Pairing needs both ends of an object's life. When the probes of a kind
  * are detached, any object of that kind still live may be freed unseen, so
@@ -24,6 +24,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/mutex.h>
+#include <linux/tracepoint.h>
 
 #include "internal.h"
 #include "stack.h"
@@ -42,6 +43,7 @@ static unsigned int kmp_attached;
 int kmp_mode_update(void)
 {
 	unsigned int m = 0;
+	bool times_on;
 	int ret;
 
 	lockdep_assert_held(&kmp_control_lock);
@@ -66,8 +68,9 @@ int kmp_mode_update(void)
 	 * Objects' times, from off to on: the live table's times, made or
 	 * zeroed before the mode and kmp_time_key (live.c's notes say why).
 	 */
-	if (!ret && (m & (KMP_M_HIST | KMP_M_LIFE)) &&
-	    !(kmp_mode & (KMP_M_HIST | KMP_M_LIFE)))
+	times_on = (m & (KMP_M_HIST | KMP_M_LIFE)) &&
+		   !(kmp_mode & (KMP_M_HIST | KMP_M_LIFE));
+	if (!ret && times_on)
 		ret = kmp_live_times_on();
 	if (ret)
 		return ret;
@@ -102,6 +105,11 @@ int kmp_mode_update(void)
 		static_branch_enable(&kmp_opts_key);
 	else
 		static_branch_disable(&kmp_opts_key);
+	/* and again once no untimed copy runs (live.c's notes say why) */
+	if (times_on) {
+		tracepoint_synchronize_unregister();
+		kmp_live_times_zero();
+	}
 	return 0;
 }
 

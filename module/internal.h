@@ -85,8 +85,9 @@
  * account.c.
  *
  * The options live in one word, kmp_mode, rebuilt under kmp_control_lock
- * whenever a knob changes (control.c), with the static key kmp_slow_key on
- * whenever it is not 0: at the defaults the key is a NOP, and the general
+ * whenever a knob changes (control.c), with the static keys of the
+ * options that are on; kmp_opts_key, the probes' one test, is on with any
+ * of them but sample_rate's. At the defaults it is a NOP, and the general
  * path, with its clock reads, histograms and unwinding, is never entered.
  * A probe that runs across a change sees the old mode or the new one for
  * that event; every table is shared by both paths.
@@ -399,6 +400,7 @@ void kmp_live_walk(void (*fn)(unsigned long key, const struct kmp_obj *obj,
 			      void *priv), void *priv);
 void kmp_live_clear(void);
 int kmp_live_times_on(void);	/* with kmp_control_lock held */
+void kmp_live_times_zero(void);	/* the same */
 u32 kmp_live_used(void);
 extern void (*kmp_live_test_point)(unsigned long key);	/* KMP_TEST_HOOKS */
 extern unsigned long kmp_test_watch[2];		/* KMP_TEST_HOOKS, account.c */

@@ -55,13 +55,19 @@
  *   still live from that period loses its own: no lifetime, no age). While
  *   they are off, the walkers read no time (they hold kmp_control_lock,
  *   under which the mode changes), and the free paths take none into a
- *   histogram. The one window: an event that read the key before it went
- *   on, and runs the untimed copy after the zeroing, leaves its slot with
- *   what a timed object freed from it meanwhile wrote there; an event on
- *   the general path that read a time before the zeroing may use it or
- *   enter it again after (a split, a migration). Either costs the object
- *   in flight its lifetime sample, or its age in a view: a wrong one
- *   rather than none, once.
+ *   histogram. Between that zeroing and the keys' change, though, the
+ *   general path is timed and the defaults' copy not: an object the
+ *   general path entered with a time and the defaults' copy freed leaves
+ *   its time to the next untimed object in the slot. So kmp_mode_update()
+ *   zeroes them again once the keys are on and every probe and hook that
+ *   may have read them before has finished (kmp_live_times_zero(), after
+ *   tracepoint_synchronize_unregister(), which waits for the probes and
+ *   the hooks' preempt-off parts). From then on only timed copies and the
+ *   general path enter objects in slots, and each stores the object's
+ *   time or 0. An object entered in between loses its time (no lifetime,
+ *   no age): none rather than a wrong one. An event on the general path
+ *   that read a time before a zeroing and enters it again after (a split,
+ *   a migration) keeps that object's own time.
  * - One key has one owner at a time: an object's free cannot run before
  *   its allocation's event has returned (the allocator hands the object
  *   out only after it), and an address is reused only after its free
@@ -526,6 +532,16 @@ u32 kmp_live_used(void)
  * allocated the first time and zeroed each time after (see the notes).
  * -ENOMEM, with nothing changed, if they cannot be allocated.
  */
+/* Zero the times, if there are any: with kmp_control_lock held. */
+void kmp_live_times_zero(void)
+{
+	u64 *times = kmp_tab.times;
+
+	if (times)
+		memset(times, 0, array_size((size_t)KMP_GROUP << kmp_group_bits,
+					    sizeof(*times)));
+}
+
 int kmp_live_times_on(void)
 {
 	size_t bytes = array_size((size_t)KMP_GROUP << kmp_group_bits,

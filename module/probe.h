@@ -219,9 +219,10 @@ static __always_inline void kmp_time_freed(u32 h, u64 time_cpu)
  * general path (kmp_*_slow(), below). So a probe at the defaults saves
  * no register but its frame record, and the general path is one call at
  * its end (not a tail call: the kernel builds with frame pointers and
- * -fno-optimize-sibling-calls). Each is made twice from one body, with
- * @timed a constant, behind kmp_timed(): the copy at the defaults has
- * none of the histograms' and lifetimes' code.
+ * -fno-optimize-sibling-calls). Each is made from one body in copies,
+ * with @timed, @stacks and @opts constants: the defaults' copy (none of
+ * them) has none of the options' code and tests no option's key but
+ * sample_rate's; kmp_*_opts() holds the others.
  */
 static_assert(KMALLOC_MAX_SIZE <= U32_MAX);
 
@@ -300,7 +301,8 @@ out:
 }
 
 static __always_inline bool __kmp_slab_free_fast(enum kmp_event ev,
-						 const void *ptr, const bool timed,
+						 const void *ptr,
+						 const bool timed,
 						 const bool opts)
 {
 	unsigned long flags;
@@ -346,11 +348,10 @@ out:
 	return done;
 }
 
-static __always_inline bool __kmp_page_alloc_fast(enum kmp_event ev,
-						  unsigned long fp, unsigned int skip,
-						  const struct page *page,
-						  unsigned int order, const bool timed,
-						  const bool stacks, const bool opts)
+static __always_inline bool
+__kmp_page_alloc_fast(enum kmp_event ev, unsigned long fp, unsigned int skip,
+		      const struct page *page, unsigned int order,
+		      const bool timed, const bool stacks, const bool opts)
 {
 	u32 bytes = PAGE_SIZE << order, *slot, h = KMP_NIL, idx;
 	u64 time_cpu = 0, sctr = KMP_STACK_NO_CTR;
