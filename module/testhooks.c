@@ -145,6 +145,8 @@ int kmemprof_test_counter(u64 *before, u64 *ours, u64 *after, bool *inl)
 
 	local_irq_save(flags);
 	*before = arch_timer_read_counter();
+	/* the inline read has no ISB of its own: order it after @before */
+	isb();
 	*ours = kmp_counter();
 	*after = arch_timer_read_counter();
 	local_irq_restore(flags);
