@@ -57,7 +57,12 @@ if [ -n "$heap" ]; then
 		i=$((i + 1))
 	done
 	mig=$(pgmig)
-	echo 1 > /proc/sys/vm/compact_memory
+	# Rockchip's kernel (BOARD=rock5b) has CMA but no compaction.
+	if [ -w /proc/sys/vm/compact_memory ]; then
+		echo 1 > /proc/sys/vm/compact_memory
+	else
+		echo "(no compaction in this kernel: CMA's own migration only)"
+	fi
 	echo "pgmigrate_success +$(($(pgmig) - ${mig:-0})), hook.migrate.calls" \
 		"$(stat_value hook.migrate.calls), page_moved $(stat_value page_moved)," \
 		"page_returned $(stat_value page_returned), unpaired.page $(stat_value unpaired.page)"
