@@ -25,6 +25,7 @@
 
 #include "internal.h"
 #include "stack.h"
+#include "tables.h"
 
 /*
  * The unwind buffer: per CPU rather than on the stack, where the kernel's
@@ -109,16 +110,6 @@ static void kmp_account_table(unsigned long key, const struct kmp_obj *obj,
 }
 
 /* The object a PFN map entry stands for: no time, no CPU. */
-static void kmp_pfn_obj(u32 v, struct kmp_obj *obj)
-{
-	*obj = (struct kmp_obj) {
-		.tag = kmp_pfn_tag(v),
-		.size = PAGE_SIZE << kmp_pfn_order(v),
-		.cpu = U16_MAX,
-	};
-	obj->req = obj->size;
-}
-
 /*
  * A PFN map entry still there when its block is taken again. A
  * before-load entry (prior.c) is taken as freed, not as lost: the scan
@@ -545,8 +536,7 @@ static bool kmp_page_take(unsigned long pfn, unsigned int order, u32 *slot,
 	u32 v = slot ? READ_ONCE(*slot) : 0;
 
 	if (v & KMP_PFN_VALID) {
-		/* taken whole or not at all: see kmp_account_pfn_drop() */
-		if (kmp_pfn_order(v) != order || cmpxchg(slot, v, 0) != v)
+		if (!kmp_pfn_take(slot, v, order, false))
 			return false;
 		kmp_pfn_obj(v, obj);
 		return true;
@@ -632,7 +622,9 @@ static bool kmp_page_take_part(unsigned long pfn, unsigned int order,
 		kmp_block_take(&b, obj);
 		for (i = 1; b.slot && i < (1UL << order); i++) {
 			v = READ_ONCE(b.slot[i]);
-			if (!(v & KMP_PFN_VALID) || cmpxchg(&b.slot[i], v, 0) != v)
+			/* whatever its order */
+			if (!kmp_pfn_take(&b.slot[i], v, kmp_pfn_order(v),
+					  false))
 				continue;
 			kmp_pfn_obj(v, &o);
 			__kmp_account_freed(&o, 0);
@@ -839,7 +831,7 @@ void kmp_account_pfn_drop(unsigned long pfn, u32 v, bool freed)
 	u32 *slot = kmp_pfn_slot(pfn);
 	struct kmp_obj old;
 
-	if (!slot || !(v & KMP_PFN_VALID) || cmpxchg(slot, v, 0) != v)
+	if (!slot || !kmp_pfn_take(slot, v, kmp_pfn_order(v), false))
 		return;
 	if (freed) {
 		kmp_pfn_obj(v, &old);

@@ -58,6 +58,7 @@
 #include <linux/string.h>
 
 #include "internal.h"
+#include "tables.h"
 
 #define KMP_FRAME_CACHE_BITS	12
 
@@ -779,15 +780,15 @@ unsigned long kmp_page_site(unsigned long fp, struct kmp_frames *f,
 			    unsigned int after)
 {
 #if KMP_HAVE_FP_WALK
-	unsigned long last = kmp_fp_last(fp);
+	struct kmp_fp_walk w;
 	unsigned int i;
 #endif
 
 	f->nskip = 0;
 #if KMP_HAVE_FP_WALK
+	kmp_fp_start(&w, fp);
 	for (i = 0; i < KMP_SITE_SEARCH; i++) {
-		const unsigned long *rec = (const unsigned long *)fp;
-		unsigned long lr = kmp_strip_pac(READ_ONCE(rec[1]));
+		unsigned long lr = kmp_fp_ret(&w);
 		unsigned long kind = kmp_frame_kind(lr);
 
 		if (kind & KMP_FRAME_BULK)
@@ -807,8 +808,7 @@ unsigned long kmp_page_site(unsigned long fp, struct kmp_frames *f,
 		if (!(kind & (KMP_FRAME_PAGE | KMP_FRAME_TRACE)))
 			return lr;
 		f->skip[f->nskip++] = lr;
-		fp = READ_ONCE(rec[0]);
-		if (kmp_fp_stop(fp, rec, last))
+		if (!kmp_fp_up(&w))
 			break;
 	}
 #endif

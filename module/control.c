@@ -298,9 +298,6 @@ int kmemprof_reset(void)
 	kmp_hist_reset();
 	kmp_stacks_reset();
 	kmp_stats_reset();
-	kmp_events_reset();
-	kmp_nmi_reset();
-	kmp_hooks_reset();
 	if (kmp_enabled) {
 		ret = kmp_attach(true, kmp_kinds);
 		if (ret)

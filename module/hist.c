@@ -37,6 +37,7 @@
 #include <linux/vmalloc.h>
 
 #include "hist.h"
+#include "tables.h"
 
 static_assert(sizeof(struct kmp_hist_totals) == KMP_HIST_N * sizeof(u64));
 

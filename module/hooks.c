@@ -104,17 +104,6 @@
 #include "internal.h"
 #include "probe.h"
 
-enum kmp_hook_id {
-	KMP_HOOK_CACHE_ALLOC_BULK,
-	KMP_HOOK_CACHE_FREE_BULK,
-	KMP_HOOK_PAGES_BULK,
-	KMP_HOOK_KMALLOC_NOLOCK,
-	KMP_HOOK_KFREE_NOLOCK,
-	KMP_HOOK_KFREE_RCU_SHEAF,
-	KMP_HOOK_MIGRATE,
-	KMP_HOOK_NR,
-};
-
 /* What an exit handler keeps from the entry: arguments, caller's frame. */
 #define KMP_EXIT_ARGS	5
 struct kmp_exit_data {
@@ -160,13 +149,6 @@ struct kmp_hook {
 	bool warned;		/* ftrace refused it: said once in dmesg */
 };
 
-struct kmp_hook_counts {
-	u64 calls[KMP_HOOK_NR];
-	u64 objects[KMP_HOOK_NR];
-};
-
-static DEFINE_PER_CPU(struct kmp_hook_counts, kmp_hook_counts);
-
 static struct kmp_hook kmp_hooks[KMP_HOOK_NR];
 
 /*
@@ -195,8 +177,8 @@ static_assert(__same_type(&KMP_MIGRATE_FN, void (*)(KMP_MIGRATE_T *,
 /* this_cpu_add(): safe from NMI, and interrupts may be on in a wrapper. */
 static void kmp_hook_count(enum kmp_hook_id id, unsigned long objects)
 {
-	this_cpu_inc(kmp_hook_counts.calls[id]);
-	this_cpu_add(kmp_hook_counts.objects[id], objects);
+	this_cpu_inc(kmp_stats.hook_calls[id]);
+	this_cpu_add(kmp_stats.hook_objects[id], objects);
 }
 
 /*
@@ -923,21 +905,12 @@ void kmp_hooks_show(struct seq_file *m)
 	seq_printf(m, "hooks.alloc %s\n", !KMP_HAVE_HOOKS ? "none" :
 		   KMP_HAVE_EXIT_HOOKS ? "exit" : "wrapper");
 	for (i = 0; i < KMP_HOOK_NR; i++) {
-		u64 calls = 0, objects = 0;
-		int cpu;
-
 		if (!kmp_hooks[i].fn)
 			continue;
-		for_each_possible_cpu(cpu) {
-			struct kmp_hook_counts *c =
-				per_cpu_ptr(&kmp_hook_counts, cpu);
-
-			calls += READ_ONCE(c->calls[i]);
-			objects += READ_ONCE(c->objects[i]);
-		}
-		seq_printf(m, "hook.%s.calls %llu\n", kmp_hooks[i].name, calls);
+		seq_printf(m, "hook.%s.calls %llu\n", kmp_hooks[i].name,
+			   kmp_stat_sum(&kmp_stats.hook_calls[i]));
 		seq_printf(m, "hook.%s.objects %llu\n", kmp_hooks[i].name,
-			   objects);
+			   kmp_stat_sum(&kmp_stats.hook_objects[i]));
 	}
 }
 
@@ -959,15 +932,6 @@ void kmp_hooks_exit(void)
 	synchronize_rcu();
 	synchronize_rcu_tasks();
 	kmp_hooks_free_filters();
-}
-
-void kmp_hooks_reset(void)
-{
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		memset(per_cpu_ptr(&kmp_hook_counts, cpu), 0,
-		       sizeof(struct kmp_hook_counts));
 }
 
 /* Whether the hook stats calls @name is attached now (for the tests). */

@@ -132,6 +132,7 @@
 #include <linux/vmalloc.h>
 
 #include "internal.h"
+#include "tables.h"
 
 #define KMP_SPILL_LOCKS		256
 #define KMP_WALK_TRIES		4	/* readings of a slot that keeps changing */

@@ -123,6 +123,7 @@
 #include <linux/stacktrace.h>
 
 #include "internal.h"
+#include "tables.h"
 
 #define KMP_NMI_RING	64	/* records per CPU; a power of two */
 #define KMP_NMI_BUSY	1UL	/* in a record's seq: claimed */
@@ -153,7 +154,6 @@ struct kmp_nmi_ring {
 	unsigned int head;	/* written by the NMI */
 	unsigned int tail;	/* written by the consumer */
 	struct irq_work work;
-	u64 events[KMP_EV_NR];
 	struct kmp_nmi_rec rec[KMP_NMI_RING];
 };
 
@@ -209,7 +209,7 @@ static struct kmp_nmi_ring *kmp_nmi_ring(enum kmp_event ev)
 	struct kmp_nmi_ring *r = this_cpu_ptr(kmp_nmi_rings);
 
 	if (ev < KMP_EV_NR)
-		this_cpu_inc(kmp_nmi_rings->events[ev]);
+		this_cpu_inc(kmp_stats.nmi_events[ev]);
 	return r;
 }
 
@@ -324,14 +324,8 @@ void kmp_nmi_free(enum kmp_event ev, unsigned long key, size_t bytes)
 		}
 		/* another order: a split, which the general path makes */
 		if (slot && !READ_ONCE(kmp_tab.pages_hashed) &&
-		    PAGE_SIZE << kmp_pfn_order(v) == bytes &&
-		    cmpxchg_relaxed(slot, v, 0) == v) {
-			rec->obj = (struct kmp_obj) {
-				.tag = kmp_pfn_tag(v),
-				.size = PAGE_SIZE << kmp_pfn_order(v),
-				.req = PAGE_SIZE << kmp_pfn_order(v),
-				.cpu = U16_MAX,
-			};
+		    kmp_pfn_take(slot, v, get_order(bytes), false)) {
+			kmp_pfn_obj(v, &rec->obj);
 			kmp_nmi_commit(r, rec, KMP_NMI_FREED);
 			return;
 		}
@@ -521,26 +515,6 @@ void kmp_nmi_flush_work(void)
 
 	for_each_possible_cpu(cpu)
 		irq_work_sync(&per_cpu_ptr(kmp_nmi_rings, cpu)->work);
-}
-
-/* Events seen in NMI, for events.* in stats. */
-u64 kmp_nmi_events(enum kmp_event ev)
-{
-	u64 sum = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		sum += READ_ONCE(per_cpu_ptr(kmp_nmi_rings, cpu)->events[ev]);
-	return sum;
-}
-
-void kmp_nmi_reset(void)
-{
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		memset(per_cpu_ptr(kmp_nmi_rings, cpu)->events, 0,
-		       sizeof(((struct kmp_nmi_ring *)NULL)->events));
 }
 
 int kmp_nmi_init(void)

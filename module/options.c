@@ -16,6 +16,7 @@
 #include <kmemprof/format.h>
 
 #include "internal.h"
+#include "tables.h"
 
 unsigned int kmp_leak_age_ms = 10000;
 unsigned int kmp_stack_depth;

@@ -33,6 +33,7 @@
 #include <linux/vmalloc.h>
 
 #include "internal.h"
+#include "tables.h"
 
 static unsigned long kmp_pfn_nchunks;
 static unsigned long kmp_pfn_present;

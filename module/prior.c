@@ -157,6 +157,7 @@
 #include <linux/tracepoint.h>
 
 #include "internal.h"
+#include "tables.h"
 
 /* Frames looked at with interrupts off at a time. */
 #define KMP_PRIOR_BATCH		512

@@ -16,18 +16,10 @@
 #include "hist.h"
 #include "internal.h"
 #include "stack.h"
+#include "tables.h"
 
 /* One event in KMP_TIME_EVERY has its probe timed, with self_timing on. */
 #define KMP_TIME_EVERY	1024
-
-struct kmp_cpu_events {
-	u64 count[KMP_EV_NR];
-	u64 all;	/* events of every kind while timing, to pick some */
-	u64 timed;	/* probes timed */
-	u64 ns;		/* their time in all */
-};
-
-DECLARE_PER_CPU(struct kmp_cpu_events, kmp_events);
 
 /*
  * The general path runs between kmp_enter() and kmp_leave(), and a fast
@@ -41,12 +33,12 @@ DECLARE_PER_CPU(struct kmp_cpu_events, kmp_events);
 static __always_inline void kmp_enter(enum kmp_event ev, unsigned long *flags,
 				      u64 *t0)
 {
-	struct kmp_cpu_events *c;
+	struct kmp_stats *c;
 
 	local_irq_save(*flags);
-	c = this_cpu_ptr(&kmp_events);
+	c = this_cpu_ptr(&kmp_stats);
 	if (ev < KMP_EV_NR)
-		kmp_add(&c->count[ev], 1);
+		kmp_add(&c->events[ev], 1);
 	*t0 = 0;
 	if (kmp_slow() && (READ_ONCE(kmp_mode) & KMP_M_TIMING)) {
 		kmp_add(&c->all, 1);
@@ -58,7 +50,7 @@ static __always_inline void kmp_enter(enum kmp_event ev, unsigned long *flags,
 static __always_inline void kmp_leave(unsigned long flags, u64 t0)
 {
 	if (unlikely(t0)) {
-		struct kmp_cpu_events *c = this_cpu_ptr(&kmp_events);
+		struct kmp_stats *c = this_cpu_ptr(&kmp_stats);
 
 		kmp_add(&c->ns, local_clock() - t0);
 		kmp_add(&c->timed, 1);
@@ -70,7 +62,7 @@ static __always_inline void kmp_leave(unsigned long flags, u64 t0)
 static __always_inline void kmp_count_event(enum kmp_event ev)
 {
 	if (ev < KMP_EV_NR)
-		kmp_add(this_cpu_ptr(&kmp_events.count[ev]), 1);
+		kmp_add(this_cpu_ptr(&kmp_stats.events[ev]), 1);
 }
 
 /*
@@ -83,22 +75,22 @@ static __always_inline void
 kmp_count_alloc_ev(enum kmp_event ev, struct kmp_counters __percpu *ctr,
 		   u32 bytes, u32 req)
 {
-	struct kmp_cpu_events *ce = this_cpu_ptr(&kmp_events);
+	struct kmp_stats *ce = this_cpu_ptr(&kmp_stats);
 	struct kmp_counters *c = this_cpu_ptr(ctr);
 
 	if (ev < KMP_EV_NR)
-		kmp_add(&ce->count[ev], 1);
+		kmp_add(&ce->events[ev], 1);
 	kmp_ctr_allocs(c, 1, bytes, req);
 }
 
 static __always_inline void kmp_count_free_ev(enum kmp_event ev, u32 idx,
 					      u32 bytes, u32 req)
 {
-	struct kmp_cpu_events *ce = this_cpu_ptr(&kmp_events);
+	struct kmp_stats *ce = this_cpu_ptr(&kmp_stats);
 	struct kmp_counters *c = kmp_ctr(idx);
 
 	if (ev < KMP_EV_NR)
-		kmp_add(&ce->count[ev], 1);
+		kmp_add(&ce->events[ev], 1);
 	kmp_ctr_frees(c, 1, bytes, req);
 }
 
@@ -137,12 +129,12 @@ static __always_inline bool kmp_sampled_out(enum kmp_event ev,
 static __always_inline void kmp_count_free_sampled(enum kmp_event ev,
 						   u32 idx, u32 bytes, u32 req)
 {
-	struct kmp_cpu_events *ce = this_cpu_ptr(&kmp_events);
+	struct kmp_stats *ce = this_cpu_ptr(&kmp_stats);
 	struct kmp_counters *c = kmp_ctr(idx);
 	u64 n = max(READ_ONCE(kmp_sample_rate), 1U);
 
 	if (ev < KMP_EV_NR)
-		kmp_add(&ce->count[ev], 1);
+		kmp_add(&ce->events[ev], 1);
 	kmp_ctr_frees(c, n, bytes, req);
 	/*
 	 * Its allocation may have been counted once (before sampling, or by
@@ -188,29 +180,13 @@ static __always_inline bool kmp_time_alloc(u32 idx, u32 *h, u64 *time_cpu)
 }
 
 /*
- * The same at a free of an object of tag @idx with @time_cpu: *@h is the
- * slot its lifetime goes to, or KMP_NIL for none (histograms off, or the
- * object has no time).
+ * The same at a free, of @obj taken out with its histogram slot @h
+ * (kmp_time_free(): KMP_NIL for none).
  */
-static __always_inline bool kmp_time_free(u32 idx, u64 time_cpu, u32 *h)
+static __always_inline void kmp_time_freed(u32 h, const struct kmp_obj *obj)
 {
-	*h = KMP_NIL;
-	if (time_cpu && (READ_ONCE(kmp_mode) & KMP_M_HIST)) {
-		*h = READ_ONCE(kmp_tag_at(idx)->hist);
-		if (unlikely(*h == KMP_HIST_UNSET))
-			return false;
-	}
-	return true;
-}
-
-static __always_inline void kmp_time_freed(u32 h, u64 time_cpu)
-{
-	struct kmp_obj obj;
-
-	if (h == KMP_NIL)
-		return;
-	kmp_time_cpu_split(time_cpu, &obj);
-	kmp_hist_add_free(h, obj.time, obj.cpu, __kmp_now());
+	if (h != KMP_NIL)
+		kmp_hist_add_free(h, obj->time, obj->cpu, __kmp_now());
 }
 
 /*
@@ -306,10 +282,11 @@ static __always_inline bool __kmp_slab_free_fast(enum kmp_event ev,
 						 const bool opts)
 {
 	unsigned long flags;
-	struct kmp_slot *s;
-	u32 tag, size, req, h = KMP_NIL;
-	u64 time_cpu = 0;
+	/* every field written before it is read: no zeroing at each event */
+	struct kmp_obj obj __uninitialized;
+	enum kmp_take took;
 	bool done = true;
+	u32 h = KMP_NIL;
 
 	if (!kmp_fast_ok(timed, opts))
 		return false;
@@ -318,28 +295,18 @@ static __always_inline bool __kmp_slab_free_fast(enum kmp_event ev,
 		unsigned long key = kmp_key_addr(KMP_KIND_SLAB,
 						 (unsigned long)ptr);
 
-		if (unlikely(!kmp_live_find(key, &s))) {
-			done = kmp_sampling() && kmp_sampled_out(ev, key);
+		took = __kmp_live_take(key, &obj, 0, timed, timed ? &h : NULL);
+		if (unlikely(took != KMP_TAKE_DONE)) {
+			done = took == KMP_TAKE_NONE && kmp_sampling() &&
+			       kmp_sampled_out(ev, key);
 			goto out;
 		}
-		tag = READ_ONCE(s->tag);
-		size = READ_ONCE(s->size);
-		req = READ_ONCE(s->req);
-		if (timed) {
-			time_cpu = kmp_slot_time(s);
-			if (!kmp_time_free(tag, time_cpu, &h)) {
-				done = false;
-				goto out;
-			}
-		}
-		/* the reads above before the slot is free again */
-		smp_store_release(&s->key, 0);
 		if (kmp_sampling())
-			kmp_count_free_sampled(ev, tag, size, req);
+			kmp_count_free_sampled(ev, obj.tag, obj.size, obj.req);
 		else
-			kmp_count_free_ev(ev, tag, size, req);
+			kmp_count_free_ev(ev, obj.tag, obj.size, obj.req);
 		if (timed)
-			kmp_time_freed(h, time_cpu);
+			kmp_time_freed(h, &obj);
 	} else {
 		kmp_count_event(ev);
 	}
@@ -459,10 +426,8 @@ __kmp_page_free_fast(enum kmp_event ev, const struct page *page,
 		}
 		goto out;
 	}
-	if (unlikely(kmp_pfn_order(v) != order))
+	if (unlikely(!kmp_pfn_take(slot, v, order, true)))
 		goto out;
-	/* plain: no scan runs beside the fast path (prior.c) */
-	WRITE_ONCE(*slot, 0);
 	if (kmp_sampling())
 		kmp_count_free_sampled(ev, kmp_pfn_tag(v), bytes, bytes);
 	else

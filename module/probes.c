@@ -69,8 +69,6 @@
 #include <linux/slab_def.h>
 #endif
 
-DEFINE_PER_CPU(struct kmp_cpu_events, kmp_events);
-
 /*
  * The general path of probe.h's events: in NMI, with an option on, or
  * where a fast path's table missed. Called with interrupts on. Out of
@@ -180,27 +178,19 @@ void kmp_page_move(unsigned long dst, unsigned long src, unsigned int order)
 noinline void kmp_page_free_table(enum kmp_event ev, const struct page *page,
 				  unsigned int order)
 {
-	u32 bytes = PAGE_SIZE << order, tag, h;
+	u32 bytes = PAGE_SIZE << order, h;
+	struct kmp_obj obj __uninitialized;
 	unsigned long flags;
-	struct kmp_slot *s;
-	bool done = false;
-	u64 time_cpu;
+	bool done;
 
 	local_irq_save(flags);
-	if (!kmp_live_find(kmp_key_pfn(page_to_pfn(page)), &s) ||
-	    READ_ONCE(s->size) != bytes)
-		goto out;
-	tag = READ_ONCE(s->tag);
-	time_cpu = kmp_slot_time(s);
-	/* with histograms off, *h is KMP_NIL */
-	if (!kmp_time_free(tag, time_cpu, &h))
-		goto out;
-	/* the reads above before the slot is free again */
-	smp_store_release(&s->key, 0);
-	kmp_count_free_ev(ev, tag, bytes, bytes);
-	kmp_time_freed(h, time_cpu);
-	done = true;
-out:
+	/* with histograms off, h is KMP_NIL */
+	done = __kmp_live_take(kmp_key_pfn(page_to_pfn(page)), &obj, bytes,
+			       true, &h) == KMP_TAKE_DONE;
+	if (done) {
+		kmp_count_free_ev(ev, obj.tag, bytes, bytes);
+		kmp_time_freed(h, &obj);
+	}
 	local_irq_restore(flags);
 	if (!done)
 		kmp_page_free_slow(ev, page, order);
@@ -680,46 +670,25 @@ kmp_export_test_hook(kmemprof_event_name);
 
 u64 kmemprof_event_count(enum kmp_event ev)
 {
-	u64 sum = 0;
-	int cpu;
-
 	if (ev >= KMP_EV_NR)
 		return 0;
-	for_each_possible_cpu(cpu)
-		sum += READ_ONCE(per_cpu_ptr(&kmp_events, cpu)->count[ev]);
-	return sum + kmp_nmi_events(ev);
+	return kmp_stat_sum(&kmp_stats.events[ev]) +
+	       kmp_stat_sum(&kmp_stats.nmi_events[ev]);
 }
 
 kmp_export_test_hook(kmemprof_event_count);
 
 u64 kmp_probe_samples(void)
 {
-	u64 sum = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		sum += READ_ONCE(per_cpu_ptr(&kmp_events, cpu)->timed);
-	return sum;
+	return kmp_stat_sum(&kmp_stats.timed);
 }
 
 /* Mean time in a probe, in ns, over the probes timed. */
 u64 kmp_probe_ns(void)
 {
-	u64 ns = 0, n = kmp_probe_samples();
-	int cpu;
+	u64 n = kmp_probe_samples();
 
-	for_each_possible_cpu(cpu)
-		ns += READ_ONCE(per_cpu_ptr(&kmp_events, cpu)->ns);
-	return n ? div64_u64(ns, n) : 0;
-}
-
-void kmp_events_reset(void)
-{
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		memset(per_cpu_ptr(&kmp_events, cpu), 0,
-		       sizeof(struct kmp_cpu_events));
+	return n ? div64_u64(kmp_stat_sum(&kmp_stats.ns), n) : 0;
 }
 
 /* The kinds whose tracepoints were all found at load. */

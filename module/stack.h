@@ -50,6 +50,7 @@
 #include <linux/sched.h>
 
 #include "internal.h"
+#include "tables.h"
 
 #define KMP_STACK_SEARCH	5
 #define KMP_STACK_NO_CTR	U64_MAX
@@ -225,32 +226,29 @@ static __always_inline unsigned int kmp_stack_walk(unsigned long fp,
 						   unsigned int n)
 {
 #if KMP_HAVE_FP_WALK
-	unsigned long last = kmp_fp_last(fp), lr;
-	const unsigned long *rec;
+	struct kmp_fp_walk w;
+	unsigned long lr;
 	unsigned int i;
 
 	if (kmp_stack_tramps())
 		return 0;
+	kmp_fp_start(&w, fp);
 	for (i = 0;; i++) {
-		rec = (const unsigned long *)fp;
-		lr = kmp_strip_pac(READ_ONCE(rec[1]));
+		lr = kmp_fp_ret(&w);
 		if (lr == site)
 			break;
-		fp = READ_ONCE(rec[0]);
-		if (i == KMP_STACK_SEARCH || kmp_fp_stop(fp, rec, last))
+		if (i == KMP_STACK_SEARCH || !kmp_fp_up(&w))
 			return 0;
 	}
 	for (i = 0;;) {
 		frames[i++] = lr;
 		if (i == n)
 			return n;
-		fp = READ_ONCE(rec[0]);
-		if (kmp_fp_stop(fp, rec, last))
+		if (!kmp_fp_up(&w))
 			return 0;
-		rec = (const unsigned long *)fp;
-		lr = kmp_strip_pac(READ_ONCE(rec[1]));
+		lr = kmp_fp_ret(&w);
 		if (!lr)
-			return (unsigned long)rec ==
+			return (unsigned long)w.rec ==
 			       (unsigned long)&task_pt_regs(current)->stackframe ?
 			       i : 0;
 	}

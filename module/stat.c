@@ -4,10 +4,14 @@
  * Documentation/kmemprof.rst. A leaf: every file that counts one calls in
  * here, and nothing here calls out.
  *
+ * The one set of kmemprof's own counters (struct kmp_stats): the
+ * statistics, the events each probe took, and the hooks' calls.
+ *
  * Notes on locking: none. Counts are plain per-CPU adds, made with
- * interrupts off on the allocation path (kmp_add()), except the NMI count,
- * which an NMI may make in the middle of a plain add: it has an atomic
- * per-CPU counter of its own. Readers sum whole, aligned words.
+ * interrupts off on the allocation path (kmp_add()), except those that an
+ * NMI, or a hook with interrupts on, makes: these may land in the middle
+ * of a plain add, so each has counters of its own, updated with this
+ * CPU's atomic add (this_cpu_inc()). Readers sum whole, aligned words.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -45,16 +49,21 @@ void kmp_stat_nmi(void)
 	this_cpu_inc(kmp_stats.nmi);
 }
 
-u64 kmp_stat_read(enum kmp_stat st)
+/* The sum over the CPUs of one counter of kmp_stats, as &kmp_stats.<it>. */
+u64 kmp_stat_sum(u64 __percpu *ctr)
 {
 	u64 sum = 0;
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		sum += READ_ONCE(per_cpu_ptr(&kmp_stats, cpu)->count[st]) +
-		       (st == KMP_ST_SKIP_NMI ?
-			READ_ONCE(per_cpu_ptr(&kmp_stats, cpu)->nmi) : 0);
+		sum += READ_ONCE(*per_cpu_ptr(ctr, cpu));
 	return sum;
+}
+
+u64 kmp_stat_read(enum kmp_stat st)
+{
+	return kmp_stat_sum(&kmp_stats.count[st]) +
+	       (st == KMP_ST_SKIP_NMI ? kmp_stat_sum(&kmp_stats.nmi) : 0);
 }
 
 const char *kmp_stat_name(enum kmp_stat st)

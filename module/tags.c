@@ -77,6 +77,7 @@
 
 #include "internal.h"
 #include "stack.h"
+#include "tables.h"
 
 #define KMP_TAG_LOCKS		64
 

@@ -21,6 +21,7 @@
 #include "hist.h"
 #include "internal.h"
 #include "probe.h"
+#include "tables.h"
 
 /*
  * Sum the totals of every tag of @kind whose call site is in [start, end).
