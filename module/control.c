@@ -269,16 +269,23 @@ void kmp_control_exit(void)
  */
 int kmemprof_set_sample_rate(unsigned int rate)
 {
+	unsigned int old;
+	int ret = 0;
+
 	if (!rate)
 		return -EINVAL;
 	mutex_lock(&kmp_control_lock);
-	if (rate != kmp_sample_rate) {
+	old = kmp_sample_rate;
+	if (rate != old) {
 		WRITE_ONCE(kmp_sample_rate, rate);
-		kmp_mode_update();
-		kmp_account_mark_live(KMP_KIND_ALL);
+		ret = kmp_mode_update();
+		if (ret)	/* nothing changed: the old rate back */
+			WRITE_ONCE(kmp_sample_rate, old);
+		else
+			kmp_account_mark_live(KMP_KIND_ALL);
 	}
 	mutex_unlock(&kmp_control_lock);
-	return 0;
+	return ret;
 }
 EXPORT_SYMBOL_GPL(kmemprof_set_sample_rate);
 

@@ -245,8 +245,8 @@ bool kmp_param_given(const char *name)
  * power of two below seven eighths of max_live and the spill the rest,
  * so any size is used whole, and rounding up would double the table
  * just above each power of two (0.58% of the RAM at 1100 MiB). Just
- * above one, the spill takes more of the table (up to four sevenths,
- * against a half at a power of two).
+ * below 8/7 of one, the spill takes more of the table (up to nine
+ * sixteenths, against a half at a power of two).
  */
 #define KMP_DEF_LIVE_MIN	BIT(15)
 #define KMP_DEF_LIVE_PER_MIB	64

@@ -570,7 +570,7 @@ size_t kmp_live_memory(void)
 		times = ngroups * KMP_GROUP * sizeof(*kmp_tab.times);
 	return ngroups * (KMP_GROUP * sizeof(struct kmp_slot) +
 			  sizeof(atomic_t)) + times +
-	       (size_t)kmp_spill_n * sizeof(struct kmp_spill) +
+	       (size_t)max(kmp_spill_n, 1U) * sizeof(struct kmp_spill) +
 	       (sizeof(u32) << kmp_spill_bits);
 }
 

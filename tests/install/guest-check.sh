@@ -96,7 +96,9 @@ common_checks() {
 
 case "$phase" in
 1)
-	check "modules-load" sh -c "journalctl -b -u systemd-modules-load.service | grep -q \"Inserted module 'kmemprof'\""
+	# systemd-modules-load's line may reach the journal after this unit
+	# starts: wait for it, 30 s at most.
+	check "modules-load" sh -c "for i in \$(seq 30); do journalctl -b -u systemd-modules-load.service | grep -q \"Inserted module 'kmemprof'\" && exit 0; sleep 1; done; exit 1"
 	journalctl -b -u systemd-modules-load.service | grep kmemprof | sed 's/^/RIG log /'
 	load_numbers modules-load
 	# After the root mount: systemd-modules-load runs from the root.

@@ -234,24 +234,25 @@ static void hist_lifetime_buckets(struct kunit *test)
 		hist_lifetime_bucket(test, c);
 }
 
-/* NOBJ objects of 64 bytes, allocated and freed on one CPU. */
-struct life_objs {
+/* NOBJ objects of @size bytes from hist_kmalloc(), for work_on_cpu(). */
+struct hist_objs {
+	size_t size;
 	void *p[NOBJ];
 };
 
-static long life_objs_alloc(void *arg)
+static long hist_objs_alloc(void *arg)
 {
-	struct life_objs *o = arg;
+	struct hist_objs *o = arg;
 	int i;
 
 	for (i = 0; i < NOBJ; i++)
-		o->p[i] = hist_kmalloc(64);
+		o->p[i] = hist_kmalloc(o->size);
 	return 0;
 }
 
-static long life_objs_free(void *arg)
+static long hist_objs_free(void *arg)
 {
-	struct life_objs *o = arg;
+	struct hist_objs *o = arg;
 	int i;
 
 	for (i = 0; i < NOBJ; i++)
@@ -287,34 +288,36 @@ static u64 life_of(struct kunit *test, unsigned int b, u64 *in_b)
  */
 static void hist_lifetime_needs_time_on(struct kunit *test)
 {
-	struct life_objs *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
-	struct life_objs *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	struct hist_objs *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	struct hist_objs *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
 	int cpu = cpumask_first(cpu_online_mask);
 	u64 all0, all1, in0, in1;
 	unsigned int life, reused = 0, i, j;
 
 	KMP_ASSERT_NOT_NULL(test, a);
 	KMP_ASSERT_NOT_NULL(test, b);
+	a->size = 64;
+	b->size = 64;
 	KMP_ASSERT_EQ(test, kmemprof_get_knob("lifetimes", &life), 0);
 	KMP_ASSERT_EQ(test, life, 0);
 	kmemprof_set_clock(fake_clock);
 
 	/* Times on at both ends: 5 us each, bucket 3. */
 	all0 = life_of(test, 3, &in0);
-	KMP_ASSERT_EQ(test, work_on_cpu(cpu, life_objs_alloc, a), 0);
+	KMP_ASSERT_EQ(test, work_on_cpu(cpu, hist_objs_alloc, a), 0);
 	atomic64_add(5000, &fake_now);
-	KMP_ASSERT_EQ(test, work_on_cpu(cpu, life_objs_free, a), 0);
+	KMP_ASSERT_EQ(test, work_on_cpu(cpu, hist_objs_free, a), 0);
 	all1 = life_of(test, 3, &in1);
 	KMP_EXPECT_EQ(test, in1 - in0, NOBJ);
 	KMP_EXPECT_EQ(test, all1 - all0, NOBJ);
 
 	/* Off at the allocation, on at the free: no lifetime. */
 	KMP_ASSERT_EQ(test, kmemprof_set_knob("hist", 0), 0);
-	KMP_ASSERT_EQ(test, work_on_cpu(cpu, life_objs_alloc, b), 0);
+	KMP_ASSERT_EQ(test, work_on_cpu(cpu, hist_objs_alloc, b), 0);
 	KMP_ASSERT_EQ(test, kmemprof_set_knob("hist", 1), 0);
 	all0 = life_of(test, 3, &in0);
 	atomic64_add(5000, &fake_now);
-	KMP_ASSERT_EQ(test, work_on_cpu(cpu, life_objs_free, b), 0);
+	KMP_ASSERT_EQ(test, work_on_cpu(cpu, hist_objs_free, b), 0);
 	all1 = life_of(test, 3, &in1);
 	for (i = 0; i < NOBJ; i++)
 		for (j = 0; j < NOBJ; j++)
@@ -325,9 +328,9 @@ static void hist_lifetime_needs_time_on(struct kunit *test)
 			  reused, NOBJ);
 
 	/* And on again at both ends. */
-	KMP_ASSERT_EQ(test, work_on_cpu(cpu, life_objs_alloc, a), 0);
+	KMP_ASSERT_EQ(test, work_on_cpu(cpu, hist_objs_alloc, a), 0);
 	atomic64_add(5000, &fake_now);
-	KMP_ASSERT_EQ(test, work_on_cpu(cpu, life_objs_free, a), 0);
+	KMP_ASSERT_EQ(test, work_on_cpu(cpu, hist_objs_free, a), 0);
 	all0 = all1;
 	in0 = in1;
 	all1 = life_of(test, 3, &in1);
@@ -338,40 +341,16 @@ static void hist_lifetime_needs_time_on(struct kunit *test)
 		kmp_kunit_skip(test, "no address given out again: no old time to find");
 }
 
-struct xfer_ctx {
-	void *p[NOBJ];
-};
-
-static long xfer_alloc(void *arg)
-{
-	struct xfer_ctx *x = arg;
-	int i;
-
-	for (i = 0; i < NOBJ; i++)
-		x->p[i] = hist_kmalloc(128);
-	return 0;
-}
-
-static long xfer_free(void *arg)
-{
-	struct xfer_ctx *x = arg;
-	int i;
-
-	for (i = 0; i < NOBJ; i++)
-		kfree(x->p[i]);
-	return 0;
-}
-
 /* Allocate on @a, free on @b: check the cross-CPU and cluster counts. */
 static void xfer_between(struct kunit *test, int a, int b)
 {
 	struct hist_pair *hp = hist_pair(test);
-	struct xfer_ctx x = { };
+	struct hist_objs x = { .size = 128 };
 	bool xcluster = kmemprof_cpu_cluster(a) != kmemprof_cpu_cluster(b);
 
 	hist_of(test, KMP_KIND_SLAB, hist_kmalloc, &hp->before);
-	KMP_ASSERT_EQ(test, work_on_cpu(a, xfer_alloc, &x), 0);
-	KMP_ASSERT_EQ(test, work_on_cpu(b, xfer_free, &x), 0);
+	KMP_ASSERT_EQ(test, work_on_cpu(a, hist_objs_alloc, &x), 0);
+	KMP_ASSERT_EQ(test, work_on_cpu(b, hist_objs_free, &x), 0);
 	hist_of(test, KMP_KIND_SLAB, hist_kmalloc, &hp->after);
 	KMP_EXPECT_EQ_MSG(test, hp->after.xcpu - hp->before.xcpu,
 			  a != b ? NOBJ : 0, "CPU %d to %d", a, b);
