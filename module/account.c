@@ -109,7 +109,6 @@ static void kmp_account_table(unsigned long key, const struct kmp_obj *obj,
 	}
 }
 
-/* The object a PFN map entry stands for: no time, no CPU. */
 /*
  * A PFN map entry still there when its block is taken again. A
  * before-load entry (prior.c) is taken as freed, not as lost: the scan

@@ -278,10 +278,12 @@ enum kmp_hook_id {
 
 /*
  * Every counter of kmemprof's own, per CPU, in one set (stat.c): the
- * statistics, the events the probes took, and the hooks' calls. Those
- * above nmi are plain adds with interrupts off (kmp_add()); from nmi on,
- * each is counted where a plain add may be interrupted halfway (in NMI,
- * or with interrupts on), with this_cpu_inc() or this_cpu_add().
+ * statistics, the events the probes took (and those in NMI), and the
+ * hooks' calls. Those above nmi are plain adds with interrupts off
+ * (kmp_add()); from nmi on, each is counted where a plain add may be
+ * interrupted halfway (in NMI, or with interrupts on), with
+ * this_cpu_inc() or this_cpu_add(). A new counter goes on the side its
+ * writers need.
  */
 struct kmp_stats {
 	u64 events[KMP_EV_NR];		/* events the probes took (first: */

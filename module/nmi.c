@@ -107,7 +107,7 @@
  *   spill counts (kmp_live_clear()), so no pin outlives its record.
  * - In NMI only lock-free operations, atomics and this_cpu_inc() (atomic
  *   against the interrupted context) touch shared state; the slot and PFN
- *   map operations are the fast path's, whose ordering internal.h and
+ *   map operations are the fast path's, whose ordering tables.h and
  *   live.c argue, and which do not depend on the context. The callers are
  *   found with stack_trace_save() as on the general path: on arm64 the
  *   frame-record unwinder, which stays on the stacks it knows

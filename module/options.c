@@ -8,7 +8,7 @@
  *
  * Notes on locking: written only by control.c under kmp_control_lock
  * (kmp_mode_update(), kmemprof_set_option()), or by the load before any
- * probe is attached; read anywhere with READ_ONCE(). See internal.h for
+ * probe is attached; read anywhere with READ_ONCE(). See tables.h for
  * what a probe sees across a change.
  */
 #include <linux/string.h>

@@ -5,7 +5,8 @@
  * here, and nothing here calls out.
  *
  * The one set of kmemprof's own counters (struct kmp_stats): the
- * statistics, the events each probe took, and the hooks' calls.
+ * statistics, the events each probe took (in NMI too), and the hooks'
+ * calls.
  *
  * Notes on locking: none. Counts are plain per-CPU adds, made with
  * interrupts off on the allocation path (kmp_add()), except those that an

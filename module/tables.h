@@ -9,12 +9,12 @@
  * ------------
  *
  * The common path of every probe is inline (probe.h, on what is here), so
- * that an event at the defaults makes no call: find the tag from the site table (tags.c), add
- * to this CPU's counters, and enter or take the object in the PFN map
- * (pfnmap.c) or the live table (live.c). Anything else (a site seen for
- * the first time, a full group, a stale entry, any option on) returns
- * false before changing anything, and the probe takes the general path in
- * account.c.
+ * that an event at the defaults makes no call: find the tag from the site
+ * table (tags.c), add to this CPU's counters, and enter or take the object
+ * in the PFN map (pfnmap.c) or the live table (live.c). Anything else (a
+ * site seen for the first time, a full group, a stale entry, any option
+ * on) returns false before changing anything, and the probe takes the
+ * general path in account.c.
  *
  * The options live in one word, kmp_mode, rebuilt under kmp_control_lock
  * whenever a knob changes (control.c), with the static keys of the

@@ -564,6 +564,15 @@ static inline u32 kmp_cycles_rate(void)
 #endif
 
 /*
+ * __uninitialized came with 6.9 and reached the stable trees in 2024; a
+ * 5.10 or 6.1 tree from before has none. Empty is what the kernel itself
+ * defines where the compiler has no such attribute.
+ */
+#ifndef __uninitialized
+#define __uninitialized
+#endif
+
+/*
  * Allocator events in NMI: from 6.15, whose try_alloc_pages() and
  * free_pages_nolock() run there (and 6.18's kmalloc_nolock() and
  * kfree_nolock(), below). Before, the allocators take their locks with

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit: a page event's walk of the frame records stays on the stack it
- * started on (module/internal.h, kmp_fp_last()).
+ * started on (module/tables.h, kmp_fp_last()).
  *
  * Each case lays out a chain of frame records by hand, {next record,
  * return address}, and walks it from its first record as a page event
