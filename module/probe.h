@@ -83,15 +83,16 @@ kmp_count_alloc_ev(enum kmp_event ev, struct kmp_counters __percpu *ctr,
 	kmp_ctr_allocs(c, 1, bytes, req);
 }
 
+/* The same for a free that stands for @n (sample_rate's, or 1). */
 static __always_inline void kmp_count_free_ev(enum kmp_event ev, u32 idx,
-					      u32 bytes, u32 req)
+					      u32 bytes, u32 req, u64 n)
 {
 	struct kmp_stats *ce = this_cpu_ptr(&kmp_stats);
 	struct kmp_counters *c = kmp_ctr(idx);
 
 	if (ev < KMP_EV_NR)
 		kmp_add(&ce->events[ev], 1);
-	kmp_ctr_frees(c, 1, bytes, req);
+	kmp_ctr_frees(c, n, bytes, req);
 }
 
 /*
@@ -129,13 +130,9 @@ static __always_inline bool kmp_sampled_out(enum kmp_event ev,
 static __always_inline void kmp_count_free_sampled(enum kmp_event ev,
 						   u32 idx, u32 bytes, u32 req)
 {
-	struct kmp_stats *ce = this_cpu_ptr(&kmp_stats);
-	struct kmp_counters *c = kmp_ctr(idx);
 	u64 n = max(READ_ONCE(kmp_sample_rate), 1U);
 
-	if (ev < KMP_EV_NR)
-		kmp_add(&ce->events[ev], 1);
-	kmp_ctr_frees(c, n, bytes, req);
+	kmp_count_free_ev(ev, idx, bytes, req, n);
 	/*
 	 * Its allocation may have been counted once (before sampling, or by
 	 * the re-attach scan): the tag's counts are estimates now, as the
@@ -304,7 +301,7 @@ static __always_inline bool __kmp_slab_free_fast(enum kmp_event ev,
 		if (kmp_sampling())
 			kmp_count_free_sampled(ev, obj.tag, obj.size, obj.req);
 		else
-			kmp_count_free_ev(ev, obj.tag, obj.size, obj.req);
+			kmp_count_free_ev(ev, obj.tag, obj.size, obj.req, 1);
 		if (timed)
 			kmp_time_freed(h, &obj);
 	} else {
@@ -431,7 +428,7 @@ __kmp_page_free_fast(enum kmp_event ev, const struct page *page,
 	if (kmp_sampling())
 		kmp_count_free_sampled(ev, kmp_pfn_tag(v), bytes, bytes);
 	else
-		kmp_count_free_ev(ev, kmp_pfn_tag(v), bytes, bytes);
+		kmp_count_free_ev(ev, kmp_pfn_tag(v), bytes, bytes, 1);
 	ret = KMP_PF_DONE;
 out:
 	local_irq_restore(flags);

@@ -188,7 +188,7 @@ noinline void kmp_page_free_table(enum kmp_event ev, const struct page *page,
 	done = __kmp_live_take(kmp_key_pfn(page_to_pfn(page)), &obj, bytes,
 			       true, &h) == KMP_TAKE_DONE;
 	if (done) {
-		kmp_count_free_ev(ev, obj.tag, bytes, bytes);
+		kmp_count_free_ev(ev, obj.tag, bytes, bytes, 1);
 		kmp_time_freed(h, &obj);
 	}
 	local_irq_restore(flags);
