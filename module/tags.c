@@ -48,8 +48,13 @@
  *   block's pointer, then kmp_ctr_ready with smp_store_release(); a new
  *   tag's index is bounded by kmp_ctr_ready read with smp_load_acquire(),
  *   so a tag's block is always there before the tag is. A tag that finds
- *   no block ready is dropped, as where the pool is full. kmp_ctr_work
- *   never runs twice at once (one work item), and is flushed at unload.
+ *   no block ready is dropped, as where the pool is full. Every other
+ *   reader of the blocks (reset, kmp_tags_areas()) bounds them by
+ *   kmp_ctr_ready read with smp_load_acquire() too: a plain read could
+ *   see the new bound before the block's pointer (arm64 reorders two
+ *   loads), and zero or walk per_cpu_ptr(NULL). kmp_ctr_work never runs
+ *   twice at once (one work item), is flushed before a reset, and at
+ *   unload.
  * - Counters are written with plain adds on this CPU with interrupts off
  *   (kmp_add()). Readers sum
  *   frees before allocations, with smp_rmb() between: an allocation is
@@ -440,14 +445,22 @@ void kmp_seq_tag_name(struct seq_file *m, struct kmp_tag *tag, char *buf)
 	seq_puts(m, kmp_tag_callers(tag, buf + KMP_SITE_TEXT_LEN, NULL));
 }
 
-/* Zero every counter and accuracy mark. Only with the probes detached. */
+/*
+ * Zero every counter and accuracy mark. Only with the probes detached,
+ * from process context: kmp_ctr_work is let finish first, and the blocks
+ * are bounded by kmp_ctr_ready read with acquire, so that each block
+ * zeroed is one the work published (its pointer before the bound).
+ */
 void kmp_tags_reset(void)
 {
-	unsigned int b;
+	unsigned int b, ready;
 	u32 idx;
 	int cpu;
 
-	for (b = 0; b < kmp_ctr_ready; b++)
+	flush_work(&kmp_ctr_work);
+	/* pairs with kmp_ctr_grow()'s release */
+	ready = smp_load_acquire(&kmp_ctr_ready);
+	for (b = 0; b < ready; b++)
 		for_each_possible_cpu(cpu)
 			memset(per_cpu_ptr(kmp_tab.ctr_blocks[b], cpu), 0,
 			       sizeof(struct kmp_counters) * KMP_CTR_BLOCK);
@@ -468,14 +481,15 @@ size_t kmp_tags_memory(void)
 
 void kmp_tags_areas(kmp_area_fn fn, void *priv)
 {
-	unsigned int i;
+	/* pairs with kmp_ctr_grow()'s release: the blocks below are there */
+	unsigned int i, ready = smp_load_acquire(&kmp_ctr_ready);
 	int cpu;
 
 	fn(kmp_tag_pool, array_size(kmp_max_tags, sizeof(*kmp_tag_pool)), priv);
 	fn(kmp_tag_hash, sizeof(*kmp_tag_hash) << kmp_tag_bits, priv);
 	fn(kmp_tab.sites, array_size(kmp_tab.sites_mask + 1,
 				     sizeof(*kmp_tab.sites)), priv);
-	for (i = 0; i < READ_ONCE(kmp_ctr_ready); i++)
+	for (i = 0; i < ready; i++)
 		for_each_possible_cpu(cpu)
 			fn(per_cpu_ptr(kmp_tab.ctr_blocks[i], cpu),
 			   sizeof(struct kmp_counters) * KMP_CTR_BLOCK, priv);
