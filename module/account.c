@@ -484,10 +484,14 @@ static raw_spinlock_t *kmp_split_lock(unsigned long pfn)
 				KMP_SPLIT_LOCKS];
 }
 
-/* A live page block: in the map (its entry) or the live table (slot NULL). */
+/*
+ * A live page block: in the map (its entry @v, read at @slot) or the live
+ * table (slot NULL).
+ */
 struct kmp_block {
 	unsigned long head;
 	u32 *slot;
+	u32 v;
 	unsigned int order;
 	struct kmp_obj obj;
 };
@@ -505,6 +509,7 @@ static bool kmp_block_at(unsigned long head, bool table, struct kmp_block *b)
 	b->slot = NULL;
 	if (v & KMP_PFN_VALID) {
 		b->slot = slot;
+		b->v = v;
 		b->order = kmp_pfn_order(v);
 		kmp_pfn_obj(v, &b->obj);
 		return true;
@@ -515,14 +520,18 @@ static bool kmp_block_at(unsigned long head, bool table, struct kmp_block *b)
 	return true;
 }
 
-/* Take block @b out of the tables, into @obj. */
-static void kmp_block_take(const struct kmp_block *b, struct kmp_obj *obj)
+/*
+ * Take block @b out of the tables, into @obj: false if it is no longer
+ * there. From the map only if its entry is still the one read, in one
+ * step: the re-attach scan may take it meanwhile (prior.c), and then it
+ * has counted the free.
+ */
+static bool kmp_block_take(const struct kmp_block *b, struct kmp_obj *obj)
 {
 	*obj = b->obj;
 	if (b->slot)
-		WRITE_ONCE(*b->slot, 0);
-	else
-		kmp_live_remove(kmp_key_pfn(b->head), obj);
+		return cmpxchg(b->slot, b->v, 0) == b->v;
+	return kmp_live_remove(kmp_key_pfn(b->head), obj);
 }
 
 /*
@@ -547,16 +556,26 @@ static bool kmp_page_take(unsigned long pfn, unsigned int order, u32 *slot,
 
 /*
  * Split block @b into its parts of @order, on its tag, and take the part
- * at @pfn into @obj. With @pfn's split lock held.
+ * at @pfn into @obj: false, with nothing changed, if the block is no
+ * longer there. The block's own entry goes first, in one step, as
+ * kmp_block_take() takes it; the other parts are entered after their
+ * allocations are counted, as an allocation is (kmp_account_page()). With
+ * @pfn's split lock held.
  */
-static void kmp_block_split(const struct kmp_block *b, unsigned long pfn,
+static bool kmp_block_split(const struct kmp_block *b, unsigned long pfn,
 			    unsigned int order, struct kmp_obj *obj)
 {
 	unsigned long i, n = 1UL << (b->order - order);
 	struct kmp_obj part = b->obj, old;
 	unsigned int rate = 1;
-	u32 e;
+	u32 e = kmp_pfn_entry(part.tag, order);
 
+	if (b->slot) {
+		if (cmpxchg(b->slot, b->v, b->head == pfn ? 0 : e) != b->v)
+			return false;
+	} else if (!kmp_live_remove(kmp_key_pfn(b->head), &old)) {
+		return false;
+	}
 	part.size = PAGE_SIZE << order;
 	part.req = part.size;
 	/* A tracked block stands for sample_rate blocks, as its frees do. */
@@ -566,30 +585,23 @@ static void kmp_block_split(const struct kmp_block *b, unsigned long pfn,
 	if (rate > 1)
 		kmp_mark_inaccurate(part.tag);	/* parts freed untracked */
 	kmp_stat_inc(KMP_ST_PAGE_SPLIT);
-	if (b->slot) {
-		e = kmp_pfn_entry(part.tag, order);
-		for (i = 0; i < n; i++) {
-			u32 *s = &b->slot[i << order];
+	for (i = b->slot ? 1 : 0; i < n; i++) {
+		unsigned long at = b->head + (i << order);
 
-			if (b->head + (i << order) == pfn) {
-				WRITE_ONCE(*s, 0);
-				continue;
-			}
-			/* entered as an allocation is (kmp_account_page()) */
-			if (i)
-				kmp_pfn_stale(xchg(s, e));
-			else
-				WRITE_ONCE(*s, e);
+		if (!b->slot) {
+			if (at != pfn)
+				kmp_account_table(kmp_key_pfn(at), &part, false);
+			continue;
 		}
-	} else {
-		kmp_live_remove(kmp_key_pfn(b->head), &old);
-		for (i = 0; i < n; i++)
-			if (b->head + (i << order) != pfn)
-				kmp_account_table(kmp_key_pfn(b->head +
-							      (i << order)),
-						  &part, false);
+		/*
+		 * An entry there is older than the block (the scan's, which
+		 * the split pays off, or a stale one): xchg(), as an
+		 * allocation takes it.
+		 */
+		kmp_pfn_stale(xchg(&b->slot[i << order], at == pfn ? 0 : e));
 	}
 	*obj = part;
+	return true;
 }
 
 /*
@@ -604,6 +616,7 @@ static bool kmp_page_take_part(unsigned long pfn, unsigned int order,
 	struct kmp_block b;
 	struct kmp_obj o;
 	unsigned int k;
+	bool found;
 	u32 v;
 
 	for (k = order; k < KMP_PAGE_ORDERS; k++) {
@@ -611,14 +624,12 @@ static bool kmp_page_take_part(unsigned long pfn, unsigned int order,
 		/* the block at @pfn itself was looked at first */
 		if ((k > order && head == pfn) || !kmp_block_at(head, table, &b))
 			continue;
-		if (b.order > order && b.order >= k) {
-			kmp_block_split(&b, pfn, order, obj);
-			return true;
-		}
+		if (b.order > order && b.order >= k)
+			return kmp_block_split(&b, pfn, order, obj);
 		if (k > order || b.order == order)
 			return false;	/* a block that ends before @pfn */
 		/* More than the block at @pfn: every block in the range. */
-		kmp_block_take(&b, obj);
+		found = kmp_block_take(&b, obj);
 		for (i = 1; b.slot && i < (1UL << order); i++) {
 			v = READ_ONCE(b.slot[i]);
 			/* whatever its order */
@@ -628,21 +639,103 @@ static bool kmp_page_take_part(unsigned long pfn, unsigned int order,
 			kmp_pfn_obj(v, &o);
 			__kmp_account_freed(&o, 0);
 		}
-		return true;
+		return found;
 	}
 	return false;
+}
+
+/*
+ * Blocks above the buddy allocator's largest order
+ * ------------------------------------------------
+ *
+ * A gigantic hugetlb folio (1 GiB with 4 KiB pages: order 18) comes from
+ * memblock at boot, from CMA or from alloc_contig_pages(), never from the
+ * buddy allocator, and no entry has its order: the re-attach scan
+ * (prior.c) and CMA's event (kmp_cma_enter()) enter it as blocks of the
+ * largest order, each aligned to its size. Up to 6.10 it is freed a page
+ * at a time, each free a split of one of those blocks; from 6.11
+ * folio_put() frees it whole, in one event of its own order. Such a free
+ * takes every block in its range: one largest-order chunk at a time,
+ * each with interrupts off for its own length only, and in each chunk
+ * every entry, whatever its order, and the marker of a chunk that
+ * migrated (kmp_account_page_move()).
+ */
+#define KMP_MAX_ORDER	(KMP_PAGE_ORDERS - 1)
+
+/*
+ * Take every block in the chunk of the largest order at @pfn, aligned to
+ * it. Whether anything was there. With interrupts off.
+ */
+static bool kmp_page_free_chunk(unsigned long pfn)
+{
+	unsigned long i, n = 1UL << KMP_MAX_ORDER;
+	u32 *slot = kmp_pfn_slot(pfn), v;
+	bool table = !slot || READ_ONCE(kmp_tab.pages_hashed);
+	raw_spinlock_t *lock = kmp_split_lock(pfn);
+	struct kmp_obj obj;
+	bool found = false;
+
+	raw_spin_lock(lock);
+	for (i = 0; i < n; i++) {
+		v = slot ? READ_ONCE(slot[i]) : 0;
+		if (slot && kmp_pfn_take(&slot[i], v, kmp_pfn_order(v), false)) {
+			kmp_pfn_obj(v, &obj);
+			__kmp_account_freed(&obj, 0);
+			found = true;
+		} else if (slot && !i && v == kmp_pfn_moved(KMP_MAX_ORDER) &&
+			   cmpxchg(slot, v, 0) == v) {
+			found = true;
+		}
+		if (table && kmp_live_remove(kmp_key_pfn(pfn + i), &obj)) {
+			__kmp_account_freed(&obj, 0);
+			found = true;
+		}
+	}
+	raw_spin_unlock(lock);
+	return found;
+}
+
+/*
+ * A free of @order above the largest, at @pfn (aligned to it). Called
+ * with interrupts on from the probe (kmp_page_free_slow()), and off from
+ * nmi.c's drain: each chunk turns them off itself.
+ */
+void kmp_account_page_free_huge(unsigned long pfn, unsigned int order)
+{
+	unsigned long i, n = 1UL << (order - KMP_MAX_ORDER), flags;
+	bool found = false;
+
+	for (i = 0; i < n; i++) {
+		unsigned long at = pfn + (i << KMP_MAX_ORDER);
+
+		local_irq_save(flags);
+		kmp_nmi_settle(kmp_key_pfn(at));
+		found |= kmp_page_free_chunk(at);
+		local_irq_restore(flags);
+	}
+	if (!found) {
+		local_irq_save(flags);
+		kmp_stat_inc(KMP_ST_UNPAIRED_PAGE);
+		local_irq_restore(flags);
+	}
 }
 
 /* A page block's free on the general path: @bytes is the free's size. */
 static void kmp_account_page_free(unsigned long pfn, size_t bytes)
 {
 	unsigned int order = get_order(bytes);
-	u32 *slot = kmp_pfn_slot(pfn);
-	bool table = !slot || READ_ONCE(kmp_tab.pages_hashed);
+	u32 *slot;
+	bool table;
 	raw_spinlock_t *lock;
 	struct kmp_obj obj;
 	bool found, moved = false;
 
+	if (unlikely(order > KMP_MAX_ORDER)) {
+		kmp_account_page_free_huge(pfn, order);
+		return;
+	}
+	slot = kmp_pfn_slot(pfn);
+	table = !slot || READ_ONCE(kmp_tab.pages_hashed);
 	found = kmp_page_take(pfn, order, slot, table, &obj);
 	if (!found) {
 		lock = kmp_split_lock(pfn);
@@ -650,10 +743,9 @@ static void kmp_account_page_free(unsigned long pfn, size_t bytes)
 		found = kmp_page_take(pfn, order, slot, table, &obj) ||
 			kmp_page_take_part(pfn, order, table, &obj);
 		/* the source of a migration: its entry went with its data */
-		if (!found && slot && READ_ONCE(*slot) == kmp_pfn_moved(order)) {
-			WRITE_ONCE(*slot, 0);
-			moved = true;
-		}
+		if (!found && slot)
+			moved = cmpxchg(slot, kmp_pfn_moved(order), 0) ==
+				kmp_pfn_moved(order);
 		raw_spin_unlock(lock);
 	}
 	if (found) {
@@ -706,8 +798,13 @@ void kmp_account_page_move(unsigned long dst, unsigned long src,
 
 	raw_spin_lock(ls);
 	found = kmp_page_take_any(src, order, &obj);
+	/*
+	 * From 0 only: the re-attach scan may have entered the source since
+	 * the take (it is still allocated), and then its free pays that
+	 * entry off instead of consuming a marker.
+	 */
 	if (found && slot)
-		WRITE_ONCE(*slot, kmp_pfn_moved(order));
+		cmpxchg(slot, 0, kmp_pfn_moved(order));
 	raw_spin_unlock(ls);
 	if (!found)
 		return;
@@ -782,9 +879,34 @@ void kmp_account_page_unfollowed(unsigned long pfn)
 }
 
 /*
+ * kmp_pfn_held() in the live table, where page blocks go while times are
+ * on (pages_hashed): a block of an order that holds @pfn, at an aligned
+ * head below it.
+ */
+static bool kmp_table_held(unsigned long pfn)
+{
+	struct kmp_obj obj;
+	unsigned int k;
+
+	if (!READ_ONCE(kmp_tab.pages_hashed))
+		return false;
+	for (k = 1; k < KMP_PAGE_ORDERS; k++) {
+		unsigned long head = round_down(pfn, 1UL << k);
+
+		if (head != pfn && kmp_live_get(kmp_key_pfn(head), &obj) &&
+		    obj.size >= PAGE_SIZE << k)
+			return true;
+	}
+	return false;
+}
+
+/*
  * A block of @order at @pfn that was allocated before the page probes
- * were attached (prior.c), entered on @tag unless its frame has an entry:
- * counted first, as any allocation, then entered with cmpxchg() from 0,
+ * were attached (prior.c), entered on @tag unless its frame has an entry
+ * or is a part of a live block entered at an aligned head below it: a
+ * block the kernel split with no event, whose parts' frees split it
+ * ("Split page blocks"), and which an entry of the part's own would pay
+ * off twice (kmp_pfn_held(), kmp_table_held()). Counted first, as any allocation, then entered with cmpxchg() from 0,
  * so that an event's entry, there first, wins (and the count is taken
  * back). Whether it was entered. With interrupts off.
  */
@@ -793,7 +915,8 @@ bool kmp_account_prior(unsigned long pfn, unsigned int order, u32 tag)
 	u32 *slot = kmp_pfn_slot(pfn);
 	size_t bytes = PAGE_SIZE << order;
 
-	if (!slot || READ_ONCE(*slot))
+	if (!slot || READ_ONCE(*slot) || kmp_pfn_held(pfn) ||
+	    kmp_table_held(pfn))
 		return false;
 	kmp_count_alloc(tag, bytes, bytes, 1);
 	if (cmpxchg(slot, 0, kmp_pfn_entry(tag, order))) {

@@ -1329,6 +1329,7 @@ int kmp_site_text(char *buf, unsigned long site)
 		[KMP_PRIOR_FILE]	= "file",
 		[KMP_PRIOR_PGTABLE]	= "pagetable",
 		[KMP_PRIOR_OTHER]	= "other",
+		[KMP_PRIOR_HUGETLB]	= "hugetlb",
 		[KMP_PRIOR_RESERVED]	= "reserved",
 	};
 	size_t n, flen;

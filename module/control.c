@@ -179,17 +179,22 @@ static int kmp_attach(bool enabled, unsigned int kinds)
 	ret = kmp_probes_set(on | was, true);
 	if (ret)
 		return ret;
-	kmp_hooks_set(on | was, true);
+	kmp_hooks_set(on | was, true, true);
 	/* the allocations: on for the kinds going on, off for the others */
 	ret = kmp_probes_set(on, false);
 	if (ret) {
-		kmp_hooks_set(was, true);
+		kmp_hooks_set(was, true, false);
 		kmp_probes_set(was, true);
 		return ret;
 	}
-	kmp_hooks_set(on, false);
-	/* the frees of the kinds going off, once their allocations are */
-	kmp_hooks_set(on, true);
+	kmp_hooks_set(on, false, true);
+	/*
+	 * The frees of the kinds going off, once their allocations are. Off
+	 * only: a free's hook refused above is not tried again here, after
+	 * the allocations, whose objects freed through it before it went on
+	 * would stay live; it is tried at the next attach.
+	 */
+	kmp_hooks_set(on, true, false);
 	kmp_probes_set(on, true);
 	kmp_hooks_moves(on);
 	kmp_attached = on;
@@ -288,6 +293,26 @@ int kmemprof_set_sample_rate(unsigned int rate)
 	return ret;
 }
 EXPORT_SYMBOL_GPL(kmemprof_set_sample_rate);
+
+#if KMP_TEST_HOOKS
+/*
+ * For the KUnit suites: the re-attach scan (prior.c) again, as an attach
+ * of the page probes runs it, with nothing detached. -ENODEV where they
+ * are not attached.
+ */
+int kmp_control_rescan(void)
+{
+	int ret = -ENODEV;
+
+	mutex_lock(&kmp_control_lock);
+	if (kmp_attached & BIT(KMP_KIND_PAGE)) {
+		kmp_prior_scan();
+		ret = 0;
+	}
+	mutex_unlock(&kmp_control_lock);
+	return ret;
+}
+#endif
 
 /*
  * Zero every counter and empty the live table. The probes are detached

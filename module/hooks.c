@@ -77,6 +77,14 @@
  * is attached again writes to the tables as any probe does. live is set
  * with release after the tables are ready, and read after the barrier.
  *
+ * A wrapper enters its objects with preemption off, each as a probe does
+ * (probe.h: the test of kmp_opts_key, then the fast path's plain writes
+ * with interrupts off), so that the synchronize_rcu() in
+ * tracepoint_synchronize_unregister() waits for a wrapper that took the
+ * defaults' copy before the re-attach scan raised the key (prior.c): one
+ * preempted between its test and its write would be waited for by
+ * nothing, and write over an entry the scan made.
+ *
  * The module may go only when no call is in a wrapper: kmp_hooks_exit()
  * waits for RCU-tasks first (a task sent to a wrapper and preempted before
  * it counted itself has then counted itself, as it can only sleep inside),
@@ -301,8 +309,11 @@ static void __flatten kmp_hook_slab_objects(enum kmp_hook_id id,
 {
 	size_t i;
 
+	/* each event's key test and its entry in one section: see below */
+	preempt_disable();
 	for (i = 0; i < n; i++)
 		kmp_slab_alloc(KMP_EV_NR, caller, READ_ONCE(p[i]), size, req);
+	preempt_enable();
 	kmp_hook_count(id, n);
 }
 
@@ -442,8 +453,10 @@ kmp_wrap_kmalloc_nolock(KMP_KMALLOC_NOLOCK_PARAMS)
 	kmp_hook_begin(h);
 	ret = KMP_KMALLOC_NOLOCK_CALL;
 	if (ret && kmp_hook_still_live(h)) {
+		preempt_disable();
 		kmp_slab_alloc(KMP_EV_NR, _RET_IP_, ret,
 			       kmalloc_size_roundup(size), size);
+		preempt_enable();
 		kmp_hook_count(KMP_HOOK_KMALLOC_NOLOCK, 1);
 	}
 	kmp_hook_end(h);
@@ -476,6 +489,8 @@ kmp_wrap_pages_bulk(KMP_PAGES_BULK_PARAMS, unsigned long caller)
 	ret = KMP_PAGES_BULK_CALL(list);
 	if (!kmp_hook_still_live(h))
 		goto out;
+	/* each event's key test and its entry in one section: see below */
+	preempt_disable();
 	if (KMP_PAGES_BULK_LIST) {
 		/* New pages go to the head of the list. */
 		pos = ((struct list_head *)KMP_PAGES_BULK_LIST)->next;
@@ -486,6 +501,7 @@ kmp_wrap_pages_bulk(KMP_PAGES_BULK_PARAMS, unsigned long caller)
 	} else {
 		kmp_bulk_pages_after(fp, array, nr_pages, ret, was);
 	}
+	preempt_enable();
 out:
 	kmp_hook_end(h);
 	return ret;
@@ -738,8 +754,41 @@ static void kmp_hooks_free_filters(void)
 			ftrace_set_filter(&kmp_hooks[i].ops, NULL, 0, 1);
 }
 
+#if KMP_TEST_HOOKS
+/* For the KUnit suites: the next attaches of one hook to refuse. */
+static struct kmp_hook *kmp_test_refused;
+static unsigned int kmp_test_refuse_n;
+
+/* The next @n attaches of the hook stats calls @name fail (NULL: none). */
+void kmp_test_hook_refuse(const char *name, unsigned int n)
+{
+	int i;
+
+	kmp_test_refused = NULL;
+	kmp_test_refuse_n = n;
+	for (i = 0; name && i < KMP_HOOK_NR; i++)
+		if (kmp_hooks[i].name && !strcmp(kmp_hooks[i].name, name))
+			kmp_test_refused = &kmp_hooks[i];
+}
+
+static bool kmp_test_refuse(struct kmp_hook *h)
+{
+	if (h != kmp_test_refused || !kmp_test_refuse_n)
+		return false;
+	kmp_test_refuse_n--;
+	return true;
+}
+#else
+static inline bool kmp_test_refuse(struct kmp_hook *h)
+{
+	return false;
+}
+#endif
+
 static int kmp_hook_register(struct kmp_hook *h)
 {
+	if (kmp_test_refuse(h))
+		return -EBUSY;
 #if KMP_HAVE_EXIT_HOOKS
 	if (h->exit)
 		return register_fprobe(&h->fp, h->fn, NULL);
@@ -777,6 +826,12 @@ static void kmp_hook_bulk_exits(struct kmp_hook *h, bool on)
 		WRITE_ONCE(kmp_pages_bulk_exits, on);
 }
 
+/* A free's hook, or the migration's: it ends or moves an object. */
+static bool kmp_hook_frees(const struct kmp_hook *h)
+{
+	return h->entry || h->frees;
+}
+
 static void kmp_hook_detach(struct kmp_hook *h)
 {
 	kmp_hook_bulk_exits(h, false);
@@ -784,6 +839,7 @@ static void kmp_hook_detach(struct kmp_hook *h)
 	smp_mb();	/* live before the counts: the handlers' pair */
 	kmp_hook_unregister(h);
 	h->attached = false;
+	kmp_attach_logged(kmp_hook_frees(h), false);
 	kmp_hook_wait(h);
 }
 
@@ -800,6 +856,7 @@ static int kmp_hook_attach(struct kmp_hook *h)
 	}
 	kmp_hook_bulk_exits(h, true);
 	h->attached = true;
+	kmp_attach_logged(kmp_hook_frees(h), true);
 	return 0;
 }
 
@@ -818,12 +875,6 @@ void kmp_hooks_moves(unsigned int kinds)
 		   !kmp_hooks[KMP_HOOK_MIGRATE].attached);
 }
 
-/* A free's hook, or the migration's: it ends or moves an object. */
-static bool kmp_hook_frees(const struct kmp_hook *h)
-{
-	return h->entry || h->frees;
-}
-
 /*
  * Attach the hooks of @kinds, detach the others, of one class: those that
  * end or move objects (@frees) or the allocations' (kmp_attach() orders
@@ -833,7 +884,7 @@ static bool kmp_hook_frees(const struct kmp_hook *h)
  * stats shows, and if it is a free, the tags with live objects of its kind
  * are marked. With kmp_control_lock.
  */
-void kmp_hooks_set(unsigned int kinds, bool frees)
+void kmp_hooks_set(unsigned int kinds, bool frees, bool attach)
 {
 	int i, ret;
 
@@ -843,7 +894,7 @@ void kmp_hooks_set(unsigned int kinds, bool frees)
 
 		if (kmp_hook_frees(h) != frees)
 			continue;
-		if (want && !h->attached) {
+		if (want && !h->attached && attach) {
 			ret = kmp_hook_attach(h);
 			if (ret && !h->warned) {
 				pr_warn("cannot hook %s (%d): its %s objects are not paired\n",
@@ -865,7 +916,7 @@ void kmp_hooks_init(void)
 	pr_warn("no ftrace with registers (DYNAMIC_FTRACE_WITH_REGS or _ARGS): bulk and nolock allocations are not paired\n");
 }
 
-void kmp_hooks_set(unsigned int kinds, bool frees)
+void kmp_hooks_set(unsigned int kinds, bool frees, bool attach)
 {
 }
 

@@ -231,6 +231,7 @@ enum kmp_prior {
 	KMP_PRIOR_FILE,
 	KMP_PRIOR_PGTABLE,
 	KMP_PRIOR_OTHER,
+	KMP_PRIOR_HUGETLB,
 	KMP_PRIOR_RESERVED,
 	KMP_PRIOR_NR,
 };
@@ -608,7 +609,17 @@ void kmp_nmi_flush_work(void);
 
 /* hooks.c: the untraced allocator paths. */
 void kmp_hooks_init(void);
-void kmp_hooks_set(unsigned int kinds, bool frees);
+void kmp_hooks_set(unsigned int kinds, bool frees, bool attach);
+#if KMP_TEST_HOOKS
+/* probes.c, hooks.c: the order of attaches, refused attaches. */
+void kmp_attach_logged(bool frees, bool attach);
+void kmp_test_hook_refuse(const char *name, unsigned int n);
+int kmp_control_rescan(void);	/* control.c */
+#else
+static inline void kmp_attach_logged(bool frees, bool attach)
+{
+}
+#endif
 void kmp_hooks_moves(unsigned int kinds);
 void kmp_hooks_show(struct seq_file *m);
 void kmp_hooks_exit(void);
@@ -636,10 +647,9 @@ void kmp_modtext_init(void);
 void kmp_modtext_exit(void);
 
 /* account.c: the general path, with interrupts off. */
-void kmp_account_page_alloc(unsigned long fp, unsigned long pfn,
-			    unsigned int order);
 void kmp_account_page_move(unsigned long dst, unsigned long src,
 			   unsigned int order);
+void kmp_account_page_free_huge(unsigned long pfn, unsigned int order);
 bool kmp_page_free_returns(void);
 unsigned long kmp_page_site(unsigned long fp, struct kmp_frames *f,
 			    unsigned int after);

@@ -61,10 +61,15 @@
  *   (kmp_live_insert_spill()), never the slots, since later records of
  *   its key may be pending; and nothing else can enter the key meanwhile,
  *   its group being pinned. Page blocks: the fast paths go by the PFN map
- *   alone, and a free is left whole only where the map does not hold the
- *   block (it is not covered, or pages_hashed is set), where neither fast
- *   path nor an NMI enters one; a free the map covers and has no entry for,
- *   with pages_hashed clear, is unpaired then and there (UNPAIRED).
+ *   alone, and a free is left whole where the map does not hold the block
+ *   (it is not covered, or pages_hashed is set), where neither fast path
+ *   nor an NMI enters one, or where its frame is a part of a block entered
+ *   at an aligned head below it (kmp_pfn_held(): a block the kernel split),
+ *   which the general path splits when it applies the record. Should the
+ *   part's page be allocated again on another CPU before that, the record
+ *   takes the new block's entry (account.c, "Split page blocks"). A free the
+ *   map covers and has no entry for, in no such block, with pages_hashed
+ *   clear, is unpaired then and there (UNPAIRED).
  *
  * Notes on locking:
  *
@@ -316,7 +321,7 @@ void kmp_nmi_free(enum kmp_event ev, unsigned long key, size_t bytes)
 		slot = kmp_pfn_slot(key >> 2);
 		v = slot ? READ_ONCE(*slot) : 0;
 		if (slot && !READ_ONCE(kmp_tab.pages_hashed) &&
-		    !(v & KMP_PFN_VALID)) {
+		    !(v & KMP_PFN_VALID) && !kmp_pfn_held(key >> 2)) {
 			/* In neither table: the fast path's miss. */
 			WRITE_ONCE(rec->key, key);
 			kmp_nmi_commit(r, rec, KMP_NMI_UNPAIRED);

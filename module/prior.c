@@ -8,12 +8,16 @@
  * enabled=1, events gaining page, a reset), every allocated block of RAM
  * that has no entry is entered on one of the before-load tags, by what its
  * struct page tells: slab, anonymous memory, page cache, page tables,
- * reserved (memblock's, the kernel image, the memory map: kept apart, since
- * the page allocator never handed them out) and other (everything else the
- * kernel allocated: vmalloc, stacks, drivers' pages). Their frees then
- * pair, and /proc/kmemprof adds up to the memory in use.
+ * the hugetlb pool (its pages free or in use: a free one has no reference,
+ * and is still the pool's), reserved (memblock's, the kernel image, the
+ * memory map: kept apart, since the page allocator never handed them out)
+ * and other (everything else the kernel allocated: vmalloc, stacks,
+ * drivers' pages). Their frees then pair, and /proc/kmemprof adds up to
+ * the memory in use.
  *
- * A block is a compound page (its head, of its order), a single page, or
+ * A block is a compound page (its head, of its order, or of the largest
+ * order for a gigantic hugetlb folio above it, entered as blocks of that
+ * order: account.c says why), a single page, or
  * a block of higher order that is not compound (alloc_pages() without
  * __GFP_COMP, __get_free_pages()). The last has a reference on its first
  * page only; its other pages, its tails, have none and no flag, as a page
@@ -201,6 +205,9 @@ static int kmp_prior_kind(struct page *page)
 
 	if (PageTail(page) || PageBuddy(page))
 		return -1;
+	/* the hugetlb pool's, in use or free (no reference in the pool) */
+	if (PageHead(page) && PageHuge(page))
+		return KMP_PRIOR_HUGETLB;
 	if (PageReserved(page))
 		return KMP_PRIOR_RESERVED;
 	/* before its reference: slab pages are frozen (no reference) on 7.x */
@@ -219,11 +226,15 @@ static int kmp_prior_kind(struct page *page)
 	return KMP_PRIOR_OTHER;
 }
 
-/* The block at @page is free now (see the locking note). */
+/*
+ * The block at @page is free now (see the locking note): a hugetlb pool's
+ * free page has no reference either, and is still the pool's.
+ */
 static bool kmp_prior_gone(struct page *page)
 {
 	return PageBuddy(page) ||
-	       (!page_ref_count(page) && !PageSlab(page) && !PageTable(page));
+	       (!page_ref_count(page) && !PageSlab(page) && !PageTable(page) &&
+		!(PageHead(page) && PageHuge(page)));
 }
 
 /* The tags, made once: the pool keeps them across resets. */
@@ -543,14 +554,57 @@ static unsigned long kmp_prior_nc(unsigned long pfn, struct page *page,
 	return n;
 }
 
+/*
+ * Enter the block of @order at @pfn, a part of the compound block headed
+ * by @head (itself, but for a gigantic one's), on @tag, and take out the
+ * stale entries of its tails. The frame after it.
+ */
+static unsigned long kmp_prior_block(unsigned long pfn, struct page *head,
+				     unsigned int order, u32 tag,
+				     unsigned long *pages)
+{
+	unsigned long i;
+
+	if (kmp_account_prior(pfn, order, tag)) {
+		*pages += 1UL << order;
+		if (kmp_prior_gone(head))
+			kmp_account_prior_undo(pfn, order, tag);
+	}
+	for (i = 1; i < 1UL << order; i++)
+		kmp_prior_drop(pfn + i, head, KMP_PF_TAIL);
+	return pfn + (1UL << order);
+}
+
+/*
+ * The head of the compound block above the largest order (a gigantic
+ * hugetlb folio) that the tail @page at @pfn is a part of, where @pfn is
+ * aligned to the largest order, or NULL. Such a block is entered as
+ * blocks of the largest order, each aligned to its size, as account.c
+ * takes it ("Blocks above the buddy allocator's largest order"): the head
+ * one from the head, the others from their first frames, here.
+ */
+static struct page *kmp_prior_giant(unsigned long pfn, struct page *page)
+{
+	struct page *head;
+
+	if (pfn & (BIT(KMP_PAGE_ORDERS - 1) - 1))
+		return NULL;
+	head = compound_head(page);
+	/* racy: the block may be split or freed meanwhile; bounded */
+	if (head == page || !PageHead(head) ||
+	    compound_order(head) < KMP_PAGE_ORDERS ||
+	    pfn - page_to_pfn(head) >= 1UL << compound_order(head))
+		return NULL;
+	return head;
+}
+
 /* Enter the blocks of [@pfn, @end) that need it. Interrupts off. */
 static unsigned long kmp_prior_batch(unsigned long pfn, unsigned long end,
 				     unsigned long *pages)
 {
 	while (pfn < end) {
-		struct page *page = pfn_to_online_page(pfn);
+		struct page *page = pfn_to_online_page(pfn), *head;
 		unsigned int order = 0;
-		unsigned long i;
 		int kind;
 
 		if (!page) {
@@ -559,6 +613,18 @@ static unsigned long kmp_prior_batch(unsigned long pfn, unsigned long end,
 		}
 		if (PageBuddy(page)) {
 			pfn += kmp_prior_free(pfn, page);
+			continue;
+		}
+		/* a block of the largest order inside a gigantic one */
+		head = PageTail(page) ? kmp_prior_giant(pfn, page) : NULL;
+		if (head) {
+			kind = kmp_prior_kind(head);
+			if (kind >= 0)
+				pfn = kmp_prior_block(pfn, head, KMP_PAGE_ORDERS - 1,
+						      kmp_prior_tags[kind],
+						      pages);
+			else
+				pfn++;
 			continue;
 		}
 		kind = kmp_prior_kind(page);
@@ -577,17 +643,12 @@ static unsigned long kmp_prior_batch(unsigned long pfn, unsigned long end,
 				continue;
 			}
 		}
+		/* a gigantic block's first part: see kmp_prior_giant() */
 		if (PageHead(page))
-			order = compound_order(page);
-		if (kmp_account_prior(pfn, order, kmp_prior_tags[kind])) {
-			*pages += 1UL << order;
-			if (kmp_prior_gone(page))
-				kmp_account_prior_undo(pfn, order,
-						       kmp_prior_tags[kind]);
-		}
-		for (i = 1; i < 1UL << order; i++)
-			kmp_prior_drop(pfn + i, page, KMP_PF_TAIL);
-		pfn += 1UL << order;
+			order = min_t(unsigned int, compound_order(page),
+				      KMP_PAGE_ORDERS - 1);
+		pfn = kmp_prior_block(pfn, page, order, kmp_prior_tags[kind],
+				      pages);
 	}
 	return pfn;
 }

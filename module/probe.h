@@ -415,8 +415,12 @@ __kmp_page_free_fast(enum kmp_event ev, const struct page *page,
 		goto out;
 	v = READ_ONCE(*slot);
 	if (unlikely(!(v & KMP_PFN_VALID))) {
+		/*
+		 * An empty entry: one of the blocks not tracked. Not a
+		 * migration's marker, which the general path consumes.
+		 */
 		if (!READ_ONCE(kmp_tab.pages_hashed)) {
-			if (kmp_sampling() && kmp_sampled_out(ev, 0))
+			if (!v && kmp_sampling() && kmp_sampled_out(ev, 0))
 				ret = KMP_PF_DONE;
 		} else if (!kmp_sampling()) {
 			ret = KMP_PF_TABLE;

@@ -144,6 +144,12 @@ noinline void kmp_page_free_slow(enum kmp_event ev, const struct page *page,
 		return;
 	}
 	kmp_enter(ev, &flags, &t0);
+	/* above the largest order: a chunk at a time (account.c) */
+	if (unlikely(order >= KMP_PAGE_ORDERS)) {
+		kmp_leave(flags, t0);
+		kmp_account_page_free_huge(pfn, order);
+		return;
+	}
 	kmp_nmi_settle(kmp_key_pfn(pfn));
 	kmp_account_free(kmp_key_pfn(pfn), PAGE_SIZE << order);
 	kmp_leave(flags, t0);
@@ -156,16 +162,26 @@ noinline void kmp_page_free_slow(enum kmp_event ev, const struct page *page,
  */
 void kmp_page_move(unsigned long dst, unsigned long src, unsigned int order)
 {
-	unsigned long flags;
+	unsigned int max = KMP_PAGE_ORDERS - 1, step = min(order, max);
+	unsigned long i, n = 1UL << (order - step), flags;
 	u64 t0;
 
 	if (WARN_ON_ONCE(in_nmi()))
 		return;
-	kmp_enter(KMP_EV_NR, &flags, &t0);
-	kmp_nmi_settle(kmp_key_pfn(src));
-	kmp_nmi_settle(kmp_key_pfn(dst));
-	kmp_account_page_move(dst, src, order);
-	kmp_leave(flags, t0);
+	/*
+	 * A block above the largest order (a gigantic hugetlb folio) was
+	 * entered as largest-order blocks (account.c): each moves on its
+	 * own, interrupts off for one at a time.
+	 */
+	for (i = 0; i < n; i++) {
+		unsigned long off = i << step;
+
+		kmp_enter(KMP_EV_NR, &flags, &t0);
+		kmp_nmi_settle(kmp_key_pfn(src + off));
+		kmp_nmi_settle(kmp_key_pfn(dst + off));
+		kmp_account_page_move(dst + off, src + off, step);
+		kmp_leave(flags, t0);
+	}
 }
 
 /*
@@ -700,24 +716,33 @@ static bool kmp_tp_wanted(int i, unsigned int kinds)
 }
 
 #if KMP_TEST_HOOKS
-/* The probes attached and detached, in order, for the KUnit suites. */
+/*
+ * The probes and hooks attached and detached, in order, for the KUnit
+ * suites.
+ */
 static struct {
 	bool frees;
 	bool attach;
-} kmp_tp_log[4 * KMP_TP_NR];
+} kmp_tp_log[4 * (KMP_TP_NR + KMP_HOOK_NR)];
 static unsigned int kmp_tp_log_n;
 
-static void kmp_tp_logged(int i, bool attach)
+/* A probe or a hook (hooks.c) that ends objects (@frees) went on or off. */
+void kmp_attach_logged(bool frees, bool attach)
 {
 	if (kmp_tp_log_n < ARRAY_SIZE(kmp_tp_log)) {
-		kmp_tp_log[kmp_tp_log_n].frees = kmp_tps[i].frees;
+		kmp_tp_log[kmp_tp_log_n].frees = frees;
 		kmp_tp_log[kmp_tp_log_n++].attach = attach;
 	}
 }
 
+static void kmp_tp_logged(int i, bool attach)
+{
+	kmp_attach_logged(kmp_tps[i].frees, attach);
+}
+
 /*
- * Whether the probes attached since the last call went on frees first,
- * and those detached came off frees last: 0, or -EINVAL. @n: how many
+ * Whether the probes and hooks attached since the last call went on frees
+ * first, and those detached came off frees last: 0, or -EINVAL. @n: how many
  * were logged. Under kmp_control_lock's callers' order (the suites').
  */
 int kmp_probes_log_order(unsigned int *n)

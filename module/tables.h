@@ -585,6 +585,30 @@ static __always_inline bool kmp_pfn_take(u32 *slot, u32 v, unsigned int order,
 	return cmpxchg(slot, v, 0) == v;
 }
 
+/*
+ * Whether frame @pfn, which has no entry, lies inside a live block of the
+ * map entered at an aligned head below it (blocks are aligned to their
+ * size): a part of a block that the kernel split with no event
+ * (split_page(), a THP split), whose free splits the block (account.c,
+ * "Split page blocks"). Lock-free, a word per order.
+ */
+static inline bool kmp_pfn_held(unsigned long pfn)
+{
+	unsigned int k;
+	u32 *slot, v;
+
+	for (k = 1; k < KMP_PAGE_ORDERS; k++) {
+		unsigned long head = round_down(pfn, 1UL << k);
+
+		if (head == pfn || !kmp_pfn_get(head, &slot))
+			continue;
+		v = READ_ONCE(*slot);
+		if ((v & KMP_PFN_VALID) && kmp_pfn_order(v) >= k)
+			return true;
+	}
+	return false;
+}
+
 /* --- The call site of a page event: a walk of the frame records --- */
 
 #define KMP_FP_FRAMES	6

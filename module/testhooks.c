@@ -461,6 +461,22 @@ bool kmemprof_hooked(const char *name)
 
 kmp_export_test_hook(kmemprof_hooked);
 
+/* The next @n attaches of the hook stats calls @name are refused. */
+void kmemprof_test_hook_refuse(const char *name, unsigned int n)
+{
+	kmp_test_hook_refuse(name, n);
+}
+
+kmp_export_test_hook(kmemprof_test_hook_refuse);
+
+/* The re-attach scan again, as an attach of the page probes runs it. */
+int kmemprof_test_rescan(void)
+{
+	return kmp_control_rescan();
+}
+
+kmp_export_test_hook(kmemprof_test_rescan);
+
 /*
  * An NMI event, as nmi.c takes it, from a test: the entry points an event
  * in NMI reaches, called with interrupts off as an NMI would run. The

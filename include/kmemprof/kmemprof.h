@@ -149,6 +149,8 @@ int kmemprof_test_get_reuse(const void *a, const void *b,
 			    struct kmp_test_obj *was, struct kmp_test_obj *now,
 			    struct kmp_test_obj *seen);
 bool kmemprof_hooked(const char *name);
+void kmemprof_test_hook_refuse(const char *name, unsigned int n);
+int kmemprof_test_rescan(void);
 void kmemprof_test_nmi_alloc(unsigned long site, const void *ptr,
 			     size_t size);
 void kmemprof_test_nmi_free(const void *ptr);

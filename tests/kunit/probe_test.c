@@ -192,10 +192,42 @@ static void probe_attach_frees_first(struct kunit *test)
 	KMP_ASSERT_EQ(test, kmemprof_set_enabled(true), 0);
 }
 
+/*
+ * A free's hook that ftrace refuses at attach (another user holds its
+ * function) is not tried again once the allocations' probes are on: it
+ * would go on after them, and an object allocated between the two and
+ * freed through it would stay live. It goes on at the next attach.
+ */
+static void probe_refused_free_hook(struct kunit *test)
+{
+	const char *hook = "kmem_cache_free_bulk";
+	unsigned int n;
+
+	if (!kmemprof_hooked(hook)) {
+		kmp_kunit_skip(test, "%s is not hooked on this kernel", hook);
+		return;
+	}
+	KMP_ASSERT_EQ(test, kmemprof_set_enabled(false), 0);
+	kmemprof_test_attach_order(&n);
+	kmemprof_test_hook_refuse(hook, 1);
+	KMP_ASSERT_EQ(test, kmemprof_set_enabled(true), 0);
+	kmemprof_test_hook_refuse(NULL, 0);
+	KMP_EXPECT_EQ_MSG(test, kmemprof_test_attach_order(&n), 0,
+			  "a free's hook went on after an allocation's probe");
+	KUNIT_EXPECT_FALSE_MSG(test, kmemprof_hooked(hook),
+			       "%s tried again after the allocations", hook);
+	KMP_ASSERT_EQ(test, kmemprof_set_enabled(false), 0);
+	KMP_ASSERT_EQ(test, kmemprof_set_enabled(true), 0);
+	KUNIT_EXPECT_TRUE_MSG(test, kmemprof_hooked(hook),
+			      "%s not attached again at the next attach", hook);
+	KMP_EXPECT_EQ(test, kmemprof_test_attach_order(&n), 0);
+}
+
 static struct kunit_case probe_cases[] = {
 	KUNIT_CASE(probe_events_counted),
 	KUNIT_CASE(probe_detach_stops_counting),
 	KUNIT_CASE(probe_attach_frees_first),
+	KUNIT_CASE(probe_refused_free_hook),
 	{}
 };
 

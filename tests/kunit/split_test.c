@@ -538,6 +538,216 @@ static void split_move_part(struct kunit *test)
 	split_tries(test, split_move_part_once);
 }
 
+/*
+ * A free above the buddy allocator's largest order (6.11+: folio_put() of
+ * a gigantic hugetlb folio) takes every largest-order block in its range
+ * (account.c, "Blocks above the buddy allocator's largest order"). The
+ * range: 2^KMP_PAGE_ORDERS pages from alloc_contig_range(), which makes
+ * no event, entered as largest-order blocks as CMA's event enters a
+ * gigantic folio. After that free, the blocks are entered again and the
+ * range freed a page at a time, as free_contig_range() frees a gigantic
+ * folio up to 6.10: each block splits at its first page's free.
+ */
+#define GIANT_ORDER	KMP_PAGE_ORDERS
+#define GIANT_N		BIT(GIANT_ORDER)
+#define GIANT_PARTS	BIT(GIANT_ORDER - (KMP_PAGE_ORDERS - 1))
+#define GIANT_TRIES	64	/* ranges tried for alloc_contig_range() */
+
+/* The call site of the gigantic range's blocks. */
+static noinline void giant_enter(struct page *page)
+{
+	int i;
+
+	for (i = 0; i < GIANT_PARTS; i++)
+		kmemprof_test_page_alloc(page + (i << (KMP_PAGE_ORDERS - 1)),
+					 KMP_PAGE_ORDERS - 1);
+}
+
+/* 6.16 gave alloc_contig_range() flags for its migrate type. */
+#ifdef ACR_FLAGS_NONE
+#define GIANT_HOW	ACR_FLAGS_NONE
+#else
+#define GIANT_HOW	MIGRATE_MOVABLE
+#endif
+
+/*
+ * An aligned range of GIANT_N free pages taken off the free lists, or 0
+ * with alloc_contig_range()'s last error in *@err.
+ */
+static unsigned long giant_range(int *err)
+{
+#ifdef CONFIG_CONTIG_ALLOC
+	struct page *hint = alloc_page(GFP_HIGHUSER_MOVABLE);
+	unsigned long start, pfn;
+	int i;
+
+	*err = -ENOMEM;
+	if (!hint)
+		return 0;
+	pfn = page_to_pfn(hint);
+	__free_page(hint);
+	start = round_down(pfn, GIANT_N);
+	for (i = 0; i < GIANT_TRIES; i++, start -= GIANT_N) {
+		if (start < GIANT_N || !pfn_valid(start) ||
+		    !pfn_valid(start + GIANT_N - 1))
+			break;
+		*err = alloc_contig_range(start, start + GIANT_N, GIANT_HOW,
+					  GFP_KERNEL | __GFP_NOWARN);
+		if (!*err)
+			return start;
+	}
+#else
+	*err = -EOPNOTSUPP;
+#endif
+	return 0;
+}
+
+static bool split_giant_once(struct kunit *test, bool last)
+{
+	struct split_base b;
+	struct page *page;
+	unsigned long pfn;
+	int err;
+
+	pfn = giant_range(&err);
+	if (!pfn) {
+		kmp_kunit_skip(test, "no free range of %lu pages: %d", GIANT_N,
+			       err);
+		return true;
+	}
+	page = pfn_to_page(pfn);
+	split_begin(test, giant_enter, &b);
+	giant_enter(page);
+	split_expect(test, &b, "gigantic", 0, GIANT_PARTS, 0, GIANT_N,
+		     GIANT_PARTS);
+	kmemprof_test_page_free_event(page, GIANT_ORDER);
+	split_expect(test, &b, "gigantic freed whole", 1, GIANT_PARTS,
+		     GIANT_PARTS, 0, 0);
+	giant_enter(page);
+	free_contig_range(pfn, GIANT_N);
+	split_expect(test, &b, "gigantic freed page by page", 2,
+		     GIANT_PARTS * (1 + (GIANT_N / GIANT_PARTS)),
+		     GIANT_PARTS * (1 + (GIANT_N / GIANT_PARTS)), 0, 0);
+	return split_stats(test, &b, "gigantic", GIANT_PARTS, 0, last);
+}
+
+static void split_gigantic(struct kunit *test)
+{
+	split_tries(test, split_giant_once);
+}
+
+/*
+ * A part of a split block freed in NMI, at a frame with no entry of its
+ * own, is left to the irq_work, which splits the block (nmi.c): not
+ * counted unpaired then and there, with the block live on its owner and
+ * later entered again as a live part.
+ */
+static bool split_nmi_tail_once(struct kunit *test, bool last)
+{
+	struct split_base b;
+	struct page *page;
+	int i;
+
+	split_begin(test, split_alloc, &b);
+	split_alloc(&page);
+	KMP_ASSERT_NOT_NULL(test, page);
+	split_page(page, SPLIT_ORDER);
+	kmemprof_test_nmi_page_free(page + 1, 0);
+	kmemprof_test_nmi_flush();
+	split_expect(test, &b, "NMI tail", 0, SPLIT_N, 1, SPLIT_N - 1,
+		     SPLIT_N - 1);
+	for (i = 0; i < SPLIT_N; i++)
+		if (i != 1)
+			__free_page(page + i);
+	split_expect(test, &b, "NMI tail", 1, SPLIT_N, SPLIT_N, 0, 0);
+	/* the kernel's own free of the page the NMI case freed: no owner */
+	__free_page(page + 1);
+	return split_stats(test, &b, "NMI tail", 1, 1, last);
+}
+
+static void split_nmi_tail_free(struct kunit *test)
+{
+	/* blocks in the map alone, as at the defaults: no pages_hashed */
+	KMP_ASSERT_EQ(test, kmemprof_reset(), 0);
+	split_tries(test, split_nmi_tail_once);
+}
+
+/*
+ * With sample_rate above 1, a migration's source keeps a marker that its
+ * free consumes: the fast path leaves it to the general path, and the
+ * free is neither unpaired nor left to consume a later one.
+ */
+static bool split_move_sampled_once(struct kunit *test, bool last)
+{
+	struct split_base a;
+	struct page *src, *dst;
+	bool tracked = false;
+	int i, j;
+
+	KMP_ASSERT_EQ(test, kmemprof_set_sample_rate(2), 0);
+	/* one block in two is tracked: the first whose move is counted */
+	for (i = 0; i < 8 && !tracked; i++) {
+		KMP_ASSERT_EQ(test, kmemprof_set_enabled(false), 0);
+		move_target(&dst, SPLIT_ORDER);
+		KMP_ASSERT_EQ(test, kmemprof_set_enabled(true), 0);
+		KMP_ASSERT_NOT_NULL(test, dst);
+		/* no entry, as compaction's free pages (see above) */
+		for (j = 0; j < SPLIT_N; j++)
+			kmemprof_test_page_forget(dst + j);
+		split_begin(test, split_alloc, &a);
+		split_alloc(&src);
+		KMP_ASSERT_NOT_NULL(test, src);
+		kmemprof_test_page_move(dst, src, SPLIT_ORDER);
+		tracked = kmemprof_stat(KMP_ST_PAGE_MOVED) != a.moved;
+		__free_pages(src, SPLIT_ORDER);
+		__free_pages(dst, SPLIT_ORDER);
+	}
+	KMP_ASSERT_EQ(test, kmemprof_set_sample_rate(1), 0);
+	KUNIT_ASSERT_TRUE_MSG(test, tracked, "no block tracked in 8");
+	return split_stats(test, &a, "moved, sampled", 0, 0, last) &&
+	       split_moves(test, &a, 1, 0, last);
+}
+
+static void split_move_sampled(struct kunit *test)
+{
+	/* blocks in the map alone, as at the defaults: no pages_hashed */
+	KMP_ASSERT_EQ(test, kmemprof_reset(), 0);
+	split_tries(test, split_move_sampled_once);
+}
+
+/*
+ * The re-attach scan passes over the parts of a block the kernel split:
+ * they have no entry of their own, and the block's entry at its head holds
+ * them (kmp_pfn_held()). Entered on before_load, a part freed first would
+ * pay that entry off, and the head's free would then split the block and
+ * enter the part again on the owner, live for good: 83-attach's stale.
+ */
+static bool split_rescan_once(struct kunit *test, bool last)
+{
+	struct split_base b;
+	struct page *page;
+	int i;
+
+	split_begin(test, split_alloc, &b);
+	split_alloc(&page);
+	KMP_ASSERT_NOT_NULL(test, page);
+	split_page(page, SPLIT_ORDER);
+	KMP_ASSERT_EQ(test, kmemprof_test_rescan(), 0);
+	__free_page(page + 1);
+	split_expect(test, &b, "rescanned", 0, SPLIT_N, 1, SPLIT_N - 1,
+		     SPLIT_N - 1);
+	__free_page(page);
+	for (i = 2; i < SPLIT_N; i++)
+		__free_page(page + i);
+	split_expect(test, &b, "rescanned", 1, SPLIT_N, SPLIT_N, 0, 0);
+	return split_stats(test, &b, "rescanned", 1, 0, last);
+}
+
+static void split_rescan(struct kunit *test)
+{
+	split_tries(test, split_rescan_once);
+}
+
 static struct kunit_case split_cases[] = {
 	KUNIT_CASE(split_freed_in_order),
 	KUNIT_CASE(split_freed_in_live_table),
@@ -548,6 +758,10 @@ static struct kunit_case split_cases[] = {
 	KUNIT_CASE(split_move_to_allocated),
 	KUNIT_CASE(split_move_to_free_page),
 	KUNIT_CASE(split_move_part),
+	KUNIT_CASE(split_gigantic),
+	KUNIT_CASE(split_nmi_tail_free),
+	KUNIT_CASE(split_move_sampled),
+	KUNIT_CASE(split_rescan),
 	{}
 };
 
