@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "outfile.h"
 
 int kp_arg_number(const char *opt, const char *s, double *v)
 {
@@ -120,6 +121,16 @@ static int set_min_bytes(struct kp_opts *o, const char *arg)
 	return size("--min-bytes", arg, &o->filter.min_bytes) ? 2 : 0;
 }
 
+static int set_file_mode(struct kp_opts *o, const char *arg)
+{
+	if (kp_file_mode(arg, &o->file_mode)) {
+		fprintf(stderr, "kmemprof: --file-mode %s: expected 0600, 0640, 0604 or 0644 (others may read, never write)\n",
+			arg);
+		return 2;
+	}
+	return 0;
+}
+
 static int set_resolve(struct kp_opts *o, const char *arg)
 {
 	o->do_resolve = true;
@@ -184,6 +195,11 @@ const struct kp_option kp_opt_view_lines = {
 	"lines", 1, 'n', "N", "the first N sites (default 20; 0: all)",
 	set_lines,
 };
+const struct kp_option kp_opt_file_mode = {
+	"file-mode", 1, 0, "MODE",
+	"the mode of the files written (default 0600: what they hold is "
+	"root-only; 0640 or 0644 to let others read them)", set_file_mode,
+};
 const struct kp_option kp_opt_human = {
 	"human", 0, 'H', NULL, "sizes in IEC units, as numfmt --to=iec",
 	set_human,
@@ -216,11 +232,14 @@ const struct kp_option kp_opt_csv = {
 };
 const struct kp_option kp_opt_prometheus = {
 	"prometheus", 0, 0, NULL,
-	"the Prometheus text format, for node_exporter's textfile collector",
+	"the Prometheus text format, for node_exporter's textfile collector "
+	"(unnamed addresses redacted: unknown#N)",
 	set_prometheus,
 };
 const struct kp_option kp_opt_openmetrics = {
-	"openmetrics", 0, 0, NULL, "OpenMetrics 1.0 text", set_openmetrics,
+	"openmetrics", 0, 0, NULL,
+	"OpenMetrics 1.0 text (unnamed addresses redacted: unknown#N)",
+	set_openmetrics,
 };
 const struct kp_option kp_opt_source = {
 	"source", 1, 0, "NAME",

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "jsonstr.h"
 
@@ -59,9 +60,13 @@ int kp_out_account_metrics(FILE *out, const struct kp_account *a,
 int kp_pprof_gz(const struct kp_profile *p, const struct kp_stacks *st,
 		const char *deflt, void **buf, size_t *len, char *err,
 		size_t errlen);
-/* The same, written to @path (heap: inuse_space the default). */
+/*
+ * The same, written to @path (heap: inuse_space the default), made as
+ * outfile.c makes every file, mode @mode.
+ */
 int kp_out_pprof(const char *path, const struct kp_profile *p,
-		 const struct kp_stacks *st, char *err, size_t errlen);
+		 const struct kp_stacks *st, mode_t mode, char *err,
+		 size_t errlen);
 
 /* SVG: the first @n sites of @p as bars (0: all, at most 50). */
 int kp_plot_top(FILE *out, const struct kp_profile *p, size_t n);

@@ -38,7 +38,7 @@
  *   and 16 hex digits; sprint_symbol() and %pS ignore kptr_restrict):
  *   every such word is replaced, in sites, functions, callers and stack
  *   frames, by "unknown#N", N the order in which serve first met that
- *   address (stable while it runs, up to MAX_ADDRS, "unknown" past
+ *   address (stable while it runs, up to KP_REDACT_MAX, "unknown" past
  *   that), before any output is made. Errors name no path or value to
  *   the client (the log has them).
  * - libmicrohttpd bounds the rest: the request's size (headers
@@ -49,7 +49,7 @@
  * offset is shared); parsing and rendering work on each request's own
  * copy of the text, in the connection's thread. @state_lock guards
  * @deltas and @stopping (with @wake, which ends a delta's wait at
- * SIGTERM); @addr_lock the address table.
+ * SIGTERM); the redactor has its own lock (redact.c).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -107,6 +107,7 @@ static int run(struct kp_opts *o)
 
 #include "meminfo.h"
 #include "output.h"
+#include "redact.h"
 
 #define DEFAULT_LISTEN "127.0.0.1:9465"
 #define REQ_MEMORY (32 * 1024)	/* a request's headers and buffers */
@@ -115,7 +116,6 @@ static int run(struct kp_opts *o)
 #define IDLE_SECS 10
 #define MAX_SECONDS 60		/* ?seconds= on allocs */
 #define MAX_DELTAS 2		/* ?seconds= requests at once */
-#define MAX_ADDRS 1024		/* unnamed addresses numbered */
 #define STOP_MS 1000		/* at SIGTERM, for the answers under way */
 #define REALM "kmemprof"
 
@@ -137,80 +137,8 @@ struct serve {
 	pthread_cond_t wake;
 	int deltas;		/* ?seconds= requests under way */
 	bool stopping;
-	pthread_mutex_t addr_lock;
-	uint64_t addrs[MAX_ADDRS];
-	size_t naddrs;
+	struct kp_redactor red;	/* the unnamed addresses (redact.c) */
 };
-
-/* The number of @a in the address table, from 1; 0 when it is full. */
-static size_t addr_number(struct serve *sv, uint64_t a)
-{
-	size_t i;
-
-	pthread_mutex_lock(&sv->addr_lock);
-	for (i = 0; i < sv->naddrs && sv->addrs[i] != a; i++)
-		;
-	if (i == sv->naddrs && i < MAX_ADDRS)
-		sv->addrs[sv->naddrs++] = a;
-	pthread_mutex_unlock(&sv->addr_lock);
-	return i < MAX_ADDRS ? i + 1 : 0;
-}
-
-/*
- * Each word of @s (after its start, a blank or a comma) that is a kernel
- * address, "0x" and 8 or more hex digits or 16 hex digits bare, becomes
- * "unknown#N" (or "unknown" where that does not fit), in place.
- */
-static void redact(struct serve *sv, char *s)
-{
-	char ph[32], *p;
-	size_t off, n, len, pl;
-
-	for (p = s; p && *p; p++) {
-		if (p != s && p[-1] != ' ' && p[-1] != ',')
-			continue;
-		off = p[0] == '0' && (p[1] == 'x' || p[1] == 'X') ? 2 : 0;
-		for (n = 0; isxdigit((unsigned char)p[off + n]); n++)
-			;
-		if (off ? n < 8 : n < 16)
-			continue;
-		len = off + n;
-		n = addr_number(sv, strtoull(p + off, NULL, 16));
-		pl = (size_t)snprintf(ph, sizeof(ph), "unknown#%zu", n);
-		if (!n || pl > len)
-			pl = (size_t)snprintf(ph, sizeof(ph), "unknown");
-		memcpy(p, ph, pl);
-		memmove(p + pl, p + len, strlen(p + len) + 1);
-		p += pl - 1;
-	}
-}
-
-static void redact_site(struct serve *sv, struct kp_site *s)
-{
-	redact(sv, s->site);
-	redact(sv, s->func);
-	redact(sv, s->callers);
-}
-
-static void redact_profile(struct serve *sv, struct kp_profile *p)
-{
-	size_t i;
-
-	for (i = 0; i < p->n; i++)
-		redact_site(sv, &p->sites[i]);
-}
-
-static void redact_stacks(struct serve *sv, struct kp_stacks *st)
-{
-	size_t i, f;
-
-	for (i = 0; i < st->n; i++) {
-		for (f = 0; f < st->v[i].nframes; f++)
-			redact(sv, st->v[i].frames[f]);
-		redact(sv, st->v[i].site);
-		redact_site(sv, &st->v[i].tag);
-	}
-}
 
 /* The whole text behind @fd, read again from offset 0. */
 static char *reread(struct serve *sv, int fd, size_t *size)
@@ -296,7 +224,7 @@ static int load_profile(struct serve *sv, struct kp_profile *p, char *err,
 	if (load_fd(sv, sv->prof_fd, sv->prof, parse_profile, p, err,
 		    errlen))
 		return -1;
-	redact_profile(sv, p);
+	kp_redact_profile(&sv->red, p);
 	return 0;
 }
 
@@ -306,7 +234,7 @@ static int load_stacks(struct serve *sv, struct kp_stacks *st, char *err,
 	if (load_fd(sv, sv->stacks_fd, sv->stacks, parse_stacks, st, err,
 		    errlen))
 		return -1;
-	redact_stacks(sv, st);
+	kp_redact_stacks(&sv->red, st);
 	return 0;
 }
 
@@ -886,7 +814,7 @@ static int run(struct kp_opts *o)
 		return make_token(o);
 	pthread_mutex_init(&sv.lock, NULL);
 	pthread_mutex_init(&sv.state_lock, NULL);
-	pthread_mutex_init(&sv.addr_lock, NULL);
+	kp_redactor_init(&sv.red);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&sv.wake, &ca);
@@ -999,7 +927,7 @@ out:
 	}
 	kp_web_free(&web);
 	pthread_cond_destroy(&sv.wake);
-	pthread_mutex_destroy(&sv.addr_lock);
+	kp_redactor_destroy(&sv.red);
 	pthread_mutex_destroy(&sv.state_lock);
 	pthread_mutex_destroy(&sv.lock);
 	return rc;

@@ -37,6 +37,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "outfile.h"
 #include "util.h"
 #include "webauth.h"
 
@@ -125,6 +126,8 @@ int kp_token_make(const char *path, char *err, size_t errlen)
 	static const char digits[] = "0123456789abcdef";
 	unsigned char rnd[32];
 	char hex[2 * sizeof(rnd) + 1], dir[4096], *slash;
+	struct kp_outfile of;
+	char sbuf[256];
 	size_t i;
 	int fd;
 
@@ -149,26 +152,37 @@ int kp_token_make(const char *path, char *err, size_t errlen)
 	}
 	hex[2 * sizeof(rnd)] = '\n';
 	explicit_bzero(rnd, sizeof(rnd));
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		  0600);
-	if (fd < 0) {
-		snprintf(err, errlen, errno == EEXIST ?
-			 "%s exists: serve reads it as it is (remove it first for a new token)" :
-			 "cannot make %s: %s", path, strerror(errno));
+	/*
+	 * Made beside it, 0600, and linked into place only if nothing is
+	 * there (outfile.c): never a half-written token, never an old one
+	 * replaced.
+	 */
+	if (!access(path, F_OK) || errno != ENOENT) {
+		snprintf(err, errlen, "%s exists: serve reads it as it is (remove it first for a new token)",
+			 path);
 		explicit_bzero(hex, sizeof(hex));
 		return -1;
 	}
-	if (fchmod(fd, 0600) ||
-	    write(fd, hex, sizeof(hex)) != (ssize_t)sizeof(hex) ||
-	    fsync(fd)) {
-		snprintf(err, errlen, "writing %s: %s", path, strerror(errno));
+	if (kp_outfile_open(&of, path, 0600, err, errlen)) {
 		explicit_bzero(hex, sizeof(hex));
-		close(fd);
-		unlink(path);
 		return -1;
 	}
+	/* stdio's buffer is ours, to be wiped as the token is. */
+	setvbuf(of.f, sbuf, _IOFBF, sizeof(sbuf));
+	fd = fwrite(hex, 1, sizeof(hex), of.f) == sizeof(hex) ? 0 : -1;
 	explicit_bzero(hex, sizeof(hex));
-	return close(fd);
+	fd = kp_outfile_close(&of, !fd, false, err, errlen) ? fd ? fd : -2 : 0;
+	explicit_bzero(sbuf, sizeof(sbuf));
+	if (fd) {
+		if (fd == -1)
+			snprintf(err, errlen, "writing %s: %s", path,
+				 strerror(EIO));
+		else if (strstr(err, " exists"))
+			snprintf(err, errlen, "%s exists: serve reads it as it is (remove it first for a new token)",
+				 path);
+		return -1;
+	}
+	return 0;
 }
 
 #ifndef KP_HAVE_WEBCONFIG
