@@ -130,7 +130,7 @@ struct serve {
 	size_t max;		/* sites with series */
 	pthread_mutex_t lock;	/* the reads of prof_fd and stacks_fd */
 	/* Credentials: @web's users if it has any, else @token. */
-	const struct kp_web *web;
+	struct kp_web *web;	/* its cache and bcrypt slots change */
 	const char *token;
 	size_t token_len;
 	pthread_mutex_t state_lock;
@@ -286,26 +286,30 @@ static enum MHD_Result failed(struct MHD_Connection *c, const char *err)
 		    "kmemprof: cannot read the profile (serve's log says why)\n");
 }
 
-/* Credentials: the token or a user's, as the configuration asks. */
-static bool authorized(struct serve *sv, struct MHD_Connection *c)
+/*
+ * Credentials: the token or a user's, as the configuration asks;
+ * KP_AUTH_BUSY when the bcrypt slots stayed taken (webauth.c).
+ */
+static enum kp_auth authorized(struct serve *sv, struct MHD_Connection *c)
 {
 	const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 					MHD_HTTP_HEADER_AUTHORIZATION);
 	char *user, *pass = NULL;
-	bool ok = false;
+	enum kp_auth ok = KP_AUTH_BAD;
 
 	if (!h)
-		return false;
+		return KP_AUTH_BAD;
 	if (!sv->web && !strncasecmp(h, "Bearer ", 7)) {
 		for (h += 7; *h == ' '; h++)
 			;
-		return kp_ct_equal(h, strlen(h), sv->token, sv->token_len);
+		return kp_ct_equal(h, strlen(h), sv->token, sv->token_len) ?
+			KP_AUTH_OK : KP_AUTH_BAD;
 	}
 	user = MHD_basic_auth_get_username_password(c, &pass);
 	if (user && pass)
 		ok = sv->web ? kp_web_check(sv->web, user, pass) :
 			kp_ct_equal(pass, strlen(pass), sv->token,
-				    sv->token_len);
+				    sv->token_len) ? KP_AUTH_OK : KP_AUTH_BAD;
 	if (pass) {
 		explicit_bzero(pass, strlen(pass));
 		MHD_free(pass);
@@ -407,17 +411,36 @@ static int delta(const struct kp_profile *a, const struct kp_profile *b,
 	return 0;
 }
 
-/* A slot for a delta request: false if MAX_DELTAS are under way. */
-static bool delta_begin(struct serve *sv)
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+/*
+ * A slot for a delta request: NULL, or why not (MAX_DELTAS under way,
+ * or serve stopping: the same answer as for a delta it ends).
+ */
+static const char *delta_begin(struct serve *sv)
 {
-	bool ok;
+	const char *why = NULL;
 
 	pthread_mutex_lock(&sv->state_lock);
-	ok = sv->deltas < MAX_DELTAS && !sv->stopping;
-	if (ok)
+	if (sv->stopping)
+		why = "kmemprof: serve is stopping\n";
+	else if (sv->deltas >= MAX_DELTAS)
+		why = "kmemprof: " STR(MAX_DELTAS) " delta profiles (?seconds=) are under way already; try again later\n";
+	else
 		sv->deltas++;
 	pthread_mutex_unlock(&sv->state_lock);
-	return ok;
+	return why;
+}
+
+static bool is_stopping(struct serve *sv)
+{
+	bool stopping;
+
+	pthread_mutex_lock(&sv->state_lock);
+	stopping = sv->stopping;
+	pthread_mutex_unlock(&sv->state_lock);
+	return stopping;
 }
 
 static void delta_end(struct serve *sv)
@@ -460,9 +483,6 @@ static enum MHD_Result busy(struct MHD_Connection *c, const char *msg)
 	return ret;
 }
 
-#define STR_(x) #x
-#define STR(x) STR_(x)
-
 static enum MHD_Result pprof(struct serve *sv, struct MHD_Connection *c,
 			     bool allocs)
 {
@@ -486,8 +506,10 @@ static enum MHD_Result pprof(struct serve *sv, struct MHD_Connection *c,
 			return text(c, MHD_HTTP_BAD_REQUEST, allocs ?
 				    "kmemprof: seconds: expected 1 to " STR(MAX_SECONDS) "\n" :
 				    "kmemprof: seconds is for /debug/pprof/allocs\n");
-		if (!delta_begin(sv))
-			return busy(c, "kmemprof: " STR(MAX_DELTAS) " delta profiles (?seconds=) are under way already; try again later\n");
+		const char *why = delta_begin(sv);
+
+		if (why)
+			return busy(c, why);
 	}
 	if (load_profile(sv, &b, err, sizeof(err))) {
 		if (seconds)
@@ -537,8 +559,9 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 			      const char *version, const char *upload,
 			      size_t *upload_size, void **con_cls)
 {
-	static int started;
+	static int started, body;
 	struct serve *sv = cls;
+	enum kp_auth auth;
 
 	(void)version;
 	(void)upload;
@@ -546,17 +569,45 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 		/* The headers are in: refuse now, before any body, or answer
 		 * on the next call.
 		 */
-		if (!authorized(sv, c))
+		auth = authorized(sv, c);
+		if (auth == KP_AUTH_BUSY)
+			return busy(c, "kmemprof: too many credential checks under way; try again\n");
+		if (auth != KP_AUTH_OK)
 			return unauthorized(c);
 		if (strcmp(method, MHD_HTTP_METHOD_GET) &&
 		    strcmp(method, MHD_HTTP_METHOD_HEAD))
 			return text(c, MHD_HTTP_METHOD_NOT_ALLOWED,
 				    "kmemprof: GET only\n");
+		/* A body announced: refused before it is read. */
+		if (MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+				MHD_HTTP_HEADER_CONTENT_LENGTH) ||
+		    MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+				MHD_HTTP_HEADER_TRANSFER_ENCODING)) {
+			const char *cl = MHD_lookup_connection_value(c,
+				MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+
+			if (!cl || strcmp(cl, "0"))
+				return text(c, MHD_HTTP_BAD_REQUEST,
+					    "kmemprof: a GET has no body\n");
+		}
 		*con_cls = &started;
 		return MHD_YES;
 	}
-	if (*upload_size)
-		return text(c, MHD_HTTP_BAD_REQUEST, "kmemprof: no body\n");
+	if (*upload_size) {
+		/* Read and dropped; the answer once it is all in. */
+		*upload_size = 0;
+		*con_cls = &body;
+		return MHD_YES;
+	}
+	if (*con_cls == &body)
+		return text(c, MHD_HTTP_BAD_REQUEST,
+			    "kmemprof: a GET has no body\n");
+	/*
+	 * A request read after SIGTERM, on a connection taken before it:
+	 * answered as the deltas under way are, whichever came first.
+	 */
+	if (is_stopping(sv))
+		return busy(c, "kmemprof: serve is stopping\n");
 	if (!strcmp(url, "/metrics"))
 		return metrics(sv, c);
 	if (!strcmp(url, "/debug/pprof/heap"))
