@@ -95,6 +95,15 @@ int kp_resolve(struct kp_profile *p, const char *spec, char *err,
  */
 int kp_resolve_auto(struct kp_profile *p);
 
+/*
+ * The GNU build id in @b, a blob of ELF notes in native byte order (what
+ * /sys/kernel/notes holds), into @id (at least KP_BUILD_ID_MAX bytes):
+ * its length, 0 if none. resolve.c; only with libdw.
+ */
+#define KP_BUILD_ID_MAX 64
+size_t kp_note_build_id(const unsigned char *b, size_t len,
+			unsigned char *id);
+
 /* Which optional features this build has, e.g. "pprof resolve". */
 const char *kp_out_features(void);
 
