@@ -227,6 +227,20 @@ static void snapshot_plot_pprof_safe(void **state)
 	assert_mode("p.pb.gz", 0600);
 #endif
 	assert_no_leftovers();
+	/* A device is written through, not replaced (as root: /dev/null). */
+	assert_int_equal(run("snapshot -i hostile.txt -o /dev/null"), 0);
+	assert_int_equal(system("test -c /dev/null"), 0);
+	assert_int_equal(run("snapshot -i hostile.txt -o /dev/stdout"), 0);
+	assert_non_null(strstr(out, "# snapshot time:"));
+	assert_int_equal(system("test -L /dev/stdout"), 0);
+	/* ...but not through a symlink someone else planted. */
+	if (!geteuid()) {
+		sh("ln -s /dev/null '%s/dev.txt' && chown -h nobody '%s/dev.txt'",
+		   dir, dir);
+		assert_int_equal(run("snapshot -i hostile.txt -o dev.txt"), 0);
+		assert_mode("dev.txt", 0600);
+		assert_int_equal(system("test -c /dev/null"), 0);
+	}
 	/* A failed write leaves the old file as it was. */
 	put("keep.txt", "old\n");
 	assert_int_equal(run("snapshot -i missing.txt -o keep.txt"), 1);

@@ -12,6 +12,11 @@
  * renamed over the target, which a reader such as node_exporter sees
  * whole or not at all; a symlink at the target is replaced, not followed.
  *
+ * A device or a FIFO (-o /dev/null, /dev/stdout, a named pipe) has
+ * nothing to replace: it is written through, if it is one already and
+ * any symlink to it is root's or the caller's (/dev/stdout is root's; a
+ * symlink planted by someone else to /dev/sda is not followed).
+ *
  * A record (watch --record) grows by appends: rewriting it at each
  * refresh would cost the square of its length. It is made the same way
  * when missing; an existing one is opened with O_NOFOLLOW, and must be a
@@ -43,6 +48,18 @@ static int tmp_name(const char *path, char *buf, size_t len)
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
+/* @path is a device or FIFO, reached through our own or root's symlink. */
+static bool is_stream(const char *path)
+{
+	struct stat l, st;
+
+	if (lstat(path, &l) || stat(path, &st))
+		return false;
+	if (!S_ISCHR(st.st_mode) && !S_ISFIFO(st.st_mode))
+		return false;
+	return !S_ISLNK(l.st_mode) || !l.st_uid || l.st_uid == geteuid();
+}
+
 int kp_outfile_open(struct kp_outfile *of, const char *path, mode_t mode,
 		    char *err, size_t errlen)
 {
@@ -51,6 +68,20 @@ int kp_outfile_open(struct kp_outfile *of, const char *path, mode_t mode,
 	memset(of, 0, sizeof(*of));
 	if (!path || !strcmp(path, "-")) {
 		of->f = stdout;
+		return 0;
+	}
+	if (is_stream(path)) {
+		fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+		of->f = fd < 0 ? NULL : fdopen(fd, "w");
+		if (!of->f) {
+			e = -errno;
+			if (fd >= 0)
+				close(fd);
+			snprintf(err, errlen, "cannot write %s: %s", path,
+				 strerror(-e));
+			return e;
+		}
+		of->stream = true;
 		return 0;
 	}
 	e = tmp_name(path, of->tmp, sizeof(of->tmp));
@@ -96,6 +127,18 @@ int kp_outfile_close(struct kp_outfile *of, bool ok, bool replace,
 		}
 		return ok ? 0 : -ECANCELED;
 	}
+	if (of->stream) {
+		if ((fclose(of->f) || !ok) && ok) {
+			e = errno;
+			of->f = NULL;
+			snprintf(err, errlen, "writing the output: %s",
+				 strerror(e));
+			return -e;
+		}
+		of->f = NULL;
+		return ok ? 0 : -ECANCELED;
+	}
+	errno = 0;
 	if (fflush(of->f) || ferror(of->f) || fsync(fileno(of->f)))
 		e = errno ? errno : EIO;
 	if (fclose(of->f) && !e)

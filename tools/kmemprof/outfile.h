@@ -14,11 +14,13 @@ struct kp_outfile {
 	FILE *f;		/* write here */
 	char path[4096];	/* the target */
 	char tmp[4096];		/* the file being written, beside it */
+	bool stream;		/* a device or FIFO, written through */
 };
 
 /*
  * A file for @path made with mkstemp() beside it, mode @mode; NULL or
- * "-": stdout. 0, or a negative errno with @err.
+ * "-": stdout; a device or FIFO (/dev/null, /dev/stdout), written
+ * through. 0, or a negative errno with @err.
  */
 int kp_outfile_open(struct kp_outfile *of, const char *path, mode_t mode,
 		    char *err, size_t errlen);
