@@ -225,7 +225,8 @@ const struct kp_option kp_opt_min_growth = {
 };
 const struct kp_option kp_opt_json = {
 	"json", 0, 0, NULL,
-	"one JSON document (Documentation/kmemprof-output.rst)", set_json,
+	"one JSON document (kmemprof(1) OUTPUTS; its fields in "
+	"kmemprof-output.rst, /usr/share/doc/kmemprof-tools)", set_json,
 };
 const struct kp_option kp_opt_csv = {
 	"csv", 0, 0, NULL, "CSV with a header", set_csv,

@@ -639,6 +639,9 @@ static int listen_addr(const char *spec, struct sockaddr_storage *ss,
 		memmove(host, host + 1, hl - 2);
 		host[hl - 2] = '\0';
 	}
+	/* localhost is loopback, without asking a resolver. */
+	if (!strcmp(host, "localhost"))
+		snprintf(host, sizeof(host), "127.0.0.1");
 	if (getaddrinfo(*host ? host : NULL, colon + 1, &hints, &ai))
 		return -1;
 	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
@@ -1035,10 +1038,52 @@ static const struct kp_option opt_make_token = {
 	"and exit", set_make_token,
 };
 
+static int set_serve_input(struct kp_opts *o, const char *arg)
+{
+	if (!strcmp(arg, "-")) {
+		fprintf(stderr, "kmemprof serve: -i -: serve reads its input again on each request; give a file\n");
+		return 2;
+	}
+	o->input = arg;
+	return 0;
+}
+
+static int set_serve_lines(struct kp_opts *o, const char *arg)
+{
+	if (kp_arg_count("-n", arg, &o->n))
+		return 2;
+	o->n_set = true;
+	return 0;
+}
+
+static int set_serve_stacks(struct kp_opts *o, const char *arg)
+{
+	o->stacks = arg;
+	return 0;
+}
+
+static const struct kp_option opt_serve_input = {
+	"input", 1, 'i', "FILE",
+	"serve FILE (a snapshot, or /proc/allocinfo), read again on each "
+	"request, instead of /proc/kmemprof", set_serve_input,
+};
+
+static const struct kp_option opt_serve_lines = {
+	"lines", 1, 'n', "N",
+	"series for the first N sites on /metrics (default 1000; 0: all)",
+	set_serve_lines,
+};
+
+static const struct kp_option opt_serve_stacks = {
+	"stacks", 1, 0, "FILE",
+	"the stacks view for /debug/pprof (default: debugfs's, when live)",
+	set_serve_stacks,
+};
+
 static const struct kp_option opt_listen = {
 	"listen", 1, 0, "ADDR:PORT",
-	"where to listen (default 127.0.0.1:9465; beyond loopback only with "
-	"TLS)",
+	"where to listen: ADDR is an IPv4 or [IPv6] address or localhost "
+	"(default 127.0.0.1:9465; beyond loopback only with TLS)",
 	set_listen,
 };
 
@@ -1052,8 +1097,8 @@ const struct kp_cmd kp_cmd_serve = {
 	.name = "serve", .args = "",
 	.what = "a Prometheus and pprof scrape target over HTTP(S), for clients with credentials",
 	.opts = (const struct kp_option *const[]){
-		&kp_opt_input, &kp_opt_lines, &kp_opt_source, &kp_opt_stacks,
-		&opt_listen, &opt_user, &opt_web_config, &opt_token_file,
+		&opt_serve_input, &opt_serve_lines, &kp_opt_source,
+		&opt_serve_stacks, &opt_listen, &opt_user, &opt_web_config, &opt_token_file,
 		&opt_make_token, NULL,
 	},
 	.run = run,
