@@ -308,7 +308,32 @@ static void token_safe(void **state)
 	assert_no_leftovers();
 }
 
+/* The CLI (issue 43): one error style, --version everywhere, plot's -o. */
+static void cli_errors_and_version(void **state)
+{
+	(void)state;
+	assert_int_equal(run("-V"), 0);
+	assert_non_null(strstr(out, "kmemprof "));
+	assert_null(strchr(strchr(out, ' ') + 1, ' '));
+	assert_int_equal(run("leaks --version"), 0);
+	assert_memory_equal(out, "kmemprof ", 9);
+	assert_int_equal(run("top -X"), 2);
+	assert_string_equal(out, "kmemprof top: unknown option '-X' (kmemprof top --help lists the options)\n");
+	assert_int_equal(run("watch --bogus"), 2);
+	assert_string_equal(out, "kmemprof watch: unknown option '--bogus' (kmemprof watch --help lists the options)\n");
+	assert_int_equal(run("diff -s"), 2);
+	assert_string_equal(out, "kmemprof diff: -s needs a value (kmemprof diff --help lists the options)\n");
+	assert_int_equal(run("plot top -i hostile.txt -o top.png"), 2);
+	assert_string_equal(out, "kmemprof plot: -o top.png: plot writes SVG only (name the file .svg; rsvg-convert makes a PNG of it)\n");
+	assert_mode("top.png", -1);
+	assert_int_equal(run("plot top -i hostile.txt -o top.SVG"), 0);
+	assert_int_equal(run("serve -i -"), 2);
+	assert_string_equal(out, "kmemprof serve: -i -: serve reads its input again on each request; give a file\n");
+}
+
 const struct CMUnitTest kp_secure_tests[] = {
+	cmocka_unit_test_setup_teardown(cli_errors_and_version, setup,
+					teardown),
 	cmocka_unit_test_setup_teardown(prom_file_safe, setup, teardown),
 	cmocka_unit_test_setup_teardown(prom_file_redacted, setup, teardown),
 	cmocka_unit_test_setup_teardown(snapshot_plot_pprof_safe, setup,

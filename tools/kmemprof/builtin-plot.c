@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -32,6 +33,24 @@ static FILE *open_out(const struct kp_opts *o, struct kp_outfile *of)
 	return of->f;
 }
 #endif
+
+/* plot draws SVG: -o FILE.png (or any other suffix) is refused. */
+static int check(struct kp_opts *o)
+{
+	const char *base, *dot;
+
+	if (!o->output)
+		return 0;
+	base = strrchr(o->output, '/');
+	base = base ? base + 1 : o->output;
+	dot = strrchr(base, '.');
+	if (dot && dot != base && strcasecmp(dot, ".svg")) {
+		fprintf(stderr, "kmemprof plot: -o %s: plot writes SVG only (name the file .svg; rsvg-convert makes a PNG of it)\n",
+			o->output);
+		return 2;
+	}
+	return 0;
+}
 
 static int run(struct kp_opts *o)
 {
@@ -151,5 +170,5 @@ const struct kp_cmd kp_cmd_plot = {
 		&kp_opt_module, &kp_opt_func, &kp_opt_min_bytes,
 		&kp_opt_resolve, &kp_opt_no_resolve, NULL,
 	},
-	.run = run,
+	.check = check, .run = run,
 };

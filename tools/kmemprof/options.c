@@ -265,6 +265,9 @@ const struct kp_option kp_opt_no_resolve = {
 static const struct kp_option opt_help = {
 	"help", 0, 'h', NULL, "this help", NULL,
 };
+static const struct kp_option opt_version = {
+	"version", 0, 'V', NULL, "the reader's version", NULL,
+};
 
 /* "  LEFT  text...", the text wrapped at 79 columns under itself. */
 void kp_wrap(FILE *out, int indent, const char *left, const char *text)
@@ -294,16 +297,17 @@ void kp_wrap(FILE *out, int indent, const char *left, const char *text)
 	fputc('\n', out);
 }
 
-/* The options of @c, --help last; @n gets how many. */
+/* The options of @c, --version and --help last; returns how many. */
 static size_t opts_of(const struct kp_cmd *c, const struct kp_option **v,
 		      size_t max)
 {
 	size_t n = 0;
 
-	while (c->opts && c->opts[n] && n + 1 < max) {
+	while (c->opts && c->opts[n] && n + 2 < max) {
 		v[n] = c->opts[n];
 		n++;
 	}
+	v[n++] = &opt_version;
 	v[n++] = &opt_help;
 	return n;
 }
@@ -340,7 +344,7 @@ int kp_parse_opts(const struct kp_cmd *c, int argc, char **argv,
 {
 	const struct kp_option *v[MAX_OPTS], *oi;
 	struct option longs[MAX_OPTS + 1];
-	char shorts[3 * MAX_OPTS + 1];
+	char shorts[3 * MAX_OPTS + 2];
 	size_t i, k, n = opts_of(c, v, MAX_OPTS), ns = 0;
 	int ch, rc;
 
@@ -356,8 +360,11 @@ int kp_parse_opts(const struct kp_cmd *c, int argc, char **argv,
 				shorts[ns++] = ':';
 		}
 	}
-	shorts[ns] = '\0';
+	/* ':' first: a missing argument is told from an unknown option. */
+	memmove(shorts + 1, shorts, ns + 1);
+	shorts[0] = ':';
 	optind = 1;
+	opterr = 0;
 	while ((ch = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
 		oi = NULL;
 		for (i = 0; i < n && !oi; i++)
@@ -365,9 +372,23 @@ int kp_parse_opts(const struct kp_cmd *c, int argc, char **argv,
 				   256 + (int)i))
 				oi = v[i];
 		if (!oi) {
-			fprintf(stderr, "kmemprof %s --help lists its options\n",
-				c->name);
+			const char *arg = argv[optind - 1];
+
+			/* One error style: "kmemprof CMD: ...". */
+			if (ch == ':')
+				fprintf(stderr, "kmemprof %s: %s needs a value (kmemprof %s --help lists the options)\n",
+					c->name, arg, c->name);
+			else if (optopt && strncmp(arg, "--", 2))
+				fprintf(stderr, "kmemprof %s: unknown option '-%c' (kmemprof %s --help lists the options)\n",
+					c->name, optopt, c->name);
+			else
+				fprintf(stderr, "kmemprof %s: unknown option '%s' (kmemprof %s --help lists the options)\n",
+					c->name, arg, c->name);
 			return 2;
+		}
+		if (oi == &opt_version) {
+			printf("kmemprof " KP_VERSION "\n");
+			return -1;
 		}
 		/* "--pprof -i FILE": -i is no file name. */
 		if (oi->arg && !strcmp(oi->arg, "FILE") && optarg &&
