@@ -323,7 +323,7 @@ int main(int argc, char **argv)
 	}
 	/* One group, so there is one closing line to read. */
 	all = n + kp_view_ntests + kp_cli_ntests + kp_ux_ntests +
-	      kp_meminfo_ntests;
+	      kp_meminfo_ntests + kp_secure_ntests + kp_webauth_ntests;
 	v = calloc(all, sizeof(*v));
 	if (!v)
 		return 1;
@@ -334,6 +334,10 @@ int main(int argc, char **argv)
 	       kp_ux_ntests * sizeof(*v));
 	memcpy(v + n + kp_view_ntests + kp_cli_ntests + kp_ux_ntests,
 	       kp_meminfo_tests, kp_meminfo_ntests * sizeof(*v));
+	memcpy(v + all - kp_secure_ntests - kp_webauth_ntests,
+	       kp_secure_tests, kp_secure_ntests * sizeof(*v));
+	memcpy(v + all - kp_webauth_ntests, kp_webauth_tests,
+	       kp_webauth_ntests * sizeof(*v));
 	rc = _cmocka_run_group_tests("reader", v, all, NULL, NULL);
 	free(v);
 	free((char *)kp_fixtures);

@@ -693,6 +693,52 @@ static void series_record(void **state)
 	fclose(in);
 }
 
+/*
+ * A long record, rows grown past their first columns and keys past the
+ * map's first size: a site that comes late is 0 before it, one that goes
+ * is 0 after; each snapshot holds 1100 sites, and 100 new ones come
+ * with each of its 100 snapshots (11000 keys in all).
+ */
+static void series_long_record(void **state)
+{
+	char *rec = NULL, err[256];
+	size_t size = 0, t, i, k, late = 0, first = 0;
+	struct kp_series s;
+	FILE *out = open_memstream(&rec, &size), *in;
+
+	(void)state;
+	for (t = 0; t < 100; t++) {
+		fprintf(out, "kmemprof - version: 1.0\n# snapshot time:%zu source:x\n",
+			1000 + t);
+		for (i = 0; i < 1100; i++) {
+			k = i < 1000 ? i : i + 100 * t;
+			fprintf(out, " %zu 1 f%zu+0x0/0x1 func:f%zu kind:slab\n",
+				64 * (t + 1), k, k);
+		}
+	}
+	fclose(out);
+	in = text(rec);
+	assert_int_equal(kp_series_load(in, "rec", &s, err, sizeof(err)), 0);
+	fclose(in);
+	assert_int_equal(s.nt, 100);
+	assert_int_equal(s.nsite, 1000 + 100 * 100);
+	assert_true(s.t[0] == 1000 && s.t[99] == 1099);
+	for (i = 0; i < s.nsite; i++) {
+		if (!strcmp(s.site[i], "f0+0x0/0x1 kind:slab"))
+			first = i + 1;
+		if (!strcmp(s.site[i], "f10099+0x0/0x1 kind:slab"))
+			late = i + 1;	/* snapshot 90's */
+	}
+	assert_true(first && late);
+	for (t = 0; t < 100; t++) {
+		assert_int_equal(s.live[(first - 1) * s.nt + t], 64 * (t + 1));
+		assert_int_equal(s.live[(late - 1) * s.nt + t],
+				 t == 90 ? 64 * 91 : 0);
+	}
+	kp_series_free(&s);
+	free(rec);
+}
+
 static void sorts_by_rate_and_age(void **state)
 {
 	struct kp_profile a, b;
@@ -731,6 +777,7 @@ const struct CMUnitTest kp_view_tests[] = {
 	cmocka_unit_test(diff_reloaded_module),
 	cmocka_unit_test(diff_real_snapshots),
 	cmocka_unit_test(series_record),
+	cmocka_unit_test(series_long_record),
 	cmocka_unit_test(sorts_by_rate_and_age),
 };
 

@@ -18,5 +18,9 @@ extern const struct CMUnitTest kp_ux_tests[];
 extern const size_t kp_ux_ntests;
 extern const struct CMUnitTest kp_meminfo_tests[];	/* test_meminfo.c */
 extern const size_t kp_meminfo_ntests;
+extern const struct CMUnitTest kp_secure_tests[];	/* test_secure.c */
+extern const size_t kp_secure_ntests;
+extern const struct CMUnitTest kp_webauth_tests[];	/* test_webauth.c */
+extern const size_t kp_webauth_ntests;
 
 #endif /* KP_TESTS_H */

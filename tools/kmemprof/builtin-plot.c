@@ -8,22 +8,57 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "meminfo.h"
+#include "outfile.h"
 #include "util.h"
 #ifdef KP_HAVE_OUTPUTS
 #include "output.h"
 #endif
 
+#ifdef KP_HAVE_OUTPUTS
+/* -o FILE made beside it (outfile.c), or stdout; NULL after a message. */
+static FILE *open_out(const struct kp_opts *o, struct kp_outfile *of)
+{
+	char err[4200];
+
+	if (kp_outfile_open(of, o->output, kp_mode(o), err, sizeof(err))) {
+		fprintf(stderr, "kmemprof: plot: %s\n", err);
+		return NULL;
+	}
+	return of->f;
+}
+#endif
+
+/* plot draws SVG: -o FILE.png (or any other suffix) is refused. */
+static int check(struct kp_opts *o)
+{
+	const char *base, *dot;
+
+	if (!o->output)
+		return 0;
+	base = strrchr(o->output, '/');
+	base = base ? base + 1 : o->output;
+	dot = strrchr(base, '.');
+	if (dot && dot != base && strcasecmp(dot, ".svg")) {
+		fprintf(stderr, "kmemprof plot: -o %s: plot writes SVG only (name the file .svg; rsvg-convert makes a PNG of it)\n",
+			o->output);
+		return 2;
+	}
+	return 0;
+}
+
 static int run(struct kp_opts *o)
 {
 #ifdef KP_HAVE_OUTPUTS
 	const char *what = o->nargs ? o->args[0] : "";
-	char path[512], err[512];
-	FILE *in, *out;
+	char path[512], err[4200];
+	struct kp_outfile of;
+	FILE *in, *out = NULL;
 	int rc = -1;
 
 	if (!strcmp(what, "top") && o->nargs == 1) {
@@ -48,7 +83,7 @@ static int run(struct kp_opts *o)
 			kp_resolve_auto(&p);
 			p.n = all;
 		}
-		out = o->output ? fopen(o->output, "w") : stdout;
+		out = open_out(o, &of);
 		if (out)
 			rc = kp_plot_top(out, &p, o->n > 0 ? (size_t)o->n : 20);
 		kp_free(&p);
@@ -78,8 +113,9 @@ static int run(struct kp_opts *o)
 			kp_hists_free(&h);
 			return 1;
 		}
-		out = o->output ? fopen(o->output, "w") : stdout;
-		rc = out ? kp_plot_hist(out, &h.v[i]) : -1;
+		out = open_out(o, &of);
+		if (out)
+			rc = kp_plot_hist(out, &h.v[i]);
 		kp_hists_free(&h);
 	} else if (!strcmp(what, "series") && o->nargs == 2) {
 		struct kp_series s;
@@ -93,31 +129,28 @@ static int run(struct kp_opts *o)
 			fprintf(stderr, "kmemprof: %s\n", err);
 			return 1;
 		}
-		out = o->output ? fopen(o->output, "w") : stdout;
-		rc = out ? kp_plot_series(out, &s) : -1;
+		out = open_out(o, &of);
+		if (out)
+			rc = kp_plot_series(out, &s);
 		kp_series_free(&s);
 	} else if (!strcmp(what, "meminfo") && o->nargs == 1) {
 		struct kp_account a;
 
 		if (kp_meminfo_load(&a))
 			return 1;
-		out = o->output ? fopen(o->output, "w") : stdout;
+		out = open_out(o, &of);
 		if (out)
 			rc = kp_plot_meminfo(out, &a);
 	} else {
 		fprintf(stderr, "kmemprof: plot top | plot hist SITE | plot series RECORD | plot meminfo, with -o FILE.svg\n");
 		return 2;
 	}
-	if (!out) {
-		fprintf(stderr, "kmemprof: %s: %s\n", o->output,
-			strerror(errno));
+	if (!out)
 		return 1;
-	}
 	if (rc)
 		fprintf(stderr, "kmemprof: plot: %s\n", strerror(rc < 0 ? -rc : EIO));
-	if (out != stdout && fclose(out) && !rc) {
-		fprintf(stderr, "kmemprof: writing %s: %s\n", o->output,
-			strerror(errno));
+	if (kp_outfile_close(&of, !rc, true, err, sizeof(err)) && !rc) {
+		fprintf(stderr, "kmemprof: plot: %s\n", err);
 		rc = -1;
 	}
 	return rc ? 1 : 0;
@@ -132,9 +165,10 @@ const struct kp_cmd kp_cmd_plot = {
 	.name = "plot", .args = "top|hist SITE|series RECORD|meminfo",
 	.what = "draw an SVG (-o FILE.svg)", .max_args = 2,
 	.opts = (const struct kp_option *const[]){
-		&kp_opt_input, &kp_opt_output, &kp_opt_lines, &kp_opt_kind,
+		&kp_opt_input, &kp_opt_output, &kp_opt_file_mode,
+		&kp_opt_lines, &kp_opt_kind,
 		&kp_opt_module, &kp_opt_func, &kp_opt_min_bytes,
 		&kp_opt_resolve, &kp_opt_no_resolve, NULL,
 	},
-	.run = run,
+	.check = check, .run = run,
 };

@@ -16,6 +16,7 @@
 #include "viewcmd.h"
 #ifdef KP_HAVE_OUTPUTS
 #include "output.h"
+#include "redact.h"
 #endif
 
 /* The oldest live object of each site, from the ages view. */
@@ -372,6 +373,7 @@ static int run(struct kp_opts *o)
 #ifdef KP_HAVE_OUTPUTS
 	{
 		struct kp_stacks st, *stp = NULL;
+		struct kp_redactor red;
 		char err[512], sp[512];
 		FILE *in;
 
@@ -390,7 +392,14 @@ static int run(struct kp_opts *o)
 				fprintf(stderr, "kmemprof: %s\n", err);
 			goto out;
 		}
-		rc = kp_out_pprof(o->pprof, &p, stp, err, sizeof(err));
+		/* A profile leaves the machine: no address in it. */
+		kp_redactor_init(&red);
+		kp_redact_profile(&red, &p);
+		if (stp)
+			kp_redact_stacks(&red, stp);
+		kp_redactor_destroy(&red);
+		rc = kp_out_pprof(o->pprof, &p, stp, kp_mode(o), err,
+				  sizeof(err));
 		if (rc)
 			fprintf(stderr, "kmemprof: --pprof %s: %s\n", o->pprof,
 				err);
@@ -462,7 +471,8 @@ static const struct kp_option opt_ages = {
 
 static const struct kp_option opt_pprof = {
 	"pprof", 1, 0, "FILE",
-	"write a gzipped pprof profile (with stacks when they exist)",
+	"write a gzipped pprof profile (with stacks when they exist), its "
+	"unnamed addresses redacted (unknown#N)",
 	set_pprof,
 };
 
@@ -491,7 +501,7 @@ const struct kp_cmd kp_cmd_top = {
 		&kp_opt_lines, &kp_opt_human, &kp_opt_kind, &kp_opt_module,
 		&kp_opt_func, &kp_opt_min_bytes, &kp_opt_json, &kp_opt_csv,
 		&kp_opt_prometheus, &kp_opt_openmetrics, &kp_opt_source,
-		&opt_pprof, &kp_opt_stacks, &kp_opt_resolve,
+		&opt_pprof, &kp_opt_stacks, &kp_opt_file_mode, &kp_opt_resolve,
 		&kp_opt_no_resolve, NULL,
 	},
 	.check = check, .run = run,

@@ -13,6 +13,8 @@
 #include <sys/ioctl.h>
 
 #include "cli.h"
+#include "outfile.h"
+#include "redact.h"
 #include "util.h"
 #ifdef KP_HAVE_OUTPUTS
 #include "output.h"
@@ -113,7 +115,8 @@ static int record(const struct kp_opts *o, const char *src, char *text,
 {
 	char err[512];
 	FILE *in = fmemopen(text, n ? n : 1, "r");
-	FILE *out = fopen(o->record, "a");
+	FILE *out = in ? kp_outfile_append(o->record, kp_mode(o), err,
+					   sizeof(err)) : NULL;
 	int rc = -1;
 
 	if (in && out) {
@@ -122,9 +125,11 @@ static int record(const struct kp_opts *o, const char *src, char *text,
 		rc = kp_snapshot_write(out, in, src, t, err, sizeof(err));
 		if (rc)
 			fprintf(stderr, "kmemprof: %s\n", err);
-	} else {
+	} else if (!in) {
 		fprintf(stderr, "kmemprof: --record %s: %s\n", o->record,
 			strerror(errno));
+	} else {
+		fprintf(stderr, "kmemprof: --record %s\n", err);
 	}
 	if (in)
 		fclose(in);
@@ -138,35 +143,65 @@ static int record(const struct kp_opts *o, const char *src, char *text,
 
 /*
  * The profile as a .prom file for node_exporter's textfile collector,
- * which may read it at any time: written beside it, renamed into place.
+ * which may read it at any time: made beside it (outfile.c), renamed
+ * into place. Its unnamed addresses are redacted as serve's, numbered
+ * across the refreshes by @r, in a profile of its own parsed from @text:
+ * the screen keeps them.
  */
-static int prom_file(const struct kp_opts *o, const struct kp_profile *p)
+static int prom_file(const struct kp_opts *o, const char *src, char *text,
+		     size_t n, struct kp_redactor *r)
 {
 #ifdef KP_HAVE_OUTPUTS
 	struct kp_metrics_opts mo = { .source = o->source };
-	char tmp[4096];
-	FILE *f;
+	struct kp_outfile of;
+	struct kp_profile p;
+	char err[4200];
+	FILE *in;
 	int rc;
 
 	mo.max = KP_SERIES_GUARD;	/* kmemprof_sites says how many in all */
-	snprintf(tmp, sizeof(tmp), "%s.tmp", o->prom_file);
-	f = fopen(tmp, "w");
-	if (!f) {
-		fprintf(stderr, "kmemprof: --prometheus-file %s: %s\n", tmp,
-			strerror(errno));
+	in = fmemopen(text, n ? n : 1, "r");
+	if (!in) {
+		fprintf(stderr, "kmemprof: --prometheus-file: out of memory\n");
 		return -1;
 	}
-	rc = kp_out_metrics(f, p, &mo);
-	if (fclose(f) || rc || rename(tmp, o->prom_file)) {
-		fprintf(stderr, "kmemprof: --prometheus-file %s: %s\n",
-			o->prom_file, strerror(rc ? -rc : errno));
-		unlink(tmp);
+	if (!n)
+		fgetc(in);
+	rc = kp_parse(in, src, &p, err, sizeof(err));
+	fclose(in);
+	if (rc) {
+		fprintf(stderr, "kmemprof: %s\n", err);
+		return -1;
+	}
+	if (kp_filter(&p, o)) {
+		kp_free(&p);
+		return -1;
+	}
+	kp_redact_profile(r, &p);
+	if (kp_outfile_open(&of, o->prom_file, kp_mode(o), err,
+			    sizeof(err))) {
+		fprintf(stderr, "kmemprof: --prometheus-file %s\n", err);
+		kp_free(&p);
+		return -1;
+	}
+	rc = kp_out_metrics(of.f, &p, &mo);
+	kp_free(&p);
+	if (kp_outfile_close(&of, !rc, true, err, sizeof(err))) {
+		if (rc)
+			fprintf(stderr, "kmemprof: --prometheus-file %s: %s\n",
+				o->prom_file, strerror(-rc));
+		else
+			fprintf(stderr, "kmemprof: --prometheus-file %s\n",
+				err);
 		return -1;
 	}
 	return 0;
 #else
 	(void)o;
-	(void)p;
+	(void)src;
+	(void)text;
+	(void)n;
+	(void)r;
 	return -kp_no_outputs();
 #endif
 }
@@ -174,6 +209,7 @@ static int prom_file(const struct kp_opts *o, const struct kp_profile *p)
 static int run(struct kp_opts *o)
 {
 	struct kp_profile prev = { 0 }, cur;
+	struct kp_redactor red;
 	bool tty = isatty(1), have_prev = false;
 	struct winsize ws;
 	double t, tprev = 0;
@@ -183,6 +219,7 @@ static int run(struct kp_opts *o)
 	long i;
 	int rc = 0;
 
+	kp_redactor_init(&red);
 	if (o->interval <= 0)
 		o->interval = 2;
 	if (tty && !o->n_set && !ioctl(1, TIOCGWINSZ, &ws) && ws.ws_row > 4)
@@ -205,17 +242,19 @@ static int run(struct kp_opts *o)
 			rc = 1;
 			break;
 		}
-		free(text);
 		if (kp_filter(&cur, o)) {
+			free(text);
 			kp_free(&cur);
 			rc = 2;
 			break;
 		}
-		if (o->prom_file && prom_file(o, &cur)) {
+		if (o->prom_file && prom_file(o, path, text, n, &red)) {
+			free(text);
 			kp_free(&cur);
 			rc = 1;
 			break;
 		}
+		free(text);
 		if (kp_diff(have_prev ? &prev : &cur, &cur, &d)) {
 			kp_free(&cur);
 			rc = 1;
@@ -231,6 +270,7 @@ static int run(struct kp_opts *o)
 	}
 	if (have_prev)
 		kp_free(&prev);
+	kp_redactor_destroy(&red);
 	return rc;
 }
 
@@ -295,7 +335,9 @@ static const struct kp_option opt_lines = {
 static const struct kp_option opt_prom_file = {
 	"prometheus-file", 1, 0, "FILE",
 	"keep FILE (a .prom in node_exporter's textfile directory) "
-	"current: written to FILE.tmp, renamed into place", set_prom_file,
+	"current: made beside it (mode 0600 unless --file-mode), renamed "
+	"into place; addresses the kernel could not name redacted as "
+	"serve's (unknown#N)", set_prom_file,
 };
 
 const struct kp_cmd kp_cmd_watch = {
@@ -304,7 +346,7 @@ const struct kp_cmd kp_cmd_watch = {
 		&kp_opt_input, &opt_count, &opt_record, &kp_opt_sort_growth,
 		&opt_delay, &opt_lines, &kp_opt_human, &kp_opt_kind,
 		&kp_opt_module, &kp_opt_func, &kp_opt_min_bytes,
-		&kp_opt_source, &opt_prom_file, NULL,
+		&kp_opt_source, &opt_prom_file, &kp_opt_file_mode, NULL,
 	},
 	.run = run,
 };

@@ -17,6 +17,7 @@
 #include "util.h"
 #ifdef KP_HAVE_OUTPUTS
 #include "output.h"
+#include "redact.h"
 #endif
 
 /* A directory opens for reading, and reads as empty: it is no input. */
@@ -271,20 +272,24 @@ size_t kp_machine_sites(const struct kp_opts *o, size_t n)
 }
 
 #ifdef KP_HAVE_OUTPUTS
-int kp_emit(const struct kp_opts *o, const struct kp_profile *p,
-		size_t max)
+int kp_emit(const struct kp_opts *o, struct kp_profile *p, size_t max)
 {
 	struct kp_metrics_opts mo = {
 		.source = o->source, .max = max, .openmetrics = o->openmetrics,
 	};
+	struct kp_redactor r;
 	int rc = 0;
 
-	if (o->json)
+	if (o->json) {
 		rc = kp_out_json(stdout, p);
-	else if (o->csv)
+	} else if (o->csv) {
 		rc = kp_out_csv(stdout, p);
-	else if (kp_series(o))
+	} else if (kp_series(o)) {
+		kp_redactor_init(&r);
+		kp_redact_profile(&r, p);
+		kp_redactor_destroy(&r);
 		rc = kp_out_metrics(stdout, p, &mo);
+	}
 	if (rc)
 		fprintf(stderr, "kmemprof: writing the output: %s\n",
 			strerror(-rc));
@@ -313,8 +318,7 @@ int kp_no_outputs(void)
 	return 2;
 }
 
-int kp_emit(const struct kp_opts *o, const struct kp_profile *p,
-		size_t max)
+int kp_emit(const struct kp_opts *o, struct kp_profile *p, size_t max)
 {
 	(void)o;
 	(void)p;

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <time.h>
+#include <sys/types.h>
 
 #include "profile.h"
 
@@ -34,6 +35,7 @@ struct kp_opts {
 	bool json, csv, openmetrics, prometheus;
 	const char *source;	/* --source NAME: the metrics' source label */
 	const char *prom_file;	/* watch --prometheus-file FILE */
+	mode_t file_mode;	/* --file-mode: the files written; 0: 0600 */
 	const char *listen;	/* serve --listen ADDR:PORT */
 	const char *user;	/* serve --user NAME */
 	const char *web_config;	/* serve --web.config.file FILE */
@@ -82,7 +84,7 @@ extern const struct kp_option kp_opt_input, kp_opt_output,
 	kp_opt_json, kp_opt_csv, kp_opt_prometheus, kp_opt_openmetrics,
 	kp_opt_source, kp_opt_stacks, kp_opt_resolve, kp_opt_no_resolve,
 	kp_opt_view_input,
-	kp_opt_view_lines, kp_opt_min_growth;
+	kp_opt_view_lines, kp_opt_min_growth, kp_opt_file_mode;
 
 /* Parse @c's options into @o: 0, 2 after a message, -1 after --help. */
 int kp_parse_opts(const struct kp_cmd *c, int argc, char **argv,
@@ -129,8 +131,11 @@ bool kp_series(const struct kp_opts *o);
 bool kp_machine(const struct kp_opts *o);
 /* How many of @n sites a machine output carries (said when cut). */
 size_t kp_machine_sites(const struct kp_opts *o, size_t n);
-/* The machine output @o asks for, of @max sites; 0, or 1 or 2 if not. */
-int kp_emit(const struct kp_opts *o, const struct kp_profile *p, size_t max);
+/*
+ * The machine output @o asks for, of @max sites; 0, or 1 or 2 if not.
+ * The series leave the machine: @p is redacted first (redact.c).
+ */
+int kp_emit(const struct kp_opts *o, struct kp_profile *p, size_t max);
 /* --resolve on @p, if asked; -1 (or -2: not in this build) on error. */
 int kp_resolve_opt(const struct kp_opts *o, struct kp_profile *p);
 /* The site of a diff's entry: B's, or A's when it is gone. */
@@ -144,6 +149,11 @@ int kp_no_outputs(void);
 
 /* The live profile's path: /proc/kmemprof, else /proc/allocinfo (said once). */
 const char *kp_live_path(char *buf, size_t len);
+/* The mode of the files @o writes (--file-mode, else 0600). */
+static inline mode_t kp_mode(const struct kp_opts *o)
+{
+	return o->file_mode ? o->file_mode : 0600;
+}
 /* The series outputs' guard: sites with series unless -n says otherwise. */
 #define KP_SERIES_GUARD 1000
 

@@ -3,8 +3,12 @@
  * libFuzzer harness over every parser of the reader. The first byte of
  * an input picks the parser, the rest is the text it reads. Whatever
  * parses is also sorted, filtered, diffed against itself and labelled,
- * so those paths see hostile values too; and the commands that format
- * them run on it, as a file.
+ * and rendered by every output writer (JSON, CSV, both metrics formats,
+ * pprof, the plots) before and after the redaction, so those paths see
+ * hostile values too; and the commands that format them run on it, as a
+ * file. serve's web configuration (webauth.c), the ELF note parser
+ * (resolve.c) and the redaction (redact.c) have targets of their own;
+ * the redaction's checks that no address is left (abort() otherwise).
  *
  *   make -C tools/kmemprof fuzz FUZZ_TIME=20
  */
@@ -15,13 +19,105 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <ctype.h>
+
 #include "meminfo.h"
 #include "profile.h"
+#include "redact.h"
+#include "webauth.h"
+#ifdef KP_HAVE_OUTPUTS
+#include "output.h"
+#endif
 
 enum {
 	F_PROC, F_HIST, F_AGES, F_LEAKS, F_STATS, F_CPUS, F_STACKS, F_SERIES,
-	F_SNAPSHOT, F_CLI, F_MEMINFO, F_ZONEINFO, F_NR
+	F_SNAPSHOT, F_CLI, F_MEMINFO, F_ZONEINFO, F_WEBCONFIG, F_NOTE,
+	F_REDACT, F_NR
 };
+
+/* No word of @s, where redact.c looks, is still an address. */
+static void assert_redacted(const char *s)
+{
+	const char *p;
+	size_t off, n;
+
+	for (p = s; p && *p; p++) {
+		if (p != s && p[-1] != ' ' && p[-1] != ',')
+			continue;
+		off = p[0] == '0' && (p[1] == 'x' || p[1] == 'X') ? 2 : 0;
+		for (n = 0; isxdigit((unsigned char)p[off + n]); n++)
+			;
+		if (off ? n >= 8 : n >= 16)
+			abort();
+	}
+}
+
+/* Every output writer on @p; @st may be NULL. */
+static void outputs(const struct kp_profile *p, const struct kp_stacks *st)
+{
+#ifdef KP_HAVE_OUTPUTS
+	struct kp_metrics_opts mo = { .max = 7 };
+	char err[256];
+	void *buf;
+	size_t len;
+	FILE *o = fopen("/dev/null", "w");
+
+	if (!o)
+		return;
+	kp_out_json(o, p);
+	kp_out_csv(o, p);
+	kp_out_metrics(o, p, &mo);
+	mo.openmetrics = true;
+	mo.max = 0;
+	kp_out_metrics(o, p, &mo);
+	kp_plot_top(o, p, 0);
+	kp_plot_top(o, p, 3);
+	fclose(o);
+	if (!kp_pprof_gz(p, st, "inuse_space", &buf, &len, err, sizeof(err)))
+		free(buf);
+#else
+	(void)p;
+	(void)st;
+#endif
+}
+
+/* The outputs, then the redaction, its result checked, then again. */
+static void redacted_outputs(struct kp_profile *p, struct kp_stacks *st)
+{
+	struct kp_redactor r;
+	size_t i, f;
+
+	outputs(p, st);
+	kp_redactor_init(&r);
+	kp_redact_profile(&r, p);
+	if (st)
+		kp_redact_stacks(&r, st);
+	kp_redactor_destroy(&r);
+	for (i = 0; i < p->n; i++) {
+		assert_redacted(p->sites[i].site);
+		assert_redacted(p->sites[i].func);
+		assert_redacted(p->sites[i].callers);
+	}
+	for (i = 0; st && i < st->n; i++)
+		for (f = 0; f < st->v[i].nframes; f++)
+			assert_redacted(st->v[i].frames[f]);
+	outputs(p, st);
+}
+
+/* @data as a file of its own, for the parsers that take a path. */
+static int as_file(const uint8_t *data, size_t size, char *path, size_t len)
+{
+	int fd = memfd_create("kmemprof-fuzz", 0);
+
+	if (fd < 0)
+		return -1;
+	if (write(fd, data, size) != (ssize_t)size) {
+		close(fd);
+		return -1;
+	}
+	snprintf(path, len, "/proc/self/fd/%d", fd);
+	return fd;
+}
 
 /* The whole-RAM account of @p (or of no lines) on @m and @z. */
 static void use_account(const struct kp_profile *p, const struct kp_meminfo *m,
@@ -59,9 +155,15 @@ static void cli(const uint8_t *data, size_t size)
 		{ "hist", NULL }, { "hist", "a", NULL }, { "leaks", "-H", NULL },
 		{ "stacks", "-H", NULL }, { "stats", "-H", NULL },
 		{ "ages", "-n", "0", NULL }, { "cpus", NULL },
-		{ "plot", "top", NULL },
+		{ "plot", "top", NULL }, { "plot", "hist", "all", NULL },
+		{ "plot", "series", NULL }, { "top", "--json", NULL },
+		{ "top", "--csv", "-n", "3", NULL },
+		{ "top", "--prometheus", NULL },
+		{ "diff", "--openmetrics", NULL },
+		{ "leaks", "--json", NULL }, { "hist", "--json", NULL },
+		{ "stacks", "--json", NULL },
 	};
-	char path[64], *argv[10];
+	char path[64], *argv[12];
 	int fd, argc = 0, i;
 
 	/* What they print is not the point: make fuzz runs -close_fd_mask=3. */
@@ -78,8 +180,15 @@ static void cli(const uint8_t *data, size_t size)
 		argv[argc++] = "kmemprof";
 		for (i = 0; i < 6 && c[i]; i++)
 			argv[argc++] = (char *)c[i];
-		argv[argc++] = "-i";
-		argv[argc++] = path;
+		/* plot series RECORD, diff A B: the input as the arguments. */
+		if (!strcmp(c[0], "diff") || !strcmp(c[1] ? c[1] : "", "series")) {
+			argv[argc++] = path;
+			if (!strcmp(c[0], "diff"))
+				argv[argc++] = path;
+		} else {
+			argv[argc++] = "-i";
+			argv[argc++] = path;
+		}
 		argv[argc] = NULL;
 		kmemprof_main(argc, argv);
 	}
@@ -143,6 +252,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		if (!kp_parse(in, "in", &p, err, sizeof(err))) {
 			use_profile(&p);
+			redacted_outputs(&p, NULL);
 			kp_free(&p);
 		}
 		break;
@@ -189,15 +299,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case F_STACKS: {
 		struct kp_stacks s;
 
-		if (!kp_parse_stacks(in, "in", &s, err, sizeof(err)))
+		if (!kp_parse_stacks(in, "in", &s, err, sizeof(err))) {
+			struct kp_profile none = { .source = KP_KMEMPROF };
+
+			redacted_outputs(&none, &s);
 			kp_stacks_free(&s);
+		}
 		break;
 	}
 	case F_SERIES: {
 		struct kp_series s;
 
-		if (!kp_series_load(in, "in", &s, err, sizeof(err)))
+		if (!kp_series_load(in, "in", &s, err, sizeof(err))) {
+#ifdef KP_HAVE_OUTPUTS
+			FILE *o = fopen("/dev/null", "w");
+
+			if (o) {
+				kp_plot_series(o, &s);
+				fclose(o);
+			}
+#endif
 			kp_series_free(&s);
+		}
 		break;
 	}
 	case F_CLI:
@@ -215,6 +338,53 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		if (!kp_parse_zoneinfo(in, "in", &z, err, sizeof(err)))
 			use_account(NULL, NULL, &z);
+		break;
+	}
+	case F_WEBCONFIG: {
+		struct kp_web w;
+		char path[64];
+		int fd = as_file(data + 1, size - 1, path, sizeof(path));
+
+		if (fd >= 0) {
+			if (!kp_web_load(path, &w, err, sizeof(err)))
+				kp_web_free(&w);
+			close(fd);
+		}
+		break;
+	}
+	case F_NOTE: {
+#ifdef KP_HAVE_DW
+		unsigned char id[KP_BUILD_ID_MAX];
+
+		/* Its own copy: a read past the end is ASan's to see. */
+		unsigned char *b = malloc(size - 1 ? size - 1 : 1);
+
+		if (b) {
+			memcpy(b, data + 1, size - 1);
+			if (kp_note_build_id(b, size - 1, id) > KP_BUILD_ID_MAX)
+				abort();
+			free(b);
+		}
+#endif
+		break;
+	}
+	case F_REDACT: {
+		struct kp_redactor r;
+		char *s = malloc(size);
+		size_t i;
+
+		if (!s)
+			break;
+		memcpy(s, data + 1, size - 1);
+		s[size - 1] = '\0';
+		kp_redactor_init(&r);
+		/* Twice: the numbers met again, the table full. */
+		for (i = 0; i < 2; i++) {
+			kp_redact(&r, s);
+			assert_redacted(s);
+		}
+		kp_redactor_destroy(&r);
+		free(s);
 		break;
 	}
 	case F_SNAPSHOT:

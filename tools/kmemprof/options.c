@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "outfile.h"
 
 int kp_arg_number(const char *opt, const char *s, double *v)
 {
@@ -120,6 +121,16 @@ static int set_min_bytes(struct kp_opts *o, const char *arg)
 	return size("--min-bytes", arg, &o->filter.min_bytes) ? 2 : 0;
 }
 
+static int set_file_mode(struct kp_opts *o, const char *arg)
+{
+	if (kp_file_mode(arg, &o->file_mode)) {
+		fprintf(stderr, "kmemprof: --file-mode %s: expected 0600, 0640, 0604 or 0644 (others may read, never write)\n",
+			arg);
+		return 2;
+	}
+	return 0;
+}
+
 static int set_resolve(struct kp_opts *o, const char *arg)
 {
 	o->do_resolve = true;
@@ -184,6 +195,11 @@ const struct kp_option kp_opt_view_lines = {
 	"lines", 1, 'n', "N", "the first N sites (default 20; 0: all)",
 	set_lines,
 };
+const struct kp_option kp_opt_file_mode = {
+	"file-mode", 1, 0, "MODE",
+	"the mode of the files written (default 0600: what they hold is "
+	"root-only; 0640 or 0644 to let others read them)", set_file_mode,
+};
 const struct kp_option kp_opt_human = {
 	"human", 0, 'H', NULL, "sizes in IEC units, as numfmt --to=iec",
 	set_human,
@@ -209,18 +225,22 @@ const struct kp_option kp_opt_min_growth = {
 };
 const struct kp_option kp_opt_json = {
 	"json", 0, 0, NULL,
-	"one JSON document (Documentation/kmemprof-output.rst)", set_json,
+	"one JSON document (kmemprof(1) OUTPUTS; its fields in "
+	"kmemprof-output.rst, /usr/share/doc/kmemprof-tools)", set_json,
 };
 const struct kp_option kp_opt_csv = {
 	"csv", 0, 0, NULL, "CSV with a header", set_csv,
 };
 const struct kp_option kp_opt_prometheus = {
 	"prometheus", 0, 0, NULL,
-	"the Prometheus text format, for node_exporter's textfile collector",
+	"the Prometheus text format, for node_exporter's textfile collector "
+	"(unnamed addresses redacted: unknown#N)",
 	set_prometheus,
 };
 const struct kp_option kp_opt_openmetrics = {
-	"openmetrics", 0, 0, NULL, "OpenMetrics 1.0 text", set_openmetrics,
+	"openmetrics", 0, 0, NULL,
+	"OpenMetrics 1.0 text (unnamed addresses redacted: unknown#N)",
+	set_openmetrics,
 };
 const struct kp_option kp_opt_source = {
 	"source", 1, 0, "NAME",
@@ -244,6 +264,9 @@ const struct kp_option kp_opt_no_resolve = {
 };
 static const struct kp_option opt_help = {
 	"help", 0, 'h', NULL, "this help", NULL,
+};
+static const struct kp_option opt_version = {
+	"version", 0, 'V', NULL, "the reader's version", NULL,
 };
 
 /* "  LEFT  text...", the text wrapped at 79 columns under itself. */
@@ -274,16 +297,17 @@ void kp_wrap(FILE *out, int indent, const char *left, const char *text)
 	fputc('\n', out);
 }
 
-/* The options of @c, --help last; @n gets how many. */
+/* The options of @c, --version and --help last; returns how many. */
 static size_t opts_of(const struct kp_cmd *c, const struct kp_option **v,
 		      size_t max)
 {
 	size_t n = 0;
 
-	while (c->opts && c->opts[n] && n + 1 < max) {
+	while (c->opts && c->opts[n] && n + 2 < max) {
 		v[n] = c->opts[n];
 		n++;
 	}
+	v[n++] = &opt_version;
 	v[n++] = &opt_help;
 	return n;
 }
@@ -320,7 +344,7 @@ int kp_parse_opts(const struct kp_cmd *c, int argc, char **argv,
 {
 	const struct kp_option *v[MAX_OPTS], *oi;
 	struct option longs[MAX_OPTS + 1];
-	char shorts[3 * MAX_OPTS + 1];
+	char shorts[3 * MAX_OPTS + 2];
 	size_t i, k, n = opts_of(c, v, MAX_OPTS), ns = 0;
 	int ch, rc;
 
@@ -336,8 +360,11 @@ int kp_parse_opts(const struct kp_cmd *c, int argc, char **argv,
 				shorts[ns++] = ':';
 		}
 	}
-	shorts[ns] = '\0';
+	/* ':' first: a missing argument is told from an unknown option. */
+	memmove(shorts + 1, shorts, ns + 1);
+	shorts[0] = ':';
 	optind = 1;
+	opterr = 0;
 	while ((ch = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
 		oi = NULL;
 		for (i = 0; i < n && !oi; i++)
@@ -345,9 +372,23 @@ int kp_parse_opts(const struct kp_cmd *c, int argc, char **argv,
 				   256 + (int)i))
 				oi = v[i];
 		if (!oi) {
-			fprintf(stderr, "kmemprof %s --help lists its options\n",
-				c->name);
+			const char *arg = argv[optind - 1];
+
+			/* One error style: "kmemprof CMD: ...". */
+			if (ch == ':')
+				fprintf(stderr, "kmemprof %s: %s needs a value (kmemprof %s --help lists the options)\n",
+					c->name, arg, c->name);
+			else if (optopt && strncmp(arg, "--", 2))
+				fprintf(stderr, "kmemprof %s: unknown option '-%c' (kmemprof %s --help lists the options)\n",
+					c->name, optopt, c->name);
+			else
+				fprintf(stderr, "kmemprof %s: unknown option '%s' (kmemprof %s --help lists the options)\n",
+					c->name, arg, c->name);
 			return 2;
+		}
+		if (oi == &opt_version) {
+			printf("kmemprof " KP_VERSION "\n");
+			return -1;
 		}
 		/* "--pprof -i FILE": -i is no file name. */
 		if (oi->arg && !strcmp(oi->arg, "FILE") && optarg &&

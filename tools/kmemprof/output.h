@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "jsonstr.h"
 
@@ -59,9 +60,13 @@ int kp_out_account_metrics(FILE *out, const struct kp_account *a,
 int kp_pprof_gz(const struct kp_profile *p, const struct kp_stacks *st,
 		const char *deflt, void **buf, size_t *len, char *err,
 		size_t errlen);
-/* The same, written to @path (heap: inuse_space the default). */
+/*
+ * The same, written to @path (heap: inuse_space the default), made as
+ * outfile.c makes every file, mode @mode.
+ */
 int kp_out_pprof(const char *path, const struct kp_profile *p,
-		 const struct kp_stacks *st, char *err, size_t errlen);
+		 const struct kp_stacks *st, mode_t mode, char *err,
+		 size_t errlen);
 
 /* SVG: the first @n sites of @p as bars (0: all, at most 50). */
 int kp_plot_top(FILE *out, const struct kp_profile *p, size_t n);
@@ -89,6 +94,15 @@ int kp_resolve(struct kp_profile *p, const char *spec, char *err,
  * number of sites resolved, 0 when nothing is at hand.
  */
 int kp_resolve_auto(struct kp_profile *p);
+
+/*
+ * The GNU build id in @b, a blob of ELF notes in native byte order (what
+ * /sys/kernel/notes holds), into @id (at least KP_BUILD_ID_MAX bytes):
+ * its length, 0 if none. resolve.c; only with libdw.
+ */
+#define KP_BUILD_ID_MAX 64
+size_t kp_note_build_id(const unsigned char *b, size_t len,
+			unsigned char *id);
 
 /* Which optional features this build has, e.g. "pprof resolve". */
 const char *kp_out_features(void);

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "outfile.h"
 #include "output.h"
 #include "profile.h"
 
@@ -44,11 +45,13 @@ int kp_pprof_gz(const struct kp_profile *p, const struct kp_stacks *st,
 }
 
 int kp_out_pprof(const char *path, const struct kp_profile *p,
-		 const struct kp_stacks *st, char *err, size_t errlen)
+		 const struct kp_stacks *st, mode_t mode, char *err,
+		 size_t errlen)
 {
 	(void)path;
 	(void)p;
 	(void)st;
+	(void)mode;
 	snprintf(err, errlen, "built without protobuf-c and zlib (pprof)");
 	return -ENOTSUP;
 }
@@ -688,12 +691,13 @@ out:
 }
 
 int kp_out_pprof(const char *path, const struct kp_profile *p,
-		 const struct kp_stacks *st, char *err, size_t errlen)
+		 const struct kp_stacks *st, mode_t mode, char *err,
+		 size_t errlen)
 {
+	struct kp_outfile of;
 	char why[256];
 	void *buf;
 	size_t len;
-	FILE *f;
 	int ret;
 
 	ret = kp_pprof_gz(p, st, "inuse_space", &buf, &len, why, sizeof(why));
@@ -701,22 +705,20 @@ int kp_out_pprof(const char *path, const struct kp_profile *p,
 		snprintf(err, errlen, "%s: %s", path, why);
 		return ret;
 	}
-	f = fopen(path, "w");
-	if (!f) {
-		ret = -errno;
-		snprintf(err, errlen, "cannot write %s: %s", path,
-			 strerror(-ret));
+	ret = kp_outfile_open(&of, path, mode, err, errlen);
+	if (ret) {
 		free(buf);
 		return ret;
 	}
 	/* Close whatever the write did; either failing fails the file. */
-	if (fwrite(buf, 1, len, f) != len)
-		ret = -EIO;
-	if (fclose(f) && !ret)
-		ret = -errno;
-	if (ret)
+	ret = fwrite(buf, 1, len, of.f) != len ? -EIO : 0;
+	if (ret) {
+		kp_outfile_close(&of, false, true, err, errlen);
 		snprintf(err, errlen, "cannot write %s: %s", path,
-			 strerror(-ret));
+			 strerror(EIO));
+	} else {
+		ret = kp_outfile_close(&of, true, true, err, errlen);
+	}
 	free(buf);
 	return ret;
 }

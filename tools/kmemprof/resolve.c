@@ -607,7 +607,7 @@ int kp_resolve(struct kp_profile *p, const char *spec, char *err,
  * R is the release, from /proc/sys/kernel/osrelease; every path is under
  * $KMEMPROF_ROOT. Whatever is not found keeps its symbol, silently.
  */
-#define MAX_ID 64
+#define MAX_ID KP_BUILD_ID_MAX
 
 struct want {
 	char name[128];		/* module, "" for the kernel */
@@ -621,9 +621,8 @@ static struct {
 	size_t n;
 } wants;
 
-/* The GNU build id in a blob of ELF notes (native byte order). */
-static size_t note_build_id(const unsigned char *b, size_t len,
-			    unsigned char *id)
+size_t kp_note_build_id(const unsigned char *b, size_t len,
+			unsigned char *id)
 {
 	size_t off = 0;
 
@@ -662,7 +661,7 @@ static size_t file_build_id(const char *rel, unsigned char *id)
 		return 0;
 	n = fread(buf, 1, sizeof(buf), f);
 	fclose(f);
-	return note_build_id(buf, n, id);
+	return kp_note_build_id(buf, n, id);
 }
 
 /* Whether @path (already under the root) has @w's build id and DWARF. */

@@ -38,7 +38,7 @@
  *   and 16 hex digits; sprint_symbol() and %pS ignore kptr_restrict):
  *   every such word is replaced, in sites, functions, callers and stack
  *   frames, by "unknown#N", N the order in which serve first met that
- *   address (stable while it runs, up to MAX_ADDRS, "unknown" past
+ *   address (stable while it runs, up to KP_REDACT_MAX, "unknown" past
  *   that), before any output is made. Errors name no path or value to
  *   the client (the log has them).
  * - libmicrohttpd bounds the rest: the request's size (headers
@@ -49,7 +49,7 @@
  * offset is shared); parsing and rendering work on each request's own
  * copy of the text, in the connection's thread. @state_lock guards
  * @deltas and @stopping (with @wake, which ends a delta's wait at
- * SIGTERM); @addr_lock the address table.
+ * SIGTERM); the redactor has its own lock (redact.c).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -107,6 +107,7 @@ static int run(struct kp_opts *o)
 
 #include "meminfo.h"
 #include "output.h"
+#include "redact.h"
 
 #define DEFAULT_LISTEN "127.0.0.1:9465"
 #define REQ_MEMORY (32 * 1024)	/* a request's headers and buffers */
@@ -115,7 +116,6 @@ static int run(struct kp_opts *o)
 #define IDLE_SECS 10
 #define MAX_SECONDS 60		/* ?seconds= on allocs */
 #define MAX_DELTAS 2		/* ?seconds= requests at once */
-#define MAX_ADDRS 1024		/* unnamed addresses numbered */
 #define STOP_MS 1000		/* at SIGTERM, for the answers under way */
 #define REALM "kmemprof"
 
@@ -130,87 +130,15 @@ struct serve {
 	size_t max;		/* sites with series */
 	pthread_mutex_t lock;	/* the reads of prof_fd and stacks_fd */
 	/* Credentials: @web's users if it has any, else @token. */
-	const struct kp_web *web;
+	struct kp_web *web;	/* its cache and bcrypt slots change */
 	const char *token;
 	size_t token_len;
 	pthread_mutex_t state_lock;
 	pthread_cond_t wake;
 	int deltas;		/* ?seconds= requests under way */
 	bool stopping;
-	pthread_mutex_t addr_lock;
-	uint64_t addrs[MAX_ADDRS];
-	size_t naddrs;
+	struct kp_redactor red;	/* the unnamed addresses (redact.c) */
 };
-
-/* The number of @a in the address table, from 1; 0 when it is full. */
-static size_t addr_number(struct serve *sv, uint64_t a)
-{
-	size_t i;
-
-	pthread_mutex_lock(&sv->addr_lock);
-	for (i = 0; i < sv->naddrs && sv->addrs[i] != a; i++)
-		;
-	if (i == sv->naddrs && i < MAX_ADDRS)
-		sv->addrs[sv->naddrs++] = a;
-	pthread_mutex_unlock(&sv->addr_lock);
-	return i < MAX_ADDRS ? i + 1 : 0;
-}
-
-/*
- * Each word of @s (after its start, a blank or a comma) that is a kernel
- * address, "0x" and 8 or more hex digits or 16 hex digits bare, becomes
- * "unknown#N" (or "unknown" where that does not fit), in place.
- */
-static void redact(struct serve *sv, char *s)
-{
-	char ph[32], *p;
-	size_t off, n, len, pl;
-
-	for (p = s; p && *p; p++) {
-		if (p != s && p[-1] != ' ' && p[-1] != ',')
-			continue;
-		off = p[0] == '0' && (p[1] == 'x' || p[1] == 'X') ? 2 : 0;
-		for (n = 0; isxdigit((unsigned char)p[off + n]); n++)
-			;
-		if (off ? n < 8 : n < 16)
-			continue;
-		len = off + n;
-		n = addr_number(sv, strtoull(p + off, NULL, 16));
-		pl = (size_t)snprintf(ph, sizeof(ph), "unknown#%zu", n);
-		if (!n || pl > len)
-			pl = (size_t)snprintf(ph, sizeof(ph), "unknown");
-		memcpy(p, ph, pl);
-		memmove(p + pl, p + len, strlen(p + len) + 1);
-		p += pl - 1;
-	}
-}
-
-static void redact_site(struct serve *sv, struct kp_site *s)
-{
-	redact(sv, s->site);
-	redact(sv, s->func);
-	redact(sv, s->callers);
-}
-
-static void redact_profile(struct serve *sv, struct kp_profile *p)
-{
-	size_t i;
-
-	for (i = 0; i < p->n; i++)
-		redact_site(sv, &p->sites[i]);
-}
-
-static void redact_stacks(struct serve *sv, struct kp_stacks *st)
-{
-	size_t i, f;
-
-	for (i = 0; i < st->n; i++) {
-		for (f = 0; f < st->v[i].nframes; f++)
-			redact(sv, st->v[i].frames[f]);
-		redact(sv, st->v[i].site);
-		redact_site(sv, &st->v[i].tag);
-	}
-}
 
 /* The whole text behind @fd, read again from offset 0. */
 static char *reread(struct serve *sv, int fd, size_t *size)
@@ -296,7 +224,7 @@ static int load_profile(struct serve *sv, struct kp_profile *p, char *err,
 	if (load_fd(sv, sv->prof_fd, sv->prof, parse_profile, p, err,
 		    errlen))
 		return -1;
-	redact_profile(sv, p);
+	kp_redact_profile(&sv->red, p);
 	return 0;
 }
 
@@ -306,7 +234,7 @@ static int load_stacks(struct serve *sv, struct kp_stacks *st, char *err,
 	if (load_fd(sv, sv->stacks_fd, sv->stacks, parse_stacks, st, err,
 		    errlen))
 		return -1;
-	redact_stacks(sv, st);
+	kp_redact_stacks(&sv->red, st);
 	return 0;
 }
 
@@ -358,26 +286,30 @@ static enum MHD_Result failed(struct MHD_Connection *c, const char *err)
 		    "kmemprof: cannot read the profile (serve's log says why)\n");
 }
 
-/* Credentials: the token or a user's, as the configuration asks. */
-static bool authorized(struct serve *sv, struct MHD_Connection *c)
+/*
+ * Credentials: the token or a user's, as the configuration asks;
+ * KP_AUTH_BUSY when the bcrypt slots stayed taken (webauth.c).
+ */
+static enum kp_auth authorized(struct serve *sv, struct MHD_Connection *c)
 {
 	const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 					MHD_HTTP_HEADER_AUTHORIZATION);
 	char *user, *pass = NULL;
-	bool ok = false;
+	enum kp_auth ok = KP_AUTH_BAD;
 
 	if (!h)
-		return false;
+		return KP_AUTH_BAD;
 	if (!sv->web && !strncasecmp(h, "Bearer ", 7)) {
 		for (h += 7; *h == ' '; h++)
 			;
-		return kp_ct_equal(h, strlen(h), sv->token, sv->token_len);
+		return kp_ct_equal(h, strlen(h), sv->token, sv->token_len) ?
+			KP_AUTH_OK : KP_AUTH_BAD;
 	}
 	user = MHD_basic_auth_get_username_password(c, &pass);
 	if (user && pass)
 		ok = sv->web ? kp_web_check(sv->web, user, pass) :
 			kp_ct_equal(pass, strlen(pass), sv->token,
-				    sv->token_len);
+				    sv->token_len) ? KP_AUTH_OK : KP_AUTH_BAD;
 	if (pass) {
 		explicit_bzero(pass, strlen(pass));
 		MHD_free(pass);
@@ -479,17 +411,36 @@ static int delta(const struct kp_profile *a, const struct kp_profile *b,
 	return 0;
 }
 
-/* A slot for a delta request: false if MAX_DELTAS are under way. */
-static bool delta_begin(struct serve *sv)
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+/*
+ * A slot for a delta request: NULL, or why not (MAX_DELTAS under way,
+ * or serve stopping: the same answer as for a delta it ends).
+ */
+static const char *delta_begin(struct serve *sv)
 {
-	bool ok;
+	const char *why = NULL;
 
 	pthread_mutex_lock(&sv->state_lock);
-	ok = sv->deltas < MAX_DELTAS && !sv->stopping;
-	if (ok)
+	if (sv->stopping)
+		why = "kmemprof: serve is stopping\n";
+	else if (sv->deltas >= MAX_DELTAS)
+		why = "kmemprof: " STR(MAX_DELTAS) " delta profiles (?seconds=) are under way already; try again later\n";
+	else
 		sv->deltas++;
 	pthread_mutex_unlock(&sv->state_lock);
-	return ok;
+	return why;
+}
+
+static bool is_stopping(struct serve *sv)
+{
+	bool stopping;
+
+	pthread_mutex_lock(&sv->state_lock);
+	stopping = sv->stopping;
+	pthread_mutex_unlock(&sv->state_lock);
+	return stopping;
 }
 
 static void delta_end(struct serve *sv)
@@ -532,9 +483,6 @@ static enum MHD_Result busy(struct MHD_Connection *c, const char *msg)
 	return ret;
 }
 
-#define STR_(x) #x
-#define STR(x) STR_(x)
-
 static enum MHD_Result pprof(struct serve *sv, struct MHD_Connection *c,
 			     bool allocs)
 {
@@ -558,8 +506,10 @@ static enum MHD_Result pprof(struct serve *sv, struct MHD_Connection *c,
 			return text(c, MHD_HTTP_BAD_REQUEST, allocs ?
 				    "kmemprof: seconds: expected 1 to " STR(MAX_SECONDS) "\n" :
 				    "kmemprof: seconds is for /debug/pprof/allocs\n");
-		if (!delta_begin(sv))
-			return busy(c, "kmemprof: " STR(MAX_DELTAS) " delta profiles (?seconds=) are under way already; try again later\n");
+		const char *why = delta_begin(sv);
+
+		if (why)
+			return busy(c, why);
 	}
 	if (load_profile(sv, &b, err, sizeof(err))) {
 		if (seconds)
@@ -609,8 +559,9 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 			      const char *version, const char *upload,
 			      size_t *upload_size, void **con_cls)
 {
-	static int started;
+	static int started, body;
 	struct serve *sv = cls;
+	enum kp_auth auth;
 
 	(void)version;
 	(void)upload;
@@ -618,17 +569,45 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 		/* The headers are in: refuse now, before any body, or answer
 		 * on the next call.
 		 */
-		if (!authorized(sv, c))
+		auth = authorized(sv, c);
+		if (auth == KP_AUTH_BUSY)
+			return busy(c, "kmemprof: too many credential checks under way; try again\n");
+		if (auth != KP_AUTH_OK)
 			return unauthorized(c);
 		if (strcmp(method, MHD_HTTP_METHOD_GET) &&
 		    strcmp(method, MHD_HTTP_METHOD_HEAD))
 			return text(c, MHD_HTTP_METHOD_NOT_ALLOWED,
 				    "kmemprof: GET only\n");
+		/* A body announced: refused before it is read. */
+		if (MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+				MHD_HTTP_HEADER_CONTENT_LENGTH) ||
+		    MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+				MHD_HTTP_HEADER_TRANSFER_ENCODING)) {
+			const char *cl = MHD_lookup_connection_value(c,
+				MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+
+			if (!cl || strcmp(cl, "0"))
+				return text(c, MHD_HTTP_BAD_REQUEST,
+					    "kmemprof: a GET has no body\n");
+		}
 		*con_cls = &started;
 		return MHD_YES;
 	}
-	if (*upload_size)
-		return text(c, MHD_HTTP_BAD_REQUEST, "kmemprof: no body\n");
+	if (*upload_size) {
+		/* Read and dropped; the answer once it is all in. */
+		*upload_size = 0;
+		*con_cls = &body;
+		return MHD_YES;
+	}
+	if (*con_cls == &body)
+		return text(c, MHD_HTTP_BAD_REQUEST,
+			    "kmemprof: a GET has no body\n");
+	/*
+	 * A request read after SIGTERM, on a connection taken before it:
+	 * answered as the deltas under way are, whichever came first.
+	 */
+	if (is_stopping(sv))
+		return busy(c, "kmemprof: serve is stopping\n");
 	if (!strcmp(url, "/metrics"))
 		return metrics(sv, c);
 	if (!strcmp(url, "/debug/pprof/heap"))
@@ -660,6 +639,9 @@ static int listen_addr(const char *spec, struct sockaddr_storage *ss,
 		memmove(host, host + 1, hl - 2);
 		host[hl - 2] = '\0';
 	}
+	/* localhost is loopback, without asking a resolver. */
+	if (!strcmp(host, "localhost"))
+		snprintf(host, sizeof(host), "127.0.0.1");
 	if (getaddrinfo(*host ? host : NULL, colon + 1, &hints, &ai))
 		return -1;
 	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
@@ -886,7 +868,7 @@ static int run(struct kp_opts *o)
 		return make_token(o);
 	pthread_mutex_init(&sv.lock, NULL);
 	pthread_mutex_init(&sv.state_lock, NULL);
-	pthread_mutex_init(&sv.addr_lock, NULL);
+	kp_redactor_init(&sv.red);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&sv.wake, &ca);
@@ -999,7 +981,7 @@ out:
 	}
 	kp_web_free(&web);
 	pthread_cond_destroy(&sv.wake);
-	pthread_mutex_destroy(&sv.addr_lock);
+	kp_redactor_destroy(&sv.red);
 	pthread_mutex_destroy(&sv.state_lock);
 	pthread_mutex_destroy(&sv.lock);
 	return rc;
@@ -1056,10 +1038,52 @@ static const struct kp_option opt_make_token = {
 	"and exit", set_make_token,
 };
 
+static int set_serve_input(struct kp_opts *o, const char *arg)
+{
+	if (!strcmp(arg, "-")) {
+		fprintf(stderr, "kmemprof serve: -i -: serve reads its input again on each request; give a file\n");
+		return 2;
+	}
+	o->input = arg;
+	return 0;
+}
+
+static int set_serve_lines(struct kp_opts *o, const char *arg)
+{
+	if (kp_arg_count("-n", arg, &o->n))
+		return 2;
+	o->n_set = true;
+	return 0;
+}
+
+static int set_serve_stacks(struct kp_opts *o, const char *arg)
+{
+	o->stacks = arg;
+	return 0;
+}
+
+static const struct kp_option opt_serve_input = {
+	"input", 1, 'i', "FILE",
+	"serve FILE (a snapshot, or /proc/allocinfo), read again on each "
+	"request, instead of /proc/kmemprof", set_serve_input,
+};
+
+static const struct kp_option opt_serve_lines = {
+	"lines", 1, 'n', "N",
+	"series for the first N sites on /metrics (default 1000; 0: all)",
+	set_serve_lines,
+};
+
+static const struct kp_option opt_serve_stacks = {
+	"stacks", 1, 0, "FILE",
+	"the stacks view for /debug/pprof (default: debugfs's, when live)",
+	set_serve_stacks,
+};
+
 static const struct kp_option opt_listen = {
 	"listen", 1, 0, "ADDR:PORT",
-	"where to listen (default 127.0.0.1:9465; beyond loopback only with "
-	"TLS)",
+	"where to listen: ADDR is an IPv4 or [IPv6] address or localhost "
+	"(default 127.0.0.1:9465; beyond loopback only with TLS)",
 	set_listen,
 };
 
@@ -1073,8 +1097,8 @@ const struct kp_cmd kp_cmd_serve = {
 	.name = "serve", .args = "",
 	.what = "a Prometheus and pprof scrape target over HTTP(S), for clients with credentials",
 	.opts = (const struct kp_option *const[]){
-		&kp_opt_input, &kp_opt_lines, &kp_opt_source, &kp_opt_stacks,
-		&opt_listen, &opt_user, &opt_web_config, &opt_token_file,
+		&opt_serve_input, &opt_serve_lines, &kp_opt_source,
+		&opt_serve_stacks, &opt_listen, &opt_user, &opt_web_config, &opt_token_file,
 		&opt_make_token, NULL,
 	},
 	.run = run,

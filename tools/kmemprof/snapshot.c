@@ -71,17 +71,47 @@ int kp_snapshot_write(FILE *out, FILE *in, const char *name, double time,
 struct keymap {
 	struct hsearch_data h;
 	char **keys;
-	size_t n;
+	size_t n, cap;		/* keys held, and room for (grown by keymap_get) */
 };
 
 static int keymap_init(struct keymap *m, size_t max)
 {
 	memset(m, 0, sizeof(*m));
-	m->keys = calloc(max ? max : 1, sizeof(*m->keys));
-	if (!m->keys || !hcreate_r(max * 2 + 16, &m->h)) {
+	m->cap = max ? max : 1;
+	m->keys = calloc(m->cap, sizeof(*m->keys));
+	if (!m->keys || !hcreate_r(m->cap * 2 + 16, &m->h)) {
 		free(m->keys);
 		return -1;
 	}
+	return 0;
+}
+
+/* Room for twice as many keys: a new table, the keys entered again. */
+static int keymap_grow(struct keymap *m)
+{
+	struct hsearch_data h;
+	size_t cap = 2 * m->cap, i;
+	ENTRY e, *found;
+	char **keys;
+
+	memset(&h, 0, sizeof(h));
+	keys = realloc(m->keys, cap * sizeof(*keys));
+	if (!keys)
+		return -1;
+	m->keys = keys;
+	if (!hcreate_r(cap * 2 + 16, &h))
+		return -1;
+	for (i = 0; i < m->n; i++) {
+		e.key = m->keys[i];
+		e.data = (void *)(intptr_t)i;
+		if (!hsearch_r(e, ENTER, &found, &h)) {
+			hdestroy_r(&h);
+			return -1;
+		}
+	}
+	hdestroy_r(&m->h);
+	m->h = h;
+	m->cap = cap;
 	return 0;
 }
 
@@ -104,7 +134,7 @@ static long keymap_get(struct keymap *m, const char *key, bool add,
 	*added = false;
 	if (hsearch_r(e, FIND, &found, &m->h))
 		return (long)(intptr_t)found->data;
-	if (!add)
+	if (!add || (m->n == m->cap && keymap_grow(m)))
 		return -1;
 	e.key = strdup(key);
 	if (!e.key)
@@ -335,22 +365,93 @@ static int chunk(const char *text, size_t size, const char *name,
 	return -1;
 }
 
-static int series_add(struct kp_series *s, struct keymap *m,
-		      const struct kp_profile *p, size_t t, size_t maxt)
+/*
+ * A record's series as it is read: one row of live bytes per site key,
+ * @capt columns each (doubled as snapshots come), so that memory is the
+ * series itself, sites x snapshots, and one snapshot parsed at a time.
+ */
+struct rows {
+	struct keymap m;
+	int64_t **v;		/* v[k][t]: live bytes of key k at snapshot t */
+	size_t n, cap;		/* rows made, room for */
+	size_t capt;		/* columns of every row */
+	double *t;		/* each snapshot's time, capt of them */
+};
+
+static int rows_add(struct rows *r, const struct kp_profile *p, size_t t)
 {
 	char key[KEY_LEN];
-	size_t i;
+	size_t i, k, c;
 	bool added;
-	long k;
+	long got;
 
-	s->t[t] = p->time;
-	for (i = 0; i < p->n; i++) {
-		k = keymap_get(m, kp_site_key(&p->sites[i], key, sizeof(key)),
-			       true, &added);
-		if (k < 0)
+	if (t == r->capt) {
+		double *nt;
+
+		c = r->capt ? 2 * r->capt : 64;
+		nt = realloc(r->t, c * sizeof(*nt));
+		if (!nt)
 			return -1;
-		s->live[(size_t)k * maxt + t] += p->sites[i].bytes;
+		r->t = nt;
+		for (k = 0; k < r->n; k++) {
+			int64_t *row = realloc(r->v[k], c * sizeof(*row));
+
+			if (!row)
+				return -1;
+			memset(row + r->capt, 0, (c - r->capt) * sizeof(*row));
+			r->v[k] = row;
+		}
+		r->capt = c;
 	}
+	r->t[t] = p->time;
+	for (i = 0; i < p->n; i++) {
+		got = keymap_get(&r->m, kp_site_key(&p->sites[i], key,
+						    sizeof(key)), true, &added);
+		if (got < 0)
+			return -1;
+		k = (size_t)got;
+		if (k == r->n) {
+			if (kp_grow((void **)&r->v, r->n, &r->cap,
+				    sizeof(*r->v)))
+				return -1;
+			r->v[k] = calloc(r->capt, sizeof(**r->v));
+			if (!r->v[k])
+				return -1;
+			r->n++;
+		}
+		r->v[k][t] += p->sites[i].bytes;
+	}
+	return 0;
+}
+
+static void rows_free(struct rows *r)
+{
+	size_t k;
+
+	for (k = 0; k < r->n; k++)
+		free(r->v[k]);
+	free(r->v);
+	free(r->t);
+	keymap_free(&r->m);
+}
+
+/* The rows as @s: nsite x nt, row-major; the keys handed over. */
+static int rows_take(struct rows *r, size_t nt, struct kp_series *s)
+{
+	size_t k;
+
+	s->live = malloc((r->n ? r->n : 1) * nt * sizeof(*s->live));
+	s->t = malloc(nt * sizeof(*s->t));
+	if (!s->live || !s->t)
+		return -1;
+	for (k = 0; k < r->n; k++)
+		memcpy(s->live + k * nt, r->v[k], nt * sizeof(*s->live));
+	memcpy(s->t, r->t, nt * sizeof(*s->t));
+	s->nt = nt;
+	s->nsite = r->m.n;
+	s->site = r->m.keys;
+	r->m.keys = NULL;
+	r->m.n = 0;
 	return 0;
 }
 
@@ -358,20 +459,23 @@ int kp_series_load(FILE *in, const char *name, struct kp_series *s,
 		   char *err, size_t errlen)
 {
 	struct kp_lines l = { .in = in, .name = name };
-	struct kp_profile *snaps = NULL;
-	size_t nsnap = 0, capsnap = 0, first = 0, total = 0, size = 0, i, t;
+	size_t nsnap = 0, first = 0, size = 0;
+	struct kp_profile p;
+	struct rows r;
 	char *text = NULL;
 	FILE *mem = NULL;
-	struct keymap m;
-	int rc;
+	int rc, added;
 
 	memset(s, 0, sizeof(*s));
+	memset(&r, 0, sizeof(r));
+	if (keymap_init(&r.m, 1024))
+		return kp_fail(err, errlen, name, 0, "out of memory");
 	for (;;) {
 		rc = kp_next(&l, err, errlen);
 		if (rc < 0)
 			goto out;
 		if (mem && (!rc || is_header(l.line))) {
-			/* The snapshot that just ended. */
+			/* The snapshot that just ended: into the rows. */
 			if (fclose(mem)) {
 				mem = NULL;
 				rc = kp_fail(err, errlen, name, l.no,
@@ -379,20 +483,20 @@ int kp_series_load(FILE *in, const char *name, struct kp_series *s,
 				goto out;
 			}
 			mem = NULL;
-			if (kp_grow((void **)&snaps, nsnap, &capsnap,
-				    sizeof(*snaps))) {
-				rc = kp_fail(err, errlen, name, l.no,
-					     "out of memory");
-				goto out;
-			}
-			if (chunk(text, size, name, first, &snaps[nsnap], err,
-				  errlen)) {
+			if (chunk(text, size, name, first, &p, err, errlen)) {
 				rc = -1;
 				goto out;
 			}
 			free(text);
 			text = NULL;
-			total += snaps[nsnap++].n;
+			added = rows_add(&r, &p, nsnap);
+			kp_free(&p);
+			if (added) {
+				rc = kp_fail(err, errlen, name, l.no,
+					     "out of memory");
+				goto out;
+			}
+			nsnap++;
 		}
 		if (!rc)
 			break;
@@ -415,41 +519,15 @@ int kp_series_load(FILE *in, const char *name, struct kp_series *s,
 		rc = kp_fail(err, errlen, name, 1, "empty input");
 		goto out;
 	}
-	rc = -1;
-	if (keymap_init(&m, total)) {
+	rc = rows_take(&r, nsnap, s);
+	if (rc)
 		kp_fail(err, errlen, name, 0, "out of memory");
-		goto out;
-	}
-	s->nt = nsnap;
-	s->t = calloc(nsnap, sizeof(*s->t));
-	s->live = calloc((total ? total : 1) * nsnap, sizeof(*s->live));
-	if (!s->t || !s->live) {
-		kp_fail(err, errlen, name, 0, "out of memory");
-		keymap_free(&m);
-		goto out;
-	}
-	for (t = 0; t < nsnap; t++) {
-		if (series_add(s, &m, &snaps[t], t, nsnap)) {
-			kp_fail(err, errlen, name, 0, "out of memory");
-			keymap_free(&m);
-			goto out;
-		}
-	}
-	/* Hand the keys over; shrink live to the sites seen. */
-	s->nsite = m.n;
-	s->site = m.keys;
-	m.keys = NULL;
-	m.n = 0;
-	hdestroy_r(&m.h);
-	rc = 0;
 out:
 	if (mem)
 		fclose(mem);
 	free(text);
 	free(l.line);
-	for (i = 0; i < nsnap; i++)
-		kp_free(&snaps[i]);
-	free(snaps);
+	rows_free(&r);
 	if (rc)
 		kp_series_free(s);
 	return rc ? -1 : 0;

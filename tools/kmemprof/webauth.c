@@ -27,6 +27,14 @@
  * Comparisons of secrets (kp_ct_equal()) take a time that depends only on
  * the secret's length; an unknown user costs one bcrypt computation as a
  * known one does (against @dummy).
+ *
+ * Costs (webauth.h has the numbers): a hash of a cost above
+ * KP_BCRYPT_COST_MAX is refused, naming its line; a user's good password
+ * is remembered for a while, so a scraper pays one bcrypt per
+ * KP_AUTH_TTL, not one per request; and KP_HASH_MAX computations run at
+ * once, the other checks waiting their turn for at most KP_HASH_WAIT_MS
+ * (then 503): clients without credentials cannot keep every core busy.
+ * A bad password is never remembered: each costs its bcrypt.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -37,6 +45,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "outfile.h"
 #include "util.h"
 #include "webauth.h"
 
@@ -125,6 +134,8 @@ int kp_token_make(const char *path, char *err, size_t errlen)
 	static const char digits[] = "0123456789abcdef";
 	unsigned char rnd[32];
 	char hex[2 * sizeof(rnd) + 1], dir[4096], *slash;
+	struct kp_outfile of;
+	char sbuf[256];
 	size_t i;
 	int fd;
 
@@ -149,26 +160,37 @@ int kp_token_make(const char *path, char *err, size_t errlen)
 	}
 	hex[2 * sizeof(rnd)] = '\n';
 	explicit_bzero(rnd, sizeof(rnd));
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		  0600);
-	if (fd < 0) {
-		snprintf(err, errlen, errno == EEXIST ?
-			 "%s exists: serve reads it as it is (remove it first for a new token)" :
-			 "cannot make %s: %s", path, strerror(errno));
+	/*
+	 * Made beside it, 0600, and linked into place only if nothing is
+	 * there (outfile.c): never a half-written token, never an old one
+	 * replaced.
+	 */
+	if (!access(path, F_OK) || errno != ENOENT) {
+		snprintf(err, errlen, "%s exists: serve reads it as it is (remove it first for a new token)",
+			 path);
 		explicit_bzero(hex, sizeof(hex));
 		return -1;
 	}
-	if (fchmod(fd, 0600) ||
-	    write(fd, hex, sizeof(hex)) != (ssize_t)sizeof(hex) ||
-	    fsync(fd)) {
-		snprintf(err, errlen, "writing %s: %s", path, strerror(errno));
+	if (kp_outfile_open(&of, path, 0600, err, errlen)) {
 		explicit_bzero(hex, sizeof(hex));
-		close(fd);
-		unlink(path);
 		return -1;
 	}
+	/* stdio's buffer is ours, to be wiped as the token is. */
+	setvbuf(of.f, sbuf, _IOFBF, sizeof(sbuf));
+	fd = fwrite(hex, 1, sizeof(hex), of.f) == sizeof(hex) ? 0 : -1;
 	explicit_bzero(hex, sizeof(hex));
-	return close(fd);
+	fd = kp_outfile_close(&of, !fd, false, err, errlen) ? fd ? fd : -2 : 0;
+	explicit_bzero(sbuf, sizeof(sbuf));
+	if (fd) {
+		if (fd == -1)
+			snprintf(err, errlen, "writing %s: %s", path,
+				 strerror(EIO));
+		else if (strstr(err, " exists"))
+			snprintf(err, errlen, "%s exists: serve reads it as it is (remove it first for a new token)",
+				 path);
+		return -1;
+	}
+	return 0;
 }
 
 #ifndef KP_HAVE_WEBCONFIG
@@ -187,13 +209,13 @@ void kp_web_free(struct kp_web *w)
 	(void)w;
 }
 
-bool kp_web_check(const struct kp_web *w, const char *user,
-		  const char *pass)
+enum kp_auth kp_web_check(struct kp_web *w, const char *user,
+			  const char *pass)
 {
 	(void)w;
 	(void)user;
 	(void)pass;
-	return false;
+	return KP_AUTH_BAD;
 }
 
 #else
@@ -386,20 +408,48 @@ static int tls(struct wl *l, yaml_node_t *m, struct kp_web *w)
 	return 0;
 }
 
-/* A bcrypt hash that crypt_rn() takes: its cost, else -1. */
+static void forget(struct kp_web_good *g)
+{
+	if (g->pass)
+		explicit_bzero(g->pass, g->len);
+	free(g->pass);
+	g->pass = NULL;
+}
+
+static void web_locks(struct kp_web *w)
+{
+	pthread_condattr_t ca;
+
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&w->turn, &ca);
+	pthread_condattr_destroy(&ca);
+	w->locks = true;
+}
+
+/*
+ * A bcrypt hash that crypt_rn() takes: its cost, else -1. A cost above
+ * the cap is returned as it is, without the computation that would
+ * check the rest (days, at 31).
+ */
 static int bcrypt_cost(const char *hash, struct crypt_data *cd)
 {
 	const char *out;
+	int cost;
 
 	if (strlen(hash) != 60 || hash[0] != '$' || hash[1] != '2' ||
 	    !strchr("aby", hash[2]) || hash[3] != '$' ||
 	    hash[4] < '0' || hash[4] > '3' || hash[5] < '0' ||
 	    hash[5] > '9' || hash[6] != '$')
 		return -1;
+	cost = (hash[4] - '0') * 10 + hash[5] - '0';
+	if (cost > KP_BCRYPT_COST_MAX)
+		return cost;
 	out = crypt_rn("", hash, cd, sizeof(*cd));
 	if (!out || out[0] == '*' || strncmp(out, hash, 29))
 		return -1;
-	return (hash[4] - '0') * 10 + hash[5] - '0';
+	return cost;
 }
 
 static int users(struct wl *l, yaml_node_t *m, struct kp_web *w)
@@ -446,6 +496,13 @@ static int users(struct wl *l, yaml_node_t *m, struct kp_web *w)
 			     name);
 			goto out;
 		}
+		if (cost > KP_BCRYPT_COST_MAX) {
+			FAIL(l, v, "basic_auth_users: %.64s: bcrypt cost %d is above %d (each check would take %s; htpasswd -nBC 10 makes one of 10)",
+			     name, cost, KP_BCRYPT_COST_MAX,
+			     cost < 18 ? "seconds" : cost < 24 ? "minutes" :
+			     cost < 28 ? "hours" : "days");
+			goto out;
+		}
 		max = cost > max ? cost : max;
 		u = &w->users[w->nusers++];
 		u->name = strdup(name);
@@ -488,6 +545,7 @@ int kp_web_load(const char *path, struct kp_web *w, char *err,
 	int rc = -1;
 
 	*w = (struct kp_web){ 0 };
+	web_locks(w);
 	f = fopen(path, "rb");
 	if (!f) {
 		snprintf(err, errlen, "cannot open %s: %s", path,
@@ -572,31 +630,131 @@ void kp_web_free(struct kp_web *w)
 	}
 	free(w->users);
 	free(w->dummy);
+	for (i = 0; i < KP_AUTH_CACHE; i++)
+		forget(&w->cache[i]);
+	if (w->locks) {
+		pthread_mutex_destroy(&w->lock);
+		pthread_cond_destroy(&w->turn);
+	}
 	*w = (struct kp_web){ 0 };
 }
 
-bool kp_web_check(const struct kp_web *w, const char *user,
-		  const char *pass)
+static void now_plus(struct timespec *t, long ms)
 {
-	const struct kp_web_user *u = NULL;
-	struct crypt_data *cd = calloc(1, sizeof(*cd));
-	const char *hash, *out;
-	bool ok;
+	clock_gettime(CLOCK_MONOTONIC, t);
+	t->tv_sec += ms / 1000;
+	t->tv_nsec += (ms % 1000) * 1000000;
+	if (t->tv_nsec >= 1000000000) {
+		t->tv_sec++;
+		t->tv_nsec -= 1000000000;
+	}
+}
+
+static bool before(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec ||
+	       (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+/* Under @lock: whether user @ui's @pass is remembered, unexpired. */
+static bool remembered(struct kp_web *w, size_t ui, const char *pass,
+		       size_t len)
+{
+	struct timespec now;
+	bool hit = false;
 	size_t i;
 
-	if (!cd || !w->dummy) {
-		free(cd);
-		return false;
+	now_plus(&now, 0);
+	for (i = 0; i < KP_AUTH_CACHE; i++) {
+		struct kp_web_good *g = &w->cache[i];
+
+		if (!g->pass)
+			continue;
+		if (before(&g->until, &now))
+			forget(g);
+		else if (g->user == ui &&
+			 kp_ct_equal(pass, len, g->pass, g->len))
+			hit = true;
 	}
-	for (i = 0; i < w->nusers && !u; i++)
+	return hit;
+}
+
+/* Under @lock: remember user @ui's good @pass, in a free or the oldest slot. */
+static void remember(struct kp_web *w, size_t ui, const char *pass,
+		     size_t len)
+{
+	struct kp_web_good *g = &w->cache[0];
+	size_t i;
+
+	for (i = 0; i < KP_AUTH_CACHE; i++) {
+		if (!w->cache[i].pass) {
+			g = &w->cache[i];
+			break;
+		}
+		if (before(&w->cache[i].until, &g->until))
+			g = &w->cache[i];
+	}
+	forget(g);
+	g->pass = strndup(pass, len);
+	if (!g->pass)
+		return;
+	g->user = ui;
+	g->len = len;
+	now_plus(&g->until, KP_AUTH_TTL * 1000L);
+}
+
+enum kp_auth kp_web_check(struct kp_web *w, const char *user,
+			  const char *pass)
+{
+	struct crypt_data *cd = calloc(1, sizeof(*cd));
+	size_t i, ui = w->nusers, len = strlen(pass);
+	struct timespec deadline;
+	const char *hash, *out;
+	bool ok;
+
+	if (!cd || !w->dummy || !w->locks) {
+		free(cd);
+		return KP_AUTH_BAD;
+	}
+	for (i = 0; i < w->nusers && ui == w->nusers; i++)
 		if (!strcmp(w->users[i].name, user))
-			u = &w->users[i];
-	hash = u ? u->hash : w->dummy;
+			ui = i;
+	pthread_mutex_lock(&w->lock);
+	if (ui < w->nusers && remembered(w, ui, pass, len)) {
+		pthread_mutex_unlock(&w->lock);
+		free(cd);
+		return KP_AUTH_OK;
+	}
+	/* A bcrypt slot, or KP_AUTH_BUSY: no queue of connection threads. */
+	now_plus(&deadline, KP_HASH_WAIT_MS);
+	while (w->hashing >= KP_HASH_MAX) {
+		if (pthread_cond_timedwait(&w->turn, &w->lock, &deadline) ==
+		    ETIMEDOUT && w->hashing >= KP_HASH_MAX) {
+			pthread_mutex_unlock(&w->lock);
+			free(cd);
+			return KP_AUTH_BUSY;
+		}
+	}
+	w->hashing++;
+	w->hashes++;
+	if (w->hashing > w->hashing_max)
+		w->hashing_max = w->hashing;
+	pthread_mutex_unlock(&w->lock);
+
+	hash = ui < w->nusers ? w->users[ui].hash : w->dummy;
 	out = crypt_rn(pass, hash, cd, sizeof(*cd));
-	ok = u && out && kp_ct_equal(out, strlen(out), hash, strlen(hash));
+	ok = ui < w->nusers && out &&
+	     kp_ct_equal(out, strlen(out), hash, strlen(hash));
 	explicit_bzero(cd, sizeof(*cd));
 	free(cd);
-	return ok;
+
+	pthread_mutex_lock(&w->lock);
+	w->hashing--;
+	pthread_cond_signal(&w->turn);
+	if (ok)
+		remember(w, ui, pass, len);
+	pthread_mutex_unlock(&w->lock);
+	return ok ? KP_AUTH_OK : KP_AUTH_BAD;
 }
 
 #endif /* KP_HAVE_WEBCONFIG */

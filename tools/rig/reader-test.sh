@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Build the reader out of tree, run its cmocka unit tests, the external
-# consumers (check-outputs.sh, check-serve.sh) and a bounded libFuzzer run
+# consumers (check-outputs.sh, check-serve.sh), the man page against
+# --help (check-man.sh), the Prometheus rules' unit tests (check-rules.sh)
+# and a bounded libFuzzer run
 # over every parser; print 'P F S' last.
 #   KMEMPROF_FUZZ_TIME=SECS  fuzzing time (default 20; 0 skips it)
 set -uo pipefail
@@ -30,6 +32,18 @@ pass=$((pass + p)) failed=$((failed + f)) skip=$((skip + s))
 
 # kmemprof serve over a fake root, scraped by Prometheus and go tool pprof.
 res=$(timeout 300 "$TOP/tests/reader/check-serve.sh" "$O/kmemprof")
+echo "$res"
+read -r p f s <<< "$(echo "$res" | tail -1)"
+pass=$((pass + ${p:-0})) failed=$((failed + ${f:-1})) skip=$((skip + ${s:-0}))
+
+# The man page against --help (tools/kmemprof/man.sh makes its commands).
+res=$("$TOP/tests/reader/check-man.sh" "$O/kmemprof")
+echo "$res"
+read -r p f s <<< "$(echo "$res" | tail -1)"
+pass=$((pass + ${p:-0})) failed=$((failed + ${f:-1})) skip=$((skip + ${s:-0}))
+
+# tools/prometheus/'s rules, by promtool's unit tests.
+res=$("$TOP/tests/reader/check-rules.sh" "$O/kmemprof")
 echo "$res"
 read -r p f s <<< "$(echo "$res" | tail -1)"
 pass=$((pass + ${p:-0})) failed=$((failed + ${f:-1})) skip=$((skip + ${s:-0}))
