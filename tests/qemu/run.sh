@@ -33,8 +33,16 @@ fi
 # /dev/dma_heap/reserved. The debug flavour checks every slab object too.
 # The vendor flavour has pseudo-NMI, which needs a GICv3 and the command
 # line to turn it on.
-EXTRA_APPEND="cma=32M"
+# Every guest has a hugetlb pool too, 16 pages of 2 MiB, as a board's
+# image sets one up; the 6.1 guests (the board's kernel) and the debug one
+# have transparent huge pages always on, the others on madvise() alone.
+# KMEMPROF_MEM sets the guest's RAM (1G).
+EXTRA_APPEND="cma=32M hugepages=16"
+MEM=${KMEMPROF_MEM:-1G}
 MACHINE=virt
+case "$KVER" in
+6.1 | 6.1-* | *-debug) EXTRA_APPEND="$EXTRA_APPEND transparent_hugepage=always" ;;
+esac
 case "$KVER" in
 *-debug) EXTRA_APPEND="$EXTRA_APPEND slub_debug=FZPU kasan_multi_shot" ;;
 *-vendor)
@@ -105,7 +113,7 @@ cp "$TOP"/tests/bench/*.sh "$root/tests/bench/"
 DTB_ARGS=
 if [ -n "${KMEMPROF_DTSO:-}" ]; then
 	qemu-system-aarch64 -M "$MACHINE",dumpdtb="$OUT/virt.dtb" -cpu cortex-a76 \
-		-smp "$SMP" -m 1G -nographic -nic none > /dev/null 2>&1 ||
+		-smp "$SMP" -m "$MEM" -nographic -nic none > /dev/null 2>&1 ||
 		{ echo "rig: cannot dump the virt DTB" >&2; exit 1; }
 	dtbos=()
 	for o in $KMEMPROF_DTSO; do
@@ -118,7 +126,7 @@ fi
 
 set +e
 timeout --foreground -k 5 "$TIMEOUT" qemu-system-aarch64 \
-	-M "$MACHINE" -cpu cortex-a76 -smp "$SMP" -m 1G \
+	-M "$MACHINE" -cpu cortex-a76 -smp "$SMP" -m "$MEM" \
 	-nographic -no-reboot -nic none \
 	-kernel "$IMAGE" \
 	-initrd "$OUT/initramfs.cpio.gz" \
