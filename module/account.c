@@ -906,9 +906,10 @@ static bool kmp_table_held(unsigned long pfn)
  * or is a part of a live block entered at an aligned head below it: a
  * block the kernel split with no event, whose parts' frees split it
  * ("Split page blocks"), and which an entry of the part's own would pay
- * off twice (kmp_pfn_held(), kmp_table_held()). Counted first, as any allocation, then entered with cmpxchg() from 0,
- * so that an event's entry, there first, wins (and the count is taken
- * back). Whether it was entered. With interrupts off.
+ * off twice (kmp_pfn_held(), kmp_table_held()). Counted first, as any
+ * allocation, then entered with cmpxchg() from 0, so that an event's
+ * entry, there first, wins (and the count is taken back). Whether it was
+ * entered. With interrupts off.
  */
 bool kmp_account_prior(unsigned long pfn, unsigned int order, u32 tag)
 {
