@@ -664,9 +664,11 @@ static bool kmp_page_take_part(unsigned long pfn, unsigned int order,
 
 /*
  * Take every block in the chunk of the largest order at @pfn, aligned to
- * it. Whether anything was there. With interrupts off.
+ * it. Whether anything was there. With interrupts off: the probe
+ * (probes.c, kmp_page_free_huge()) turns them off for one chunk at a
+ * time, and settles the chunk's NMI records first.
  */
-static bool kmp_page_free_chunk(unsigned long pfn)
+bool kmp_account_page_free_chunk(unsigned long pfn)
 {
 	unsigned long i, n = 1UL << KMP_MAX_ORDER;
 	u32 *slot = kmp_pfn_slot(pfn), v;
@@ -696,28 +698,18 @@ static bool kmp_page_free_chunk(unsigned long pfn)
 }
 
 /*
- * A free of @order above the largest, at @pfn (aligned to it). Called
- * with interrupts on from the probe (kmp_page_free_slow()), and off from
- * nmi.c's drain: each chunk turns them off itself.
+ * A free of @order above the largest at @pfn, from nmi.c's drain, with
+ * interrupts off throughout: no gigantic folio is freed in NMI today.
  */
-void kmp_account_page_free_huge(unsigned long pfn, unsigned int order)
+static void kmp_account_page_free_huge(unsigned long pfn, unsigned int order)
 {
-	unsigned long i, n = 1UL << (order - KMP_MAX_ORDER), flags;
+	unsigned long i, n = 1UL << (order - KMP_MAX_ORDER);
 	bool found = false;
 
-	for (i = 0; i < n; i++) {
-		unsigned long at = pfn + (i << KMP_MAX_ORDER);
-
-		local_irq_save(flags);
-		kmp_nmi_settle(kmp_key_pfn(at));
-		found |= kmp_page_free_chunk(at);
-		local_irq_restore(flags);
-	}
-	if (!found) {
-		local_irq_save(flags);
+	for (i = 0; i < n; i++)
+		found |= kmp_account_page_free_chunk(pfn + (i << KMP_MAX_ORDER));
+	if (!found)
 		kmp_stat_inc(KMP_ST_UNPAIRED_PAGE);
-		local_irq_restore(flags);
-	}
 }
 
 /* A page block's free on the general path: @bytes is the free's size. */

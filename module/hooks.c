@@ -155,6 +155,8 @@ struct kmp_hook {
 	bool present;		/* the kernel has the function */
 	bool attached;
 	bool warned;		/* ftrace refused it: said once in dmesg */
+	bool optional;		/* a module's, maybe not loaded: untraced */
+				/* only where present */
 };
 
 static struct kmp_hook kmp_hooks[KMP_HOOK_NR];
@@ -298,6 +300,27 @@ static void __flatten kmp_hook_migrate(struct kmp_hook *h,
 	kmp_page_move(KMP_MIGRATE_PFN(dst), KMP_MIGRATE_PFN(src),
 		      KMP_MIGRATE_ORDER(src));
 	kmp_hook_count(KMP_HOOK_MIGRATE, 1);
+}
+#endif
+
+#if KMP_HAVE_ZS_MIGRATE
+/*
+ * zs_page_migrate(dst, src, mode): a zsmalloc page moves through its
+ * driver, not folio_migrate_flags() (compat.h says when it cannot fail).
+ * The source is freed after, as any migration's.
+ */
+static void __flatten kmp_hook_zs_migrate(struct kmp_hook *h,
+					  unsigned long caller,
+					  kmp_hook_regs_t *regs)
+{
+	struct page *dst = (struct page *)kmp_hook_arg(regs, 0);
+	struct page *src = (struct page *)kmp_hook_arg(regs, 1);
+
+	/* MIGRATE_SYNC_NO_COPY, where there is one: refused */
+	if (kmp_hook_arg(regs, 2) > MIGRATE_SYNC)
+		return;
+	kmp_page_move(page_to_pfn(dst), page_to_pfn(src), 0);
+	kmp_hook_count(KMP_HOOK_ZS_MIGRATE, 1);
 }
 #endif
 
@@ -664,6 +687,12 @@ static struct kmp_hook kmp_hooks[KMP_HOOK_NR] = {
 		KMP_HOOK_FREE(KMP_MIGRATE_NAME, kmp_hook_migrate),
 #endif
 	},
+	[KMP_HOOK_ZS_MIGRATE] = {
+		.name = "zs_migrate", .kind = KMP_KIND_PAGE, .optional = true,
+#if KMP_HAVE_ZS_MIGRATE
+		KMP_HOOK_FREE("zs_page_migrate", kmp_hook_zs_migrate),
+#endif
+	},
 	[KMP_HOOK_KFREE_RCU_SHEAF] = {
 		.name = "kfree_rcu_sheaf", .kind = KMP_KIND_SLAB,
 #if KMP_HAVE_NOLOCK
@@ -732,6 +761,9 @@ void kmp_hooks_init(void)
 		/* The filter finds the function for both kinds of hook. */
 		strscpy(buf, h->fn, sizeof(buf));
 		ret = ftrace_set_filter(&h->ops, buf, strlen(buf), 1);
+		/* an optional one's module is not loaded: nothing to pair */
+		if (ret && h->optional)
+			continue;
 		if (ret) {
 			pr_warn("%s cannot be hooked (%d): its %s objects are not paired\n",
 				h->fn, ret, kmp_kind_name(h->kind));
@@ -949,7 +981,8 @@ void kmp_hooks_show(struct seq_file *m)
 	seq_puts(m, n ? "\n" : "none\n");
 	seq_puts(m, "untraced ");
 	for (i = 0, n = 0; i < KMP_HOOK_NR; i++)
-		if (kmp_hooks[i].fn && !kmp_hooks[i].attached)
+		if (kmp_hooks[i].fn && !kmp_hooks[i].attached &&
+		    (kmp_hooks[i].present || !kmp_hooks[i].optional))
 			seq_printf(m, "%s%s", n++ ? "," : "", kmp_hooks[i].name);
 	seq_puts(m, n ? "\n" : "none\n");
 	/* How allocations are hooked on this kernel (compat.h). */

@@ -274,6 +274,7 @@ enum kmp_hook_id {
 	KMP_HOOK_KFREE_NOLOCK,
 	KMP_HOOK_KFREE_RCU_SHEAF,
 	KMP_HOOK_MIGRATE,
+	KMP_HOOK_ZS_MIGRATE,
 	KMP_HOOK_NR,
 };
 
@@ -649,7 +650,7 @@ void kmp_modtext_exit(void);
 /* account.c: the general path, with interrupts off. */
 void kmp_account_page_move(unsigned long dst, unsigned long src,
 			   unsigned int order);
-void kmp_account_page_free_huge(unsigned long pfn, unsigned int order);
+bool kmp_account_page_free_chunk(unsigned long pfn);
 bool kmp_page_free_returns(void);
 unsigned long kmp_page_site(unsigned long fp, struct kmp_frames *f,
 			    unsigned int after);

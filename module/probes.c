@@ -132,6 +132,33 @@ noinline void kmp_page_alloc_slow(enum kmp_event ev, unsigned long fp,
 	kmp_leave(flags, t0);
 }
 
+/*
+ * A free above the buddy allocator's largest order (a gigantic hugetlb
+ * folio, 6.11+): every block in its range, a largest-order chunk at a
+ * time (account.c, "Blocks above the buddy allocator's largest order"),
+ * with interrupts off for one chunk only. Called with them on.
+ */
+static noinline void kmp_page_free_huge(unsigned long pfn, unsigned int order)
+{
+	unsigned int max = KMP_PAGE_ORDERS - 1;
+	unsigned long i, n = 1UL << (order - max), flags;
+	bool found = false;
+
+	for (i = 0; i < n; i++) {
+		unsigned long at = pfn + (i << max);
+
+		local_irq_save(flags);
+		kmp_nmi_settle(kmp_key_pfn(at));
+		found |= kmp_account_page_free_chunk(at);
+		local_irq_restore(flags);
+	}
+	if (!found) {
+		local_irq_save(flags);
+		kmp_stat_inc(KMP_ST_UNPAIRED_PAGE);
+		local_irq_restore(flags);
+	}
+}
+
 noinline void kmp_page_free_slow(enum kmp_event ev, const struct page *page,
 			unsigned int order)
 {
@@ -144,10 +171,9 @@ noinline void kmp_page_free_slow(enum kmp_event ev, const struct page *page,
 		return;
 	}
 	kmp_enter(ev, &flags, &t0);
-	/* above the largest order: a chunk at a time (account.c) */
 	if (unlikely(order >= KMP_PAGE_ORDERS)) {
 		kmp_leave(flags, t0);
-		kmp_account_page_free_huge(pfn, order);
+		kmp_page_free_huge(pfn, order);
 		return;
 	}
 	kmp_nmi_settle(kmp_key_pfn(pfn));

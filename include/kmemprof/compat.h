@@ -492,6 +492,24 @@ static inline u32 kmp_cycles_rate(void)
 #define KMP_MIGRATE_ORDER(p)		compound_order(p)
 #endif
 
+/*
+ * zsmalloc's pages (zram's) migrate through its movable_ops'
+ * zs_page_migrate(dst, src, mode), from 6.0 (before, an address_space's
+ * migratepage with other arguments), with no folio_migrate_flags().
+ * Until 6.14 it cannot fail once called, but in MIGRATE_SYNC_NO_COPY
+ * mode (the last of the modes, gone in 6.10), which it refuses first:
+ * hooks.c takes the move at its entry there. From 6.15 its zspage lock
+ * can refuse the move too, which only an exit handler could see: not
+ * hooked.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 0, 0) &&			\
+	LINUX_VERSION_CODE < KERNEL_VERSION(6, 15, 0) &&		\
+	IS_ENABLED(CONFIG_ZSMALLOC) && IS_ENABLED(CONFIG_COMPACTION)
+#define KMP_HAVE_ZS_MIGRATE		1
+#else
+#define KMP_HAVE_ZS_MIGRATE		0
+#endif
+
 /* The caller's frame record at a hooked function's entry (fprobe). */
 #if KMP_HAVE_EXIT_HOOKS && IS_ENABLED(CONFIG_ARM64)
 #define kmp_fregs_fp(r)		(arch_ftrace_regs(r)->fp)

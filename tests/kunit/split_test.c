@@ -722,14 +722,20 @@ static void split_move_sampled(struct kunit *test)
  * pay that entry off, and the head's free would then split the block and
  * enter the part again on the owner, live for good: 83-attach's stale.
  */
+/* The rescan case's own site: no other case's block is ever on it. */
+static noinline void rescan_alloc(struct page **page)
+{
+	*page = alloc_pages(GFP_KERNEL, SPLIT_ORDER);
+}
+
 static bool split_rescan_once(struct kunit *test, bool last)
 {
 	struct split_base b;
 	struct page *page;
 	int i;
 
-	split_begin(test, split_alloc, &b);
-	split_alloc(&page);
+	split_begin(test, rescan_alloc, &b);
+	rescan_alloc(&page);
 	KMP_ASSERT_NOT_NULL(test, page);
 	split_page(page, SPLIT_ORDER);
 	KMP_ASSERT_EQ(test, kmemprof_test_rescan(), 0);

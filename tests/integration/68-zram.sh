@@ -1,0 +1,54 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# zram's pages keep their owner when they migrate (issue 38). zsmalloc's
+# pages are movable, but move through its own zs_page_migrate(), not
+# folio_migrate_flags(), which the migration hook follows: kmemprof hooks
+# it too (hooks.c, zs_migrate). zram0 gets compressible data, and
+# zsmalloc's page site (alloc_zspage) then holds exactly the pool's pages,
+# mem_used_total in zram's mm_stat; compact_memory migrates movable pages,
+# zsmalloc's among them, and the site holds exactly the pool's pages
+# still. Before the hook, each page moved came off the site (its source's
+# free paid the entry off, its destination had none).
+. /tests/lib.sh
+
+[ -e /sys/block/zram0/disksize ] ||
+	{ echo "SKIP: no zram on this kernel"; exit 77; }
+[ -w /proc/sys/vm/compact_memory ] ||
+	{ echo "SKIP: no CONFIG_COMPACTION on this kernel"; exit 77; }
+keep_module
+trap 'echo 1 > /sys/block/zram0/reset; restore_state' EXIT
+
+reload || fail "insmod"
+echo 1 > /sys/block/zram0/reset
+echo 64M > /sys/block/zram0/disksize || fail "zram0 disksize"
+
+# pool: the pool's bytes; site: the live bytes of zsmalloc's page site.
+pool() { awk '{ print $3 }' /sys/block/zram0/mm_stat; }
+site() {
+	awk '/ func:alloc_zspage / && / kind:page / { s += $1 } END { print s + 0 }' \
+		/proc/kmemprof
+}
+
+# 16 MiB of text: compressible, and no page of it the same byte throughout
+# (zram keeps those apart, with no zsmalloc object).
+awk 'BEGIN { for (i = 0; i < 500000; i++) printf "kmemprof zram %08d %08x\n", i, i * 2654435761 }' \
+	> /dev/zram0 || fail "writing zram0"
+sync
+echo "INFO mm_stat: $(cat /sys/block/zram0/mm_stat)"
+[ "$(pool)" -gt 0 ] || fail "zram0 holds no zsmalloc page"
+expect_eq "alloc_zspage live bytes, written" "$(site)" "$(pool)"
+
+case ",$(stat_value hooks)," in
+*,zs_migrate,*) hooked=1 ;;
+*) hooked= ; echo "INFO zs_page_migrate is not hooked here: $(stat_value untraced)" ;;
+esac
+calls=$(stat_value hook.zs_migrate.calls)
+moved=$(stat_value page_moved)
+echo 1 > /proc/sys/vm/compact_memory
+echo "INFO compaction: zs_migrate calls ${calls:-none} -> $(stat_value hook.zs_migrate.calls)," \
+	"page_moved $moved -> $(stat_value page_moved)"
+[ -n "$hooked" ] || exit 0
+[ "$(stat_value hook.zs_migrate.calls)" -gt "$calls" ] ||
+	fail "compaction migrated no zsmalloc page: nothing was tested"
+expect_eq "alloc_zspage live bytes, compacted" "$(site)" "$(pool)"
+exit 0
