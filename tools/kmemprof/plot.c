@@ -470,6 +470,7 @@ static const char *const mline_colour[KP_ML_NR] = {
 	[KP_ML_FILE] = "#76b7b2",
 	[KP_ML_STACK] = "#edc948",
 	[KP_ML_PERCPU] = "#ff9da7",
+	[KP_ML_HUGETLB] = "#bab0ac",
 	[KP_ML_OTHER] = "#9c755f",
 	[KP_ML_SELF] = "#b07aa1",
 	[KP_ML_UNTRACKED] = "#e15759",
