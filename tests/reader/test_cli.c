@@ -258,7 +258,7 @@ static void cli_knobs(void **state)
 	assert_non_null(strstr(out, "stack_depth=6\n"));
 	assert_non_null(strstr(out, "events=slab,page,percpu\n"));
 	assert_int_equal(run(out, sizeof(out), "set stack_depth"), 2);
-	assert_string_equal(out, "kmemprof: set stack_depth: expected KEY=VALUE\n");
+	assert_string_equal(out, "kmemprof set: stack_depth: expected KEY=VALUE\n");
 	assert_int_equal(run(out, sizeof(out), "set nope=1"), 1);
 	assert_string_equal(out, "kmemprof: no knob 'nope' (see 'kmemprof set' for the list)\n");
 	setenv("KMEMPROF_ROOT", "/nonexistent", 1);
@@ -300,10 +300,10 @@ static void cli_help(void **state)
 	assert_int_equal(run(out, sizeof(out), "top -n x"), 2);
 	assert_int_equal(run(out, sizeof(out), "plot"), 2);
 	assert_int_equal(run(out, sizeof(out), "plot hist"), 2);
-	assert_string_equal(out, "kmemprof: plot top | plot hist SITE | plot series RECORD | plot meminfo, with -o FILE.svg\n");
+	assert_string_equal(out, "kmemprof plot: plot top | plot hist SITE | plot series RECORD | plot meminfo, with -o FILE.svg\n");
 	assert_int_equal(run(out, sizeof(out), "plot series /nonexistent -o x.svg"), 1);
 	assert_int_equal(run(out, sizeof(out), "top --json --csv"), 2);
-	assert_string_equal(out, "kmemprof: one output at a time: --json, --csv, --openmetrics, --prometheus or --pprof\n");
+	assert_string_equal(out, "kmemprof top: one output at a time: --json, --csv, --openmetrics, --prometheus or --pprof\n");
 }
 
 static void cli_top(void **state)
@@ -609,22 +609,48 @@ static void cli_no_traps(void **state)
 	assert_string_equal(out, "kmemprof: cannot open 0.1: No such file or directory\n");
 	/* An option is not taken for a file name. */
 	assert_int_equal(run(out, sizeof(out), "top --pprof -i proc/kmemprof"), 2);
-	assert_string_equal(out, "kmemprof: --pprof: '-i' is an option, not a FILE (--pprof=-i for a file so named)\n");
+	assert_string_equal(out, "kmemprof top: --pprof: '-i' is an option, not a FILE (--pprof=-i for a file so named)\n");
 	assert_int_equal(access("-i", F_OK), -1);
 	/* Outputs that cannot be combined are refused. */
 	assert_int_equal(run(out, sizeof(out), "top --json --pprof x.pb.gz"), 2);
-	assert_string_equal(out, "kmemprof: one output at a time: --json, --csv, --openmetrics, --prometheus or --pprof\n");
+	assert_string_equal(out, "kmemprof top: one output at a time: --json, --csv, --openmetrics, --prometheus or --pprof\n");
 	assert_int_equal(run(out, sizeof(out), "top --stacks sys/kernel/debug/kmemprof/stacks"), 2);
-	assert_string_equal(out, "kmemprof: --stacks is for --pprof\n");
+	assert_string_equal(out, "kmemprof top: --stacks is for --pprof\n");
 	/* --kind is checked. */
 	assert_int_equal(run(out, sizeof(out), "top --kind foo"), 2);
-	assert_string_equal(out, "kmemprof: --kind foo: expected slab, page or percpu\n");
+	assert_string_equal(out, "kmemprof top: --kind foo: expected slab, page or percpu\n");
 	/* --min-bytes takes IEC suffixes, as -H prints them. */
 	assert_int_equal(run(a, sizeof(a), "top --min-bytes 4096"), 0);
 	assert_int_equal(run(out, sizeof(out), "top --min-bytes 4K"), 0);
 	assert_string_equal(out, a);
 	assert_int_equal(run(out, sizeof(out), "top --min-bytes 4Q"), 2);
-	assert_string_equal(out, "kmemprof: --min-bytes 4Q: expected a size (4096, 4K, 2M, 1G)\n");
+	assert_string_equal(out, "kmemprof top: --min-bytes 4Q: expected a size (4096, 4K, 2M, 1G)\n");
+	/* A value refused names its command, as an unknown option does. */
+	{
+		static const struct {
+			const char *args, *err;
+		} bad[] = {
+			{ "-n x", "kmemprof top: -n x: expected a count\n" },
+			{ "watch -d 0.01", "kmemprof watch: -d 0.01: at least 0.1 s\n" },
+			{ "watch -c -1", "kmemprof watch: -c -1: expected a count\n" },
+			{ "top -d x", "kmemprof top: -d x: expected a number\n" },
+			{ "diff a", "kmemprof diff: two snapshots: kmemprof diff A B\n" },
+			{ "diff --kind x a b", "kmemprof diff: --kind x: expected slab, page or percpu\n" },
+			{ "leaks -n y", "kmemprof leaks: -n y: expected a count\n" },
+			{ "watch --min-bytes 1X", "kmemprof watch: --min-bytes 1X: expected a size (4096, 4K, 2M, 1G)\n" },
+			{ "set foo", "kmemprof set: foo: expected KEY=VALUE\n" },
+			{ "snapshot --file-mode 0777", "kmemprof snapshot: --file-mode 0777: expected 0600, 0640, 0604 or 0644 (others may read, never write)\n" },
+			{ "top --sort rate -i proc/kmemprof", "kmemprof top: --sort rate needs two reads: the live file, or --since A.snap -i B.snap\n" },
+		};
+		size_t i;
+
+		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			assert_int_equal(run(out, sizeof(out), "%s", bad[i].args), 2);
+			if (strcmp(out, bad[i].err))
+				fail_msg("kmemprof %s: '%s', not '%s'", bad[i].args,
+					 out, bad[i].err);
+		}
+	}
 	/* --version */
 	assert_int_equal(run(out, sizeof(out), "--version"), 0);
 	assert_int_equal(strncmp(out, "kmemprof 0.1.0\n", 15), 0);

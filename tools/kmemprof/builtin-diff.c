@@ -75,7 +75,7 @@ static int run(struct kp_opts *o)
 	int rc = 1;
 
 	if (o->nargs != 2) {
-		fprintf(stderr, "kmemprof: diff takes two snapshots: kmemprof diff A B\n");
+		kp_err("two snapshots: kmemprof diff A B");
 		return 2;
 	}
 	if (kp_load(o->args[0], &a, NULL, NULL))

@@ -142,7 +142,7 @@ static int run(struct kp_opts *o)
 		if (out)
 			rc = kp_plot_meminfo(out, &a);
 	} else {
-		fprintf(stderr, "kmemprof: plot top | plot hist SITE | plot series RECORD | plot meminfo, with -o FILE.svg\n");
+		kp_err("plot top | plot hist SITE | plot series RECORD | plot meminfo, with -o FILE.svg");
 		return 2;
 	}
 	if (!out)

@@ -294,7 +294,7 @@ static int run(struct kp_opts *o)
 	int rc = 1;
 
 	if (o->key == KP_RATE && !o->since && o->input) {
-		fprintf(stderr, "kmemprof: --sort rate needs two reads: the live file, or --since A.snap -i B.snap\n");
+		kp_err("--sort rate needs two reads: the live file, or --since A.snap -i B.snap");
 		return 2;
 	}
 	if (o->key == KP_RATE) {
@@ -315,8 +315,8 @@ static int run(struct kp_opts *o)
 				       - a.time : kp_now(CLOCK_MONOTONIC) - t0;
 
 		if (o->since && (a.time <= 0 || dt <= 0)) {
-			fprintf(stderr, "kmemprof: --since %s: no snapshot time before %s's\n",
-				o->since, o->input ? o->input : "now");
+			kp_err("--since %s: no snapshot time before %s's",
+			       o->since, o->input ? o->input : "now");
 			goto out;
 		}
 		kp_rates(&p, &a, dt);
@@ -483,7 +483,7 @@ static int check(struct kp_opts *o)
 	if (!o->key_set && (o->since || o->ages))
 		o->key = o->since ? KP_RATE : KP_AGE;
 	if (o->stacks && !o->pprof) {
-		fprintf(stderr, "kmemprof: --stacks is for --pprof\n");
+		kp_err("--stacks is for --pprof");
 		return 2;
 	}
 	/* "--resolve VMLINUX" as well as "--resolve=VMLINUX". */

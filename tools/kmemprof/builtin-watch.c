@@ -291,7 +291,7 @@ static int set_delay(struct kp_opts *o, const char *arg)
 	if (kp_arg_number("-d", arg, &o->interval))
 		return 2;
 	if (o->interval < 0.1) {
-		fprintf(stderr, "kmemprof: -d %s: at least 0.1 s\n", arg);
+		kp_err("-d %s: at least 0.1 s", arg);
 		return 2;
 	}
 	return 0;

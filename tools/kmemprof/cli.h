@@ -86,6 +86,13 @@ extern const struct kp_option kp_opt_input, kp_opt_output,
 	kp_opt_view_input,
 	kp_opt_view_lines, kp_opt_min_growth, kp_opt_file_mode;
 
+/*
+ * The command being run (kp_parse_opts() sets it), and its one error
+ * style for what the user gave: "kmemprof CMD: ..." on stderr.
+ */
+extern const char *kp_cmd_name;
+void kp_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Parse @c's options into @o: 0, 2 after a message, -1 after --help. */
 int kp_parse_opts(const struct kp_cmd *c, int argc, char **argv,
 		  struct kp_opts *o);

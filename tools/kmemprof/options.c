@@ -9,11 +9,25 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "outfile.h"
+
+const char *kp_cmd_name = "top";
+
+void kp_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "kmemprof %s: ", kp_cmd_name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
 
 int kp_arg_number(const char *opt, const char *s, double *v)
 {
@@ -22,7 +36,7 @@ int kp_arg_number(const char *opt, const char *s, double *v)
 	errno = 0;
 	*v = strtod(s, &end);
 	if (errno || *end || end == s || !isfinite(*v) || *v < 0) {
-		fprintf(stderr, "kmemprof: %s %s: expected a number\n", opt, s);
+		kp_err("%s %s: expected a number", opt, s);
 		return -1;
 	}
 	return 0;
@@ -35,7 +49,7 @@ int kp_arg_count(const char *opt, const char *s, long *v)
 	errno = 0;
 	*v = strtol(s, &end, 10);
 	if (errno || *end || end == s || *v < 0) {
-		fprintf(stderr, "kmemprof: %s %s: expected a count\n", opt, s);
+		kp_err("%s %s: expected a count", opt, s);
 		return -1;
 	}
 	return 0;
@@ -57,8 +71,7 @@ static int size(const char *opt, const char *s, int64_t *v)
 	else if (*end)
 		errno = EINVAL;
 	if (errno || end == s || !isfinite(d) || d < 0 || d >= 0x1p63) {
-		fprintf(stderr, "kmemprof: %s %s: expected a size (4096, 4K, 2M, 1G)\n",
-			opt, s);
+		kp_err("%s %s: expected a size (4096, 4K, 2M, 1G)", opt, s);
 		return -1;
 	}
 	*v = (int64_t)d;
@@ -108,8 +121,7 @@ static int set_kind(struct kp_opts *o, const char *arg)
 {
 	if (strcmp(arg, "slab") && strcmp(arg, "page") &&
 	    strcmp(arg, "percpu")) {
-		fprintf(stderr, "kmemprof: --kind %s: expected slab, page or percpu\n",
-			arg);
+		kp_err("--kind %s: expected slab, page or percpu", arg);
 		return 2;
 	}
 	o->filter.kind = arg;
@@ -124,8 +136,8 @@ static int set_min_bytes(struct kp_opts *o, const char *arg)
 static int set_file_mode(struct kp_opts *o, const char *arg)
 {
 	if (kp_file_mode(arg, &o->file_mode)) {
-		fprintf(stderr, "kmemprof: --file-mode %s: expected 0600, 0640, 0604 or 0644 (others may read, never write)\n",
-			arg);
+		kp_err("--file-mode %s: expected 0600, 0640, 0604 or 0644 (others may read, never write)",
+		       arg);
 		return 2;
 	}
 	return 0;
@@ -363,6 +375,7 @@ int kp_parse_opts(const struct kp_cmd *c, int argc, char **argv,
 	/* ':' first: a missing argument is told from an unknown option. */
 	memmove(shorts + 1, shorts, ns + 1);
 	shorts[0] = ':';
+	kp_cmd_name = c->name;
 	optind = 1;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
@@ -393,8 +406,8 @@ int kp_parse_opts(const struct kp_cmd *c, int argc, char **argv,
 		/* "--pprof -i FILE": -i is no file name. */
 		if (oi->arg && !strcmp(oi->arg, "FILE") && optarg &&
 		    optarg[0] == '-' && optarg[1]) {
-			fprintf(stderr, "kmemprof: --%s: '%s' is an option, not a FILE (--%s=%s for a file so named)\n",
-				oi->name, optarg, oi->name, optarg);
+			kp_err("--%s: '%s' is an option, not a FILE (--%s=%s for a file so named)",
+			       oi->name, optarg, oi->name, optarg);
 			return 2;
 		}
 		if (oi == &opt_help) {
@@ -406,7 +419,7 @@ int kp_parse_opts(const struct kp_cmd *c, int argc, char **argv,
 			return rc;
 	}
 	if (o->json + o->csv + o->openmetrics + o->prometheus + !!o->pprof > 1) {
-		fprintf(stderr, "kmemprof: one output at a time: --json, --csv, --openmetrics, --prometheus or --pprof\n");
+		kp_err("one output at a time: --json, --csv, --openmetrics, --prometheus or --pprof");
 		return 2;
 	}
 	o->args = argv + optind;
