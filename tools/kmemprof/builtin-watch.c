@@ -20,26 +20,13 @@
 #include "output.h"
 #endif
 
-struct wrow {
-	const struct kp_delta *d;
-	double key;
-};
-
-static int wrow_cmp(const void *x, const void *y)
-{
-	const struct wrow *a = x, *b = y;
-
-	if (a->key != b->key)
-		return a->key < b->key ? 1 : -1;
-	return strcmp(kp_delta_site(a->d)->site, kp_delta_site(b->d)->site);
-}
-
 static void watch_frame(const struct kp_profile *p, const struct kp_diff *d,
 			double dt, const struct kp_opts *o, bool tty)
 {
 	char live[32], gr[32], bs[32], tb[32];
 	int64_t total = 0, growth = 0, allocs = 0;
-	struct wrow *rows = calloc(d->n + 1, sizeof(*rows));
+	struct kp_delta *rows = calloc(d->n + 1, sizeof(*rows));
+	static const struct kp_keys by_live = { { KP_BYTES }, 1 };
 	time_t t = time(NULL);
 	struct tm tm;
 	size_t i, n = 0;
@@ -55,15 +42,10 @@ static void watch_frame(const struct kp_profile *p, const struct kp_diff *d,
 			continue;	/* gone: not on this screen */
 		growth += x->bytes;
 		allocs += x->allocs > 0 ? x->allocs : 0;
-		rows[n].d = x;
-		/* The first frame has no growth or rate yet: live bytes. */
-		rows[n].key = dt <= 0 ? (double)x->b->bytes :
-			      o->growth ? (double)x->bytes :
-			      o->key == KP_RATE || o->key == KP_ALLOCS ?
-			      (double)x->allocs : (double)x->b->bytes;
-		n++;
+		rows[n++] = *x;
 	}
-	qsort(rows, n, sizeof(*rows), wrow_cmp);
+	/* The first frame has no change yet: its keys are live bytes. */
+	kp_sort_deltas(rows, n, o->keys.n ? &o->keys : &by_live, dt <= 0);
 	if (tty)
 		fputs("\033[H\033[2J", stdout);
 	localtime_r(&t, &tm);
@@ -79,7 +61,7 @@ static void watch_frame(const struct kp_profile *p, const struct kp_diff *d,
 	printf("\n%12s %12s %10s %12s %-6s %s\n", "LIVE", "GROWTH/S",
 	       "ALLOCS/S", "BYTES/S", "KIND", "SITE");
 	for (i = 0; i < n && (!o->n || i < (size_t)o->n); i++) {
-		const struct kp_delta *x = rows[i].d;
+		const struct kp_delta *x = &rows[i];
 		const struct kp_site *s = x->b;
 		char g2[40];
 
@@ -236,6 +218,12 @@ static int run(struct kp_opts *o)
 			rc = 1;
 			break;
 		}
+		if (!i && kp_keys_check(o, &cur, path)) {
+			free(text);
+			kp_free(&cur);
+			rc = 2;
+			break;
+		}
 		if (o->record && record(o, path, text, n, kp_now(CLOCK_REALTIME))) {
 			free(text);
 			kp_free(&cur);
@@ -343,7 +331,7 @@ static const struct kp_option opt_prom_file = {
 const struct kp_cmd kp_cmd_watch = {
 	.name = "watch", .args = "", .what = "top, refreshed, with rates per second",
 	.opts = (const struct kp_option *const[]){
-		&kp_opt_input, &opt_count, &opt_record, &kp_opt_sort_growth,
+		&kp_opt_input, &opt_count, &opt_record, &kp_opt_sort,
 		&opt_delay, &opt_lines, &kp_opt_human, &kp_opt_kind,
 		&kp_opt_module, &kp_opt_func, &kp_opt_min_bytes,
 		&kp_opt_source, &opt_prom_file, &kp_opt_file_mode, NULL,

@@ -157,20 +157,66 @@ static int set_no_resolve(struct kp_opts *o, const char *arg)
 	return 0;
 }
 
-/* watch and diff: the growth, or what else they can sort by. */
-static int set_sort_growth(struct kp_opts *o, const char *arg)
+/*
+ * -s KEY[,KEY...]: one set of keys for top, watch and diff. What a
+ * command cannot sort by: growth is a change between two reads, which top
+ * has not (diff and watch have); age is the ages view's, which only top
+ * reads.
+ */
+static int set_sort(struct kp_opts *o, const char *arg)
 {
+	char bad[64];
+	size_t i;
+	int rc;
+
 	o->key_set = true;
-	if (!strcmp(arg, "growth")) {
-		o->growth = true;
-		return 0;
-	}
-	if (kp_key_parse(arg, &o->key) || (o->key != KP_BYTES &&
-	    o->key != KP_ALLOCS && o->key != KP_RATE)) {
-		fprintf(stderr, "kmemprof: --sort %s: expected growth, bytes, allocs or rate\n",
-			arg);
+	rc = kp_keys_parse(arg, &o->keys, bad, sizeof(bad));
+	if (rc) {
+		if (rc == -2)
+			kp_err("-s %s: at most %d keys", arg, KP_MAX_KEYS);
+		else
+			kp_err("-s %s: expected growth, bytes, objs (or calls), avg, allocs, frag, rate or age, or a comma list of them", bad);
 		return 2;
 	}
+	for (i = 0; i < o->keys.n; i++) {
+		enum kp_key k = o->keys.k[i];
+
+		if (k == KP_GROWTH && !strcmp(kp_cmd_name, "top")) {
+			kp_err("-s growth: top reads once; growth is between two reads (kmemprof diff A B, or watch)");
+			return 2;
+		}
+		if (k == KP_AGE && strcmp(kp_cmd_name, "top")) {
+			kp_err("-s age: %s reads no ages (top -s age does)",
+			       kp_cmd_name);
+			return 2;
+		}
+	}
+	o->key = o->keys.k[0];
+	return 0;
+}
+
+int kp_keys_check(const struct kp_opts *o, const struct kp_profile *p,
+		  const char *name)
+{
+	static const struct {
+		enum kp_key key;
+		const char *why;
+	} none[] = {
+		{ KP_ALLOCS, "counts no allocations" },
+		{ KP_RATE, "counts no allocations" },
+		{ KP_FRAG, "has no requested sizes" },
+		{ KP_AGE, "has no ages" },
+	};
+	size_t i;
+
+	if (p->source != KP_ALLOCINFO)
+		return 0;
+	for (i = 0; i < sizeof(none) / sizeof(none[0]); i++)
+		if (kp_keys_has(&o->keys, none[i].key)) {
+			kp_err("-s %s: %s is allocinfo's, which %s (bytes, objs or avg)",
+			       kp_key_name(none[i].key), name, none[i].why);
+			return 2;
+		}
 	return 0;
 }
 
@@ -183,11 +229,17 @@ const struct kp_option kp_opt_output = {
 	"output", 1, 'o', "FILE", "write to FILE instead of stdout",
 	set_output,
 };
-const struct kp_option kp_opt_sort_growth = {
-	"sort", 1, 's', "KEY",
-	"growth (live bytes gained; diff's default), bytes (live; watch's "
-	"default), allocs (allocations made), rate (the same)",
-	set_sort_growth,
+const struct kp_option kp_opt_sort = {
+	"sort", 1, 's', "KEY[,KEY]",
+	"growth (live bytes gained between two reads: diff's default; diff, "
+	"watch), bytes (live: top's and watch's default), objs (live objects, "
+	"also calls; diff and watch: gained), avg (live bytes an object), "
+	"allocs (since load; diff and watch: between the reads), frag "
+	"(1 - requested/allocated bytes since load), rate (allocations a "
+	"second; top: -d or --since), age (the oldest live object; top: "
+	"--ages); a comma list sorts ties by the next key, as perf's; sites "
+	"with no avg or frag (no live objects) last",
+	set_sort,
 };
 const struct kp_option kp_opt_delay = {
 	"delay", 1, 'd', "SECS",
