@@ -529,6 +529,46 @@ static void watch_first_frame(void **state)
 	}
 }
 
+/*
+ * watch on a terminal of 72 x 7 (script(1) makes one): the title, the
+ * header and the rows that fit below them, each cut at 72 columns, as
+ * top and slabtop cut; without a terminal, whole lines.
+ */
+static void watch_cut_to_terminal(void **state)
+{
+	char cmd[1024], *p, *q;
+	size_t n = 0, got;
+	FILE *f;
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "cd '%s' && script -q -c \"stty cols 72 rows 7; '%s' watch -c 1 -i '%s/snap-b.txt'\" /dev/null",
+		 root, kp_binary, kp_fixtures);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	while (n + 1 < sizeof(out) && (got = fread(out + n, 1, sizeof(out) - n - 1, f)))
+		n += got;
+	out[n] = '\0';
+	assert_int_equal(pclose(f), 0);
+	/* the terminal's CR LF as LF, the clock as HH:MM:SS */
+	for (p = q = out; *p; p++)
+		if (*p != '\r')
+			*q++ = *p;
+	*q = '\0';
+	p = strstr(out, "watch  ");
+	assert_non_null(p);
+	memcpy(p + 7, "HH:MM:SS", 8);
+	assert_string_equal(out,
+		"\033[H\033[2Jkmemprof watch  HH:MM:SS  every 2.0s  live 2795664 bytes in 100 sites\n"
+		"        LIVE     GROWTH/S   ALLOCS/S      BYTES/S KIND   SITE\n"
+		"     2097152            -          -            - page   hog_alloc+0x38/\n"
+		"      315392            -          -            - page   new_slab+0x2d8/\n"
+		"       65536            -          -            - page   __handle_mm_fau\n"
+		"       49152            -          -            - page   copy_process+0x\n");
+	/* not a terminal: the lines whole */
+	assert_int_equal(run("watch -c 1 -n 1 -i '%s/snap-b.txt'", kp_fixtures), 0);
+	assert_non_null(strstr(out, "\n     2097152            -          -            - page   hog_alloc+0x38/0x48 [kmemprof_hog]\n\n"));
+}
+
 /* diff --sort bytes: live bytes in B, as its help says. */
 static void diff_sort_bytes(void **state)
 {
@@ -928,6 +968,7 @@ const struct CMUnitTest kp_ux_tests[] = {
 	cmocka_unit_test_setup_teardown(watch_first_frame, setup, teardown),
 	cmocka_unit_test_setup_teardown(diff_sort_bytes, setup, teardown),
 	cmocka_unit_test_setup_teardown(sort_by_comma_lists, setup, teardown),
+	cmocka_unit_test_setup_teardown(watch_cut_to_terminal, setup, teardown),
 	cmocka_unit_test_setup_teardown(sort_keys_shared, setup,
 					teardown),
 	cmocka_unit_test_setup_teardown(views_offer_what_works, setup,

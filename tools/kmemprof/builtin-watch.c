@@ -20,9 +20,36 @@
 #include "output.h"
 #endif
 
-static void watch_frame(const struct kp_profile *p, const struct kp_diff *d,
-			double dt, const struct kp_opts *o, bool tty)
+/*
+ * @text to stdout, each line cut to @width columns (the sites are ASCII;
+ * a byte a column), as top and slabtop cut theirs: a line that wrapped
+ * would push the header off the screen.
+ */
+static void put_cut(const char *text, size_t len, size_t width)
 {
+	const char *end = text + len, *nl;
+
+	while (text < end) {
+		nl = memchr(text, '\n', (size_t)(end - text));
+		if (!nl)
+			nl = end;
+		fwrite(text, 1, (size_t)(nl - text) < width ?
+		       (size_t)(nl - text) : width, stdout);
+		if (nl < end)
+			putchar('\n');
+		text = nl + 1;
+	}
+}
+
+/* A frame; on a terminal (@width > 0) cut to its width. */
+static void watch_frame(const struct kp_profile *p, const struct kp_diff *d,
+			double dt, const struct kp_opts *o, bool tty,
+			size_t width)
+{
+	char *frame = NULL;
+	size_t flen = 0;
+	FILE *out = width ? open_memstream(&frame, &flen) : stdout;
+
 	char live[32], gr[32], bs[32], tb[32];
 	int64_t total = 0, growth = 0, allocs = 0;
 	struct kp_delta *rows = calloc(d->n + 1, sizeof(*rows));
@@ -31,8 +58,13 @@ static void watch_frame(const struct kp_profile *p, const struct kp_diff *d,
 	struct tm tm;
 	size_t i, n = 0;
 
-	if (!rows)
+	if (!rows || !out) {
+		free(rows);
+		if (out && out != stdout)
+			fclose(out);
+		free(frame);
 		return;
+	}
 	for (i = 0; i < p->n; i++)
 		total += p->sites[i].bytes;
 	for (i = 0; i < d->n; i++) {
@@ -51,15 +83,15 @@ static void watch_frame(const struct kp_profile *p, const struct kp_diff *d,
 	localtime_r(&t, &tm);
 	strftime(tb, sizeof(tb), "%H:%M:%S", &tm);
 	kp_cell(total, o->human, live, sizeof(live));
-	printf("kmemprof watch  %s  every %.1fs  live %s bytes in %zu sites",
-	       tb, o->interval, live, p->n);
+	fprintf(out, "kmemprof watch  %s  every %.1fs  live %s bytes in %zu sites",
+		tb, o->interval, live, p->n);
 	if (dt > 0) {
 		kp_cell(llabs(growth), o->human, gr, sizeof(gr));
-		printf("  %s%s/s  %.0f allocs/s", growth < 0 ? "-" : "+", gr,
-		       allocs / dt);
+		fprintf(out, "  %s%s/s  %.0f allocs/s", growth < 0 ? "-" : "+",
+			gr, allocs / dt);
 	}
-	printf("\n%12s %12s %10s %12s %-6s %s\n", "LIVE", "GROWTH/S",
-	       "ALLOCS/S", "BYTES/S", "KIND", "SITE");
+	fprintf(out, "\n%12s %12s %10s %12s %-6s %s\n", "LIVE", "GROWTH/S",
+		"ALLOCS/S", "BYTES/S", "KIND", "SITE");
 	for (i = 0; i < n && (!o->n || i < (size_t)o->n); i++) {
 		const struct kp_delta *x = &rows[i];
 		const struct kp_site *s = x->b;
@@ -77,14 +109,21 @@ static void watch_frame(const struct kp_profile *p, const struct kp_diff *d,
 				 gps ? "+" : "", gr);
 			kp_cell((int64_t)llround(r.bytes), o->human, bs,
 				sizeof(bs));
-			printf("%12s %12s %10.1f %12s ", live, g2, r.allocs, bs);
+			fprintf(out, "%12s %12s %10.1f %12s ", live, g2,
+				r.allocs, bs);
 		} else {
-			printf("%12s %12s %10s %12s ", live, "-", "-", "-");
+			fprintf(out, "%12s %12s %10s %12s ", live, "-", "-",
+				"-");
 		}
-		printf("%-6s ", s->kind ? s->kind : "-");
-		kp_print_site_name(stdout, s->site, s->module, s->func,
-				s->callers);
-		putchar('\n');
+		fprintf(out, "%-6s ", s->kind ? s->kind : "-");
+		kp_print_site_name(out, s->site, s->module, s->func,
+				   s->callers);
+		fputc('\n', out);
+	}
+	if (out != stdout) {
+		fclose(out);
+		put_cut(frame, flen, width);
+		free(frame);
 	}
 	if (!tty)
 		putchar('\n');
@@ -194,6 +233,7 @@ static int run(struct kp_opts *o)
 	struct kp_redactor red;
 	bool tty = isatty(1), have_prev = false;
 	struct winsize ws;
+	size_t width = 0;
 	double t, tprev = 0;
 	char path[512], *text;
 	struct kp_diff d;
@@ -204,8 +244,12 @@ static int run(struct kp_opts *o)
 	kp_redactor_init(&red);
 	if (o->interval <= 0)
 		o->interval = 2;
-	if (tty && !o->n_set && !ioctl(1, TIOCGWINSZ, &ws) && ws.ws_row > 4)
-		o->n = ws.ws_row - 3;	/* the table fills the terminal */
+	if (tty && !ioctl(1, TIOCGWINSZ, &ws)) {
+		/* the table fills the terminal, its lines cut to its width */
+		if (!o->n_set && ws.ws_row > 4)
+			o->n = ws.ws_row - 3;
+		width = ws.ws_col;
+	}
 	if (o->input)
 		snprintf(path, sizeof(path), "%s", o->input);
 	else
@@ -248,7 +292,8 @@ static int run(struct kp_opts *o)
 			rc = 1;
 			break;
 		}
-		watch_frame(&cur, &d, have_prev ? t - tprev : 0, o, tty);
+		watch_frame(&cur, &d, have_prev ? t - tprev : 0, o, tty,
+			    width);
 		kp_diff_free(&d);
 		if (have_prev)
 			kp_free(&prev);
@@ -316,7 +361,8 @@ static int set_lines(struct kp_opts *o, const char *arg)
 
 static const struct kp_option opt_lines = {
 	"lines", 1, 'n', "N",
-	"the first N sites (default: what fits the terminal; 20 when not a "
+	"the first N sites (default: what fits the terminal, whose width cuts "
+	"the lines; 20 when not a "
 	"terminal; 0: all)", set_lines,
 };
 
