@@ -455,6 +455,31 @@ static void cli_views(void **state)
 		"        8192        1     4.3s page     object 000000000d522450 on cpu3\n"
 		"        8192        1     4.3s page     object 0000000025c2aa25 on cpu3\n"
 		"        8192        1     4.3s page     object 00000000131ce54b on cpu3\n");
+	/* --older, as bcc's memleak: the objects that old, their sites */
+	assert_int_equal(run(out, sizeof(out), "leaks --older 5.57s -n 2"), 0);
+	assert_string_equal(out,
+		"Leak suspects, live longer than 1000 ms: 586 objects, 2535160 bytes, 43 sites\n"
+		"        LIVE     OBJS   OLDEST KIND   SITE\n"
+		"         448        7     5.6s slab   tracepoint_add_func+0x12c/0x418\n"
+		"          64        1     5.6s slab     object 00000000f09e287c on cpu2\n"
+		"          64        1     5.6s slab     object 0000000018941a6d on cpu2\n"
+		"          64        1     5.6s slab     object 00000000a4ccffbe on cpu2\n"
+		"          64        1     5.6s slab     object 000000003551d542 on cpu2\n"
+		"          64        1     5.6s slab     object 00000000e43d3fd5 on cpu2\n"
+		"         384        2     5.6s slab   alloc_worker+0x38/0x74\n"
+		"         192        1     5.6s slab     object 00000000500b5e35 on cpu2\n");
+	assert_int_equal(run(out, sizeof(out), "leaks --older 5585 --json"), 0);
+	assert_non_null(strstr(out, "\"sites\":[\n{\"site\":\"tracepoint_add_func+0x12c/0x418\",\"module\":null,\"func\":\"tracepoint_add_func\",\"kind\":\"slab\",\"callers\":[],\"live_bytes\":448,\"live_objects\":7,\"objects\":[{\"addr\":\"00000000f09e287c\",\"size\":64,\"age_ms\":5585,\"cpu\":2}]}\n]}"));
+	assert_int_equal(run(out, sizeof(out), "leaks --older 1h"), 0);
+	assert_string_equal(out,
+		"Leak suspects, live longer than 1000 ms: 586 objects, 2535160 bytes, 43 sites\n"
+		"        LIVE     OBJS   OLDEST KIND   SITE\n"
+		"(no leak suspects live at least 3600000 ms)\n");
+	assert_int_equal(run(out, sizeof(out), "leaks --older 500ms"), 2);
+	assert_non_null(strstr(out, "kmemprof leaks: --older 500ms: "));
+	assert_non_null(strstr(out, "/sys/kernel/debug/kmemprof/leaks lists objects live longer than 1000 ms only (kmemprof set leak_age_ms=500)\n"));
+	assert_int_equal(run(out, sizeof(out), "leaks --older 2d"), 2);
+	assert_string_equal(out, "kmemprof leaks: --older 2d: expected a duration (1500 or 1500ms, 1.5s, 2m, 1h)\n");
 	assert_int_equal(run(out, sizeof(out), "stacks hog_alloc"), 0);
 	assert_string_equal(out,
 		"hog_alloc+0x38/0x48 [kmemprof_hog] kind:page: 256 allocs, 2097152 bytes sampled\n"

@@ -43,6 +43,7 @@ struct kp_opts {
 	bool make_token;	/* serve --make-token */
 	struct kp_filter filter;
 	double interval;	/* watch -d, top --sort rate -d */
+	int64_t older_ms;	/* leaks --older: 0 if not given */
 	long count;		/* watch -c */
 	char **args;		/* positional arguments */
 	int nargs;
