@@ -638,6 +638,52 @@ static void cli_meminfo_hugetlb(void **state)
 	assert_non_null(strstr(out, "\nkmemprof_meminfo_reported_bytes{source=\"kmemprof\",category=\"hugetlb\",field=\"Hugetlb\"} 33554432\n"));
 }
 
+/*
+ * meminfo -i: the three files in one capture give the account the live
+ * files give; in any order, from stdin, without zoneinfo; refused without
+ * meminfo or with a line of none of them.
+ */
+static void cli_meminfo_input(void **state)
+{
+	char live[8192], out[8192], cmd[2048];
+
+	(void)state;
+	assert_int_equal(run(live, sizeof(live), "meminfo"), 0);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && cat proc/meminfo proc/zoneinfo proc/kmemprof > cap.txt && "
+		 "cat proc/kmemprof proc/zoneinfo proc/meminfo > rev.txt && "
+		 "cat proc/meminfo proc/kmemprof > nozone.txt && "
+		 "mkdir gone && mv proc gone/", root);
+	assert_int_equal(system(cmd), 0);
+	/* the live files are gone: the account is the capture's */
+	assert_int_equal(run(out, sizeof(out), "meminfo -i cap.txt"), 0);
+	assert_string_equal(out, live);
+	assert_int_equal(run(out, sizeof(out), "meminfo -i rev.txt"), 0);
+	assert_string_equal(out, live);
+	assert_int_equal(run(out, sizeof(out), "meminfo -i - < cap.txt"), 0);
+	assert_string_equal(out, live);
+	assert_int_equal(run(out, sizeof(out), "meminfo -i nozone.txt"), 0);
+	assert_non_null(strstr(out, "\nfree in per-CPU lists             -            -            -            -  (no zoneinfo)\n"));
+	assert_non_null(strstr(out, "\nuntracked                  27594752            -            -            -  (the rest)\n"));
+	assert_int_equal(run(out, sizeof(out), "meminfo -i cap.txt --prometheus"), 0);
+	assert_non_null(strstr(out, "\nkmemprof_meminfo_bytes{source=\"kmemprof\",category=\"untracked\"} 876544\n"));
+	assert_int_equal(run(out, sizeof(out), "plot meminfo -i cap.txt -o ram.svg"), 0);
+	assert_string_equal(out, "");
+	/* refused: a profile alone, a line of none of the three, a bad part */
+	assert_int_equal(run(out, sizeof(out), "meminfo -i gone/proc/kmemprof"), 1);
+	assert_string_equal(out, "kmemprof meminfo: -i gone/proc/kmemprof: no /proc/meminfo in it (cat /proc/meminfo /proc/zoneinfo /proc/kmemprof > FILE)\n");
+	assert_int_equal(run(out, sizeof(out), "meminfo -i - < /dev/null"), 1);
+	assert_string_equal(out, "kmemprof meminfo: -i -: no /proc/meminfo in it (cat /proc/meminfo /proc/zoneinfo /proc/kmemprof > FILE)\n");
+	snprintf(cmd, sizeof(cmd), "cd '%s' && (echo hello; cat cap.txt) > junk.txt && "
+		 "(echo 'MemTotal: 8 kB'; echo 'MemFree: x kB'; cat gone/proc/kmemprof) > bad.txt",
+		 root);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(run(out, sizeof(out), "meminfo -i junk.txt"), 1);
+	assert_string_equal(out, "kmemprof meminfo: -i junk.txt:1: not a capture of /proc/meminfo, /proc/zoneinfo and /proc/kmemprof (cat them into one file)\n");
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(run(out, sizeof(out), "meminfo -i bad.txt"), 1);
+	assert_string_equal(out, "kmemprof: bad.txt (its /proc/meminfo):2: bad value for MemFree\n");
+}
+
 static void cli_meminfo_missing(void **state)
 {
 	char out[4096], path[512];
@@ -686,6 +732,7 @@ const struct CMUnitTest kp_meminfo_tests[] = {
 	cmocka_unit_test_setup_teardown(cli_meminfo, setup, teardown),
 	cmocka_unit_test_setup_teardown(cli_meminfo_machine, setup, teardown),
 	cmocka_unit_test_setup_teardown(cli_meminfo_hugetlb, setup, teardown),
+	cmocka_unit_test_setup_teardown(cli_meminfo_input, setup, teardown),
 	cmocka_unit_test_setup_teardown(cli_meminfo_missing, setup, teardown),
 };
 

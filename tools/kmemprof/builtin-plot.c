@@ -136,7 +136,7 @@ static int run(struct kp_opts *o)
 	} else if (!strcmp(what, "meminfo") && o->nargs == 1) {
 		struct kp_account a;
 
-		if (kp_meminfo_load(&a))
+		if (kp_meminfo_load(o->input, &a))
 			return 1;
 		out = open_out(o, &of);
 		if (out)

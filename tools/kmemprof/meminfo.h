@@ -118,9 +118,13 @@ int kp_read_meminfo(struct kp_meminfo *m, struct kp_zoneinfo *z,
 		    char *err, size_t errlen);
 
 /*
- * builtin-meminfo.c: the live account, from $KMEMPROF_ROOT/proc/kmemprof,
- * meminfo and zoneinfo; -1 after a message on stderr.
+ * builtin-meminfo.c: the account of @capture, or with NULL the live one,
+ * from $KMEMPROF_ROOT/proc/kmemprof, meminfo and zoneinfo; -1 after a
+ * message on stderr. A capture is the three files in one ("-": stdin), as
+ * "cat /proc/meminfo /proc/zoneinfo /proc/kmemprof > FILE" makes it: each
+ * part starts at its first line (MemTotal:, Node N, the profile's header),
+ * in any order; zoneinfo may be left out.
  */
-int kp_meminfo_load(struct kp_account *a);
+int kp_meminfo_load(const char *capture, struct kp_account *a);
 
 #endif /* KP_MEMINFO_H */
