@@ -898,6 +898,39 @@ static void auto_resolve_by_build_id(void **state)
 	assert_non_null(strstr(out, HOG_ROW "\n"));
 }
 
+/*
+ * --resolve the same in every command: "--resolve FILE" as
+ * "--resolve=FILE", in top, diff and the views; a module given first is a
+ * module whatever its file's name (ELF type, .modinfo's name); a file
+ * with no site here is an error, not silently nothing.
+ */
+static void resolve_in_every_command(void **state)
+{
+	(void)state;
+	if (!have_resolve())
+		skip();
+	sh("cp '%s/out-kmemprof_hog-6.12-g.elf' '%s/hog.elf'", kp_fixtures,
+	   root);
+	assert_int_equal(run2("top -i proc/kmemprof -n 1 --resolve hog.elf"), 0);
+	assert_string_equal(out,
+		"        LIVE     OBJS       AVG    ALLOCS KIND   SITE\n"
+		HOG_ROW HOG_LINE "\n");
+	assert_int_equal(run2("diff '%s/snap-a.txt' proc/kmemprof --resolve hog.elf -n 1",
+			      kp_fixtures), 0);
+	assert_non_null(strstr(out, "\n    +2097152        (new)      2097152      +256      +256 page   hog_alloc+0x38/0x48 [kmemprof_hog]" HOG_LINE "\n"));
+	assert_int_equal(run2("leaks -n 1 --no-resolve --resolve hog.elf"), 0);
+	assert_non_null(strstr(out, "\n     2097152      256     4.3s page   hog_alloc+0x38/0x48 [kmemprof_hog]" HOG_LINE "\n"));
+	assert_int_equal(run2("stacks hog_alloc --resolve hog.elf"), 0);
+	assert_non_null(strstr(out, "\n        hog_init+0xb8/0x1000 [kmemprof_hog] (tests/modules/kmemprof_hog.c:56)\n"));
+	assert_int_equal(run2("ages -n 0 --resolve=hog.elf --module kmemprof_hog"), 0);
+	assert_non_null(strstr(out, " page   hog_alloc+0x38/0x48 [kmemprof_hog]" HOG_LINE "\n"));
+	/* no site of the module here: said, and an error */
+	assert_int_equal(run2("top -i proc/kmemprof -n 1 --module kmemprof --resolve hog.elf"), 1);
+	assert_string_equal(out,
+		"kmemprof: --resolve: hog.elf: no site of module kmemprof_hog here\n"
+		"kmemprof: --resolve: nothing resolved\n");
+}
+
 /* --no-resolve: none, where the live read would find it. */
 static void auto_resolve_off(void **state)
 {
@@ -975,6 +1008,8 @@ const struct CMUnitTest kp_ux_tests[] = {
 					teardown),
 	cmocka_unit_test_setup_teardown(set_lists_every_knob, setup, teardown),
 	cmocka_unit_test_setup_teardown(auto_resolve_by_build_id, setup_debug,
+					teardown),
+	cmocka_unit_test_setup_teardown(resolve_in_every_command, setup_debug,
 					teardown),
 	cmocka_unit_test_setup_teardown(auto_resolve_off, setup_debug,
 					teardown),

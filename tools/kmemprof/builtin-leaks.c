@@ -49,8 +49,10 @@ static int leaks_run(struct kp_opts *o)
 		kp_leaks_free(&l);
 		return 2;
 	}
-	if (l.n)
-		kp_view_resolve(o, &l.v[0].tag, l.n, sizeof(l.v[0]));
+	if (l.n && kp_view_resolve(o, &l.v[0].tag, l.n, sizeof(l.v[0]))) {
+		kp_leaks_free(&l);
+		return 1;
+	}
 	if (o->json) {
 		kp_view_json_begin("leaks");
 		printf(",\"summary\":{\"age_ms\":%" PRId64 ",\"objects\":%"
@@ -170,7 +172,7 @@ const struct kp_cmd kp_cmd_leaks = {
 	.opts = (const struct kp_option *const[]){
 		&kp_opt_view_input, &kp_opt_view_lines, &kp_opt_human,
 		&kp_opt_kind, &kp_opt_module, &opt_older, &kp_opt_json,
-		&kp_opt_no_resolve, NULL,
+		&kp_opt_resolve, &kp_opt_no_resolve, NULL,
 	},
 	.run = leaks_run,
 };

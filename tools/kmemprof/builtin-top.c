@@ -484,11 +484,6 @@ static int check(struct kp_opts *o)
 		kp_err("--stacks is for --pprof");
 		return 2;
 	}
-	/* "--resolve VMLINUX" as well as "--resolve=VMLINUX". */
-	if (o->do_resolve && !o->resolve && o->nargs == 1) {
-		o->resolve = o->args[0];
-		o->nargs = 0;
-	}
 	return 0;
 }
 

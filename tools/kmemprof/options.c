@@ -16,6 +16,29 @@
 #include "cli.h"
 #include "outfile.h"
 
+/*
+ * Whether @spec (VMLINUX[,MOD.ko...]) names an ELF file first: what a
+ * command with arguments of its own takes as "--resolve SPEC" (a snapshot
+ * is text), and a .ko's name (it may be compressed).
+ */
+static bool resolve_spec(const char *spec)
+{
+	char path[4096], magic[4];
+	size_t n = strcspn(spec, ",");
+	bool elf = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%.*s", (int)n, spec);
+	if (strstr(path, ".ko"))
+		return true;
+	f = fopen(path, "r");
+	if (f) {
+		elf = fread(magic, 1, 4, f) == 4 && !memcmp(magic, "\177ELF", 4);
+		fclose(f);
+	}
+	return elf;
+}
+
 const char *kp_cmd_name = "top";
 
 void kp_err(const char *fmt, ...)
@@ -455,6 +478,15 @@ int kp_parse_opts(const struct kp_cmd *c, int argc, char **argv,
 			printf("kmemprof " KP_VERSION "\n");
 			return -1;
 		}
+		/*
+		 * "--resolve SPEC" as "--resolve=SPEC", in every command: the
+		 * next word, where the command takes no arguments, or where
+		 * it names an ELF file.
+		 */
+		if (oi->has_arg == 2 && !optarg && !strcmp(oi->name, "resolve") &&
+		    optind < argc && argv[optind][0] != '-' &&
+		    (!c->max_args || resolve_spec(argv[optind])))
+			optarg = argv[optind++];
 		/* "--pprof -i FILE": -i is no file name. */
 		if (oi->arg && !strcmp(oi->arg, "FILE") && optarg &&
 		    optarg[0] == '-' && optarg[1]) {
