@@ -534,26 +534,40 @@ static void watch_first_frame(void **state)
  * header and the rows that fit below them, each cut at 72 columns, as
  * top and slabtop cut; without a terminal, whole lines.
  */
-static void watch_cut_to_terminal(void **state)
+/*
+ * kmemprof ARGS on a terminal of 72 x 7 (script(1) makes one), stdout and
+ * stderr both on it, into out; the terminal's CR LF read as LF.
+ */
+static int run_tty(const char *args)
 {
-	char cmd[1024], *p, *q;
+	char cmd[2048], *p, *q;
 	size_t n = 0, got;
 	FILE *f;
+	int st;
 
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "cd '%s' && script -q -c \"stty cols 72 rows 7; '%s' watch -c 1 -i '%s/snap-b.txt'\" /dev/null",
-		 root, kp_binary, kp_fixtures);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && script -q -e -c \"stty cols 72 rows 7; '%s' %s\" /dev/null",
+		 root, kp_binary, args);
 	f = popen(cmd, "r");
 	assert_non_null(f);
 	while (n + 1 < sizeof(out) && (got = fread(out + n, 1, sizeof(out) - n - 1, f)))
 		n += got;
 	out[n] = '\0';
-	assert_int_equal(pclose(f), 0);
-	/* the terminal's CR LF as LF, the clock as HH:MM:SS */
+	st = pclose(f);
 	for (p = q = out; *p; p++)
-		if (*p != '\r')
+		if (*p != '\r' || p[1] != '\n')
 			*q++ = *p;
 	*q = '\0';
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void watch_cut_to_terminal(void **state)
+{
+	char args[600], *p;
+
+	(void)state;
+	snprintf(args, sizeof(args), "watch -c 1 -i '%s/snap-b.txt'", kp_fixtures);
+	assert_int_equal(run_tty(args), 0);
+	/* the clock as HH:MM:SS */
 	p = strstr(out, "watch  ");
 	assert_non_null(p);
 	memcpy(p + 7, "HH:MM:SS", 8);
@@ -567,6 +581,31 @@ static void watch_cut_to_terminal(void **state)
 	/* not a terminal: the lines whole */
 	assert_int_equal(run("watch -c 1 -n 1 -i '%s/snap-b.txt'", kp_fixtures), 0);
 	assert_non_null(strstr(out, "\n     2097152            -          -            - page   hog_alloc+0x38/0x48 [kmemprof_hog]\n\n"));
+}
+
+/*
+ * Long work says so on a terminal's stderr while it runs, and wipes the
+ * line ("\r", erase to its end): top -s rate's wait for the second read,
+ * the search for debug files by build id. Not a terminal: nothing.
+ */
+static void long_work_said_on_a_terminal(void **state)
+{
+	(void)state;
+	assert_int_equal(run_tty("top -s rate -d 0.1 -n 1 --kind percpu"), 0);
+	assert_string_equal(out,
+		"kmemprof top: -s rate: the second read in 0.1 s...\r\033[K"
+		"kmemprof top: looking for debug files by build id (--no-resolve: not)...\r\033[K"
+		"        LIVE     OBJS       AVG    ALLOCS  ALLOCS/S KIND   SITE\n"
+		"         256        4        64       457       0.0 percpu __percpu_counter_init_many+0x4c/0xa4\n");
+	/* -i and --no-resolve: no search, so no line */
+	assert_int_equal(run_tty("top -n 1 --kind percpu --no-resolve"), 0);
+	assert_string_equal(out,
+		"        LIVE     OBJS       AVG    ALLOCS KIND   SITE\n"
+		"         256        4        64       457 percpu __percpu_counter_init_many+0x4c/0xa4\n");
+	assert_int_equal(run2("top -s rate -d 0.1 -n 1 --kind percpu"), 0);
+	assert_string_equal(out,
+		"        LIVE     OBJS       AVG    ALLOCS  ALLOCS/S KIND   SITE\n"
+		"         256        4        64       457       0.0 percpu __percpu_counter_init_many+0x4c/0xa4\n");
 }
 
 /* diff --sort bytes: live bytes in B, as its help says. */
@@ -1002,6 +1041,8 @@ const struct CMUnitTest kp_ux_tests[] = {
 	cmocka_unit_test_setup_teardown(diff_sort_bytes, setup, teardown),
 	cmocka_unit_test_setup_teardown(sort_by_comma_lists, setup, teardown),
 	cmocka_unit_test_setup_teardown(watch_cut_to_terminal, setup, teardown),
+	cmocka_unit_test_setup_teardown(long_work_said_on_a_terminal, setup,
+					teardown),
 	cmocka_unit_test_setup_teardown(sort_keys_shared, setup,
 					teardown),
 	cmocka_unit_test_setup_teardown(views_offer_what_works, setup,

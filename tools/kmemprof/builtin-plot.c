@@ -80,7 +80,7 @@ static int run(struct kp_opts *o)
 				p.n = (size_t)o->n;
 			else if (p.n > 20)
 				p.n = 20;
-			kp_resolve_auto(&p);
+			kp_resolve_auto_busy(&p);
 			p.n = all;
 		}
 		out = open_out(o, &of);

@@ -320,13 +320,21 @@ static int run(struct kp_opts *o)
 			 &a, NULL, NULL))
 			return 1;
 		if (!o->since) {
+			double d = o->interval > 0 ? o->interval : 1;
+
+			kp_busy("-s rate: the second read in %.1f s", d);
 			t0 = kp_now(CLOCK_MONOTONIC);
-			kp_sleep(o->interval > 0 ? o->interval : 1);
+			kp_sleep(d);
 		}
 	}
-	if (kp_load(o->input ? o->input : kp_live_path(path, sizeof(path)), &p,
-		 NULL, NULL))
+	rc = kp_load(o->input ? o->input : kp_live_path(path, sizeof(path)), &p,
+		     NULL, NULL);
+	kp_busy_end();
+	if (rc) {
+		rc = 1;
 		goto out_a;
+	}
+	rc = 1;
 	if (kp_keys_check(o, &p, o->input ? o->input : path)) {
 		rc = 2;
 		goto out;
@@ -357,7 +365,7 @@ static int run(struct kp_opts *o)
 
 		if (o->n > 0 && (size_t)o->n < p.n)
 			p.n = (size_t)o->n;
-		kp_resolve_auto(&p);
+		kp_resolve_auto_busy(&p);
 		p.n = all;
 	}
 #endif

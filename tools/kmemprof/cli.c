@@ -338,6 +338,13 @@ int kp_emit(const struct kp_opts *o, struct kp_profile *p, size_t max)
 	return rc ? 1 : 0;
 }
 
+void kp_resolve_auto_busy(struct kp_profile *p)
+{
+	kp_busy("looking for debug files by build id (--no-resolve: not)");
+	kp_resolve_auto(p);
+	kp_busy_end();
+}
+
 int kp_resolve_opt(const struct kp_opts *o, struct kp_profile *p)
 {
 	char err[512] = "";

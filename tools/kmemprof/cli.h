@@ -102,6 +102,16 @@ void kp_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int kp_keys_check(const struct kp_opts *o, const struct kp_profile *p,
 		  const char *name);
 
+/*
+ * Long work said while it runs, when stderr is a terminal: "kmemprof CMD:
+ * WHAT..." on stderr, wiped ("\r", erase to the end of the line) by
+ * kp_busy_end(). Nothing when stderr is not a terminal.
+ */
+void kp_busy(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void kp_busy_end(void);
+/* kp_resolve_auto(), said while it looks (the build-id search). */
+void kp_resolve_auto_busy(struct kp_profile *p);
+
 /* Parse @c's options into @o: 0, 2 after a message, -1 after --help. */
 int kp_parse_opts(const struct kp_cmd *c, int argc, char **argv,
 		  struct kp_opts *o);

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include "cli.h"
 #include "outfile.h"
 
@@ -50,6 +52,29 @@ void kp_err(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+static bool busy;
+
+void kp_busy(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!isatty(2))
+		return;
+	fprintf(stderr, "kmemprof %s: ", kp_cmd_name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("...", stderr);
+	busy = true;
+}
+
+void kp_busy_end(void)
+{
+	if (busy)
+		fputs("\r\033[K", stderr);
+	busy = false;
 }
 
 int kp_arg_number(const char *opt, const char *s, double *v)

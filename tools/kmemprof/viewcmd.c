@@ -101,7 +101,7 @@ int kp_view_resolve(const struct kp_opts *o, struct kp_site *first,
 	if (o->do_resolve)
 		rc = kp_resolve_opt(o, &p);
 	else
-		kp_resolve_auto(&p);
+		kp_resolve_auto_busy(&p);
 	for (i = 0, t = first; i < n;
 	     i++, t = (struct kp_site *)((char *)t + stride)) {
 		t->srcline = p.sites[i].srcline;
