@@ -316,7 +316,7 @@ int kp_series_load(FILE *in, const char *name, struct kp_series *s,
 void kp_series_free(struct kp_series *s);
 
 /*
- * Paths (paths.c). $KMEMPROF_ROOT, when set, is prefixed to every /proc
+ * Paths (util.c). $KMEMPROF_ROOT, when set, is prefixed to every /proc
  * and /sys path (tests point it at a fake tree).
  */
 const char *kp_path(const char *path, char *buf, size_t len);
