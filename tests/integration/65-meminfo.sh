@@ -59,7 +59,7 @@ kb() { awk -v k="$1:" '$1 == k { print $2 * 1024; n++ } END { if (!n) print 0 }'
 kmemprof meminfo -H || fail "kmemprof meminfo"
 kmemprof meminfo --prometheus > /tmp/mi.prom || fail "kmemprof meminfo --prometheus"
 mt=$(kb MemTotal /proc/meminfo)
-expect_eq "live: 11 lines adding up to MemTotal" "$(lines /tmp/mi.prom)" "11 $mt"
+expect_eq "live: 12 lines adding up to MemTotal" "$(lines /tmp/mi.prom)" "12 $mt"
 expect_eq "live: kmemprof_meminfo_total_bytes" \
 	"$(awk '/^kmemprof_meminfo_total_bytes\{/ { print $NF }' /tmp/mi.prom)" "$mt"
 # small_untracked FILE: what nothing tracks is within 1% of MemTotal,
@@ -100,7 +100,7 @@ pages=$(awk 'NR > 2 && / kind:page / && $3 != "before_load:reserved" { s += $1 }
 since=$(awk 'NR > 2 && / kind:page / && $3 !~ /^(before_load|kmemprof):/ { s += $1 } END { print s + 0 }' $P)
 free=$(kb MemFree $M)
 echo "INFO MemTotal $mt, MemFree $free, per-CPU lists $pcp (page $page), page lines $pages (since load $since)"
-expect_eq "copies: 11 lines adding up to MemTotal" "$(lines /tmp/mic.prom)" "11 $mt"
+expect_eq "copies: 12 lines adding up to MemTotal" "$(lines /tmp/mic.prom)" "12 $mt"
 expect_eq "free" "$(series /tmp/mic.prom free)" "$free"
 expect_eq "free in per-CPU lists" "$(series /tmp/mic.prom free_pcp)" "$pcp"
 expect_eq "kmemprof's tables" "$(series /tmp/mic.prom kmemprof)" "$(site kmemprof:tables)"
@@ -109,7 +109,8 @@ small_untracked /tmp/mic.prom
 expect_eq "reserved, outside MemTotal" \
 	"$(awk '/^kmemprof_meminfo_reserved_bytes\{/ { print $NF }' /tmp/mic.prom)" \
 	"$(site before_load:reserved)"
-for w in slab:slab pagetable:pagetables anon:anon file:file other:other; do
+for w in slab:slab pagetable:pagetables anon:anon file:file hugetlb:hugetlb \
+	other:other; do
 	expect_eq "before load: before_load:${w%%:*}" \
 		"$(series /tmp/mic.prom ${w#*:} before_load_bytes)" \
 		"$(site before_load:${w%%:*})"
@@ -127,6 +128,14 @@ other=$(series /tmp/mic.prom other since_load_bytes)
 cma=$(($(kb CmaTotal $M) - $(kb CmaFree $M)))
 echo "INFO CMA in use $cma"
 [ "$cma" -ge $CMA ] || fail "CMA in use $cma, not the heap's $CMA"
+
+# The hugetlb pool (the guests boot with hugepages=16, 2 MiB each): its
+# pages from before load and those its allocators added since are the
+# line, all of meminfo's Hugetlb (0 on a kernel without hugetlb).
+expect_eq "hugetlb pool: meminfo's Hugetlb" "$(series /tmp/mic.prom hugetlb)" \
+	"$(kb Hugetlb $M)"
+expect_eq "hugetlb pool beside it" \
+	"$(series /tmp/mic.prom hugetlb reported_bytes)" "$(kb Hugetlb $M)"
 
 # What kmemprof attributes holds at least the categories its lines claim.
 claimed=$(($(kb Slab $M) + $(kb PageTables $M) + $(kb AnonPages $M) +
@@ -153,9 +162,9 @@ got=$(($(series /tmp/mic.prom slab) + $(site before_load:other)))
 echo "INFO slab + before_load:other $got, meminfo Slab $want"
 [ "$got" -ge "$want" ] || fail "slab: $got, less than meminfo's $want"
 
-# The picture: two bars, the first of the 11 lines.
+# The picture: two bars, the first of the 12 lines.
 kmemprof plot meminfo -o /tmp/mi.svg || fail "kmemprof plot meminfo"
-expect_eq "plot: segments" "$(grep -c 'class="segment"' /tmp/mi.svg)" 20
+expect_eq "plot: segments" "$(grep -c 'class="segment"' /tmp/mi.svg)" 22
 
 if [ -n "$heap" ]; then
 echo >&3

@@ -366,7 +366,7 @@ pg=$(awk 'NR > 2 && / kind:page / && $3 != "before_load:reserved" { s += $1 }
 	END { print s }' "$F/kmemprof-meminfo-6.12.txt")
 if KMEMPROF_ROOT=$M "$K" meminfo --json > "$T/mi.json" 2> "$T/err"; then
 	check "json meminfo: lines add up to memtotal; attributed" \
-		"1 meminfo 11 $mt $mt $pg" \
+		"1 meminfo 12 $mt $mt $pg" \
 		"$(jq -r '[.schema, .view, (.lines | length), .memtotal,
 			([.lines[].bytes] | add), .attributed] | map(tostring) |
 			join(" ")' "$T/mi.json")"
@@ -386,7 +386,7 @@ else
 fi
 KMEMPROF_ROOT=$M "$K" meminfo --openmetrics > "$T/mi.om"
 check "openmetrics meminfo: the OM parser, gauges in bytes, MemTotal" \
-	"gauge bytes 11 $mt" "$("$PY" - "$T/mi.om" <<'EOF' 2>&1
+	"gauge bytes 12 $mt" "$("$PY" - "$T/mi.om" <<'EOF' 2>&1
 import sys
 from prometheus_client.openmetrics.parser import \
 	text_string_to_metric_families as om
@@ -398,9 +398,9 @@ EOF
 if KMEMPROF_ROOT=$M "$K" plot meminfo -o "$T/mi.svg" 2> "$T/err" &&
 	xmllint --noout "$T/mi.svg"; then
 	bar() { xmllint --xpath "count(//*[local-name()='g'][@class='account-bar'][$1]/*[@class='segment'])" "$T/mi.svg"; }
-	check "svg meminfo: 11 segments of all of RAM adding up to MemTotal, 9 in use" \
-		"11 $mt 9" "$(bar 1) $(grep -o 'data-bytes="[-0-9]*"' "$T/mi.svg" |
-		head -n 11 | sed 's/.*="\(.*\)"/\1/' | awk '{ s += $1 } END { print s }') $(bar 2)"
+	check "svg meminfo: 12 segments of all of RAM adding up to MemTotal, 10 in use" \
+		"12 $mt 10" "$(bar 1) $(grep -o 'data-bytes="[-0-9]*"' "$T/mi.svg" |
+		head -n 12 | sed 's/.*="\(.*\)"/\1/' | awk '{ s += $1 } END { print s }') $(bar 2)"
 else
 	ko "svg meminfo" "$(cat "$T/err")"
 fi

@@ -288,10 +288,10 @@ else
 	check "A: /metrics: sites, live bytes, allocs" "$n $b $al" \
 		"$(awk '/^kmemprof_sites\{/ { s = $NF } /^kmemprof_live_bytes\{/ { b += $NF }
 			/^kmemprof_allocs_total\{/ { a += $NF } END { print s, b, a }' "$T/body")"
-	# The whole-RAM account, read by the user serve runs as: 11 lines
+	# The whole-RAM account, read by the user serve runs as: 12 lines
 	# that add up to MemTotal, the page lines of the profile on them.
 	check "A: /metrics: the whole-RAM account adds up to MemTotal" \
-		"11 $(awk '$1 == "MemTotal:" { print $2 * 1024 }' "$F/meminfo-6.12.txt") $(awk 'NR > 2 && / kind:page / { s += $1 } END { print s }' "$F/out-snapshot-b.txt")" \
+		"12 $(awk '$1 == "MemTotal:" { print $2 * 1024 }' "$F/meminfo-6.12.txt") $(awk 'NR > 2 && / kind:page / { s += $1 } END { print s }' "$F/out-snapshot-b.txt")" \
 		"$(awk '/^kmemprof_meminfo_bytes\{/ { n++; s += $NF
 			if ($0 !~ /category="(free|free_pcp|untracked)"/) p += $NF }
 			END { print n, s, p }' "$T/body")"

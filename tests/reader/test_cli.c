@@ -258,7 +258,7 @@ static void cli_knobs(void **state)
 	assert_non_null(strstr(out, "stack_depth=6\n"));
 	assert_non_null(strstr(out, "events=slab,page,percpu\n"));
 	assert_int_equal(run(out, sizeof(out), "set stack_depth"), 2);
-	assert_string_equal(out, "kmemprof: set stack_depth: expected KEY=VALUE\n");
+	assert_string_equal(out, "kmemprof set: stack_depth: expected KEY=VALUE\n");
 	assert_int_equal(run(out, sizeof(out), "set nope=1"), 1);
 	assert_string_equal(out, "kmemprof: no knob 'nope' (see 'kmemprof set' for the list)\n");
 	setenv("KMEMPROF_ROOT", "/nonexistent", 1);
@@ -300,10 +300,10 @@ static void cli_help(void **state)
 	assert_int_equal(run(out, sizeof(out), "top -n x"), 2);
 	assert_int_equal(run(out, sizeof(out), "plot"), 2);
 	assert_int_equal(run(out, sizeof(out), "plot hist"), 2);
-	assert_string_equal(out, "kmemprof: plot top | plot hist SITE | plot series RECORD | plot meminfo, with -o FILE.svg\n");
+	assert_string_equal(out, "kmemprof plot: plot top | plot hist SITE | plot series RECORD | plot meminfo, with -o FILE.svg\n");
 	assert_int_equal(run(out, sizeof(out), "plot series /nonexistent -o x.svg"), 1);
 	assert_int_equal(run(out, sizeof(out), "top --json --csv"), 2);
-	assert_string_equal(out, "kmemprof: one output at a time: --json, --csv, --openmetrics, --prometheus or --pprof\n");
+	assert_string_equal(out, "kmemprof top: one output at a time: --json, --csv, --openmetrics, --prometheus or --pprof\n");
 }
 
 static void cli_top(void **state)
@@ -455,6 +455,31 @@ static void cli_views(void **state)
 		"        8192        1     4.3s page     object 000000000d522450 on cpu3\n"
 		"        8192        1     4.3s page     object 0000000025c2aa25 on cpu3\n"
 		"        8192        1     4.3s page     object 00000000131ce54b on cpu3\n");
+	/* --older, as bcc's memleak: the objects that old, their sites */
+	assert_int_equal(run(out, sizeof(out), "leaks --older 5.57s -n 2"), 0);
+	assert_string_equal(out,
+		"Leak suspects, live longer than 1000 ms: 586 objects, 2535160 bytes, 43 sites\n"
+		"        LIVE     OBJS   OLDEST KIND   SITE\n"
+		"         448        7     5.6s slab   tracepoint_add_func+0x12c/0x418\n"
+		"          64        1     5.6s slab     object 00000000f09e287c on cpu2\n"
+		"          64        1     5.6s slab     object 0000000018941a6d on cpu2\n"
+		"          64        1     5.6s slab     object 00000000a4ccffbe on cpu2\n"
+		"          64        1     5.6s slab     object 000000003551d542 on cpu2\n"
+		"          64        1     5.6s slab     object 00000000e43d3fd5 on cpu2\n"
+		"         384        2     5.6s slab   alloc_worker+0x38/0x74\n"
+		"         192        1     5.6s slab     object 00000000500b5e35 on cpu2\n");
+	assert_int_equal(run(out, sizeof(out), "leaks --older 5585 --json"), 0);
+	assert_non_null(strstr(out, "\"sites\":[\n{\"site\":\"tracepoint_add_func+0x12c/0x418\",\"module\":null,\"func\":\"tracepoint_add_func\",\"kind\":\"slab\",\"callers\":[],\"live_bytes\":448,\"live_objects\":7,\"objects\":[{\"addr\":\"00000000f09e287c\",\"size\":64,\"age_ms\":5585,\"cpu\":2}]}\n]}"));
+	assert_int_equal(run(out, sizeof(out), "leaks --older 1h"), 0);
+	assert_string_equal(out,
+		"Leak suspects, live longer than 1000 ms: 586 objects, 2535160 bytes, 43 sites\n"
+		"        LIVE     OBJS   OLDEST KIND   SITE\n"
+		"(no leak suspects live at least 3600000 ms)\n");
+	assert_int_equal(run(out, sizeof(out), "leaks --older 500ms"), 2);
+	assert_non_null(strstr(out, "kmemprof leaks: --older 500ms: "));
+	assert_non_null(strstr(out, "/sys/kernel/debug/kmemprof/leaks lists objects live longer than 1000 ms only (kmemprof set leak_age_ms=500)\n"));
+	assert_int_equal(run(out, sizeof(out), "leaks --older 2d"), 2);
+	assert_string_equal(out, "kmemprof leaks: --older 2d: expected a duration (1500 or 1500ms, 1.5s, 2m, 1h)\n");
 	assert_int_equal(run(out, sizeof(out), "stacks hog_alloc"), 0);
 	assert_string_equal(out,
 		"hog_alloc+0x38/0x48 [kmemprof_hog] kind:page: 256 allocs, 2097152 bytes sampled\n"
@@ -609,22 +634,48 @@ static void cli_no_traps(void **state)
 	assert_string_equal(out, "kmemprof: cannot open 0.1: No such file or directory\n");
 	/* An option is not taken for a file name. */
 	assert_int_equal(run(out, sizeof(out), "top --pprof -i proc/kmemprof"), 2);
-	assert_string_equal(out, "kmemprof: --pprof: '-i' is an option, not a FILE (--pprof=-i for a file so named)\n");
+	assert_string_equal(out, "kmemprof top: --pprof: '-i' is an option, not a FILE (--pprof=-i for a file so named)\n");
 	assert_int_equal(access("-i", F_OK), -1);
 	/* Outputs that cannot be combined are refused. */
 	assert_int_equal(run(out, sizeof(out), "top --json --pprof x.pb.gz"), 2);
-	assert_string_equal(out, "kmemprof: one output at a time: --json, --csv, --openmetrics, --prometheus or --pprof\n");
+	assert_string_equal(out, "kmemprof top: one output at a time: --json, --csv, --openmetrics, --prometheus or --pprof\n");
 	assert_int_equal(run(out, sizeof(out), "top --stacks sys/kernel/debug/kmemprof/stacks"), 2);
-	assert_string_equal(out, "kmemprof: --stacks is for --pprof\n");
+	assert_string_equal(out, "kmemprof top: --stacks is for --pprof\n");
 	/* --kind is checked. */
 	assert_int_equal(run(out, sizeof(out), "top --kind foo"), 2);
-	assert_string_equal(out, "kmemprof: --kind foo: expected slab, page or percpu\n");
+	assert_string_equal(out, "kmemprof top: --kind foo: expected slab, page or percpu\n");
 	/* --min-bytes takes IEC suffixes, as -H prints them. */
 	assert_int_equal(run(a, sizeof(a), "top --min-bytes 4096"), 0);
 	assert_int_equal(run(out, sizeof(out), "top --min-bytes 4K"), 0);
 	assert_string_equal(out, a);
 	assert_int_equal(run(out, sizeof(out), "top --min-bytes 4Q"), 2);
-	assert_string_equal(out, "kmemprof: --min-bytes 4Q: expected a size (4096, 4K, 2M, 1G)\n");
+	assert_string_equal(out, "kmemprof top: --min-bytes 4Q: expected a size (4096, 4K, 2M, 1G)\n");
+	/* A value refused names its command, as an unknown option does. */
+	{
+		static const struct {
+			const char *args, *err;
+		} bad[] = {
+			{ "-n x", "kmemprof top: -n x: expected a count\n" },
+			{ "watch -d 0.01", "kmemprof watch: -d 0.01: at least 0.1 s\n" },
+			{ "watch -c -1", "kmemprof watch: -c -1: expected a count\n" },
+			{ "top -d x", "kmemprof top: -d x: expected a number\n" },
+			{ "diff a", "kmemprof diff: two snapshots: kmemprof diff A B\n" },
+			{ "diff --kind x a b", "kmemprof diff: --kind x: expected slab, page or percpu\n" },
+			{ "leaks -n y", "kmemprof leaks: -n y: expected a count\n" },
+			{ "watch --min-bytes 1X", "kmemprof watch: --min-bytes 1X: expected a size (4096, 4K, 2M, 1G)\n" },
+			{ "set foo", "kmemprof set: foo: expected KEY=VALUE\n" },
+			{ "snapshot --file-mode 0777", "kmemprof snapshot: --file-mode 0777: expected 0600, 0640, 0604 or 0644 (others may read, never write)\n" },
+			{ "top --sort rate -i proc/kmemprof", "kmemprof top: --sort rate needs two reads: the live file, or --since A.snap -i B.snap\n" },
+		};
+		size_t i;
+
+		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			assert_int_equal(run(out, sizeof(out), "%s", bad[i].args), 2);
+			if (strcmp(out, bad[i].err))
+				fail_msg("kmemprof %s: '%s', not '%s'", bad[i].args,
+					 out, bad[i].err);
+		}
+	}
 	/* --version */
 	assert_int_equal(run(out, sizeof(out), "--version"), 0);
 	assert_int_equal(strncmp(out, "kmemprof 0.1.0\n", 15), 0);

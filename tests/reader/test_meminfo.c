@@ -115,6 +115,7 @@ static void parses_meminfo(void **state)
 	assert_int_equal(m.v[KP_MI_PERCPU], 6422528);
 	assert_int_equal(m.v[KP_MI_CMATOTAL], 33554432);
 	assert_int_equal(m.v[KP_MI_CMAFREE], 33161216);
+	assert_true(m.v[KP_MI_HUGETLB] == KP_NONE);	/* no hugetlb there */
 	assert_string_equal(kp_mi_name(KP_MI_PGTABLE), "PageTables");
 
 	/* A kernel without CMA or Percpu: those are absent, not 0. */
@@ -124,6 +125,12 @@ static void parses_meminfo(void **state)
 	assert_int_equal(m.v[KP_MI_MEMTOTAL], 8192);
 	assert_true(m.v[KP_MI_CMATOTAL] == KP_NONE);
 	assert_true(m.v[KP_MI_PERCPU] == KP_NONE);
+	assert_true(m.v[KP_MI_HUGETLB] == KP_NONE);
+	assert_int_equal(parse_text("MemTotal: 8 kB\nMemFree: 4 kB\n"
+				    "Hugetlb:         4096 kB\n", &m, err,
+				    sizeof(err)), 0);
+	assert_int_equal(m.v[KP_MI_HUGETLB], 4194304);
+	assert_string_equal(kp_mi_name(KP_MI_HUGETLB), "Hugetlb");
 }
 
 static void refuses_bad_meminfo(void **state)
@@ -203,6 +210,25 @@ static void classifies_page_lines(void **state)
 		{ "x+0x1/0x2", NULL, "filemap_alloc_folio_noprof", KP_ML_FILE, false },
 		{ "x+0x1/0x2", NULL, "copy_process", KP_ML_STACK, false },
 		{ "x+0x1/0x2", NULL, "pcpu_populate_chunk", KP_ML_PERCPU, false },
+		/* the hugetlb pool: 6.12's folio allocators, 5.10/6.1's pages */
+		{ "x+0x1/0x2", NULL, "alloc_buddy_hugetlb_folio", KP_ML_HUGETLB, false },
+		{ "x+0x1/0x2", NULL, "alloc_fresh_hugetlb_folio", KP_ML_HUGETLB, false },
+		{ "x+0x1/0x2", NULL, "only_alloc_fresh_hugetlb_folio", KP_ML_HUGETLB, false },
+		{ "x+0x1/0x2", NULL, "alloc_pool_huge_folio", KP_ML_HUGETLB, false },
+		{ "x+0x1/0x2", NULL, "alloc_surplus_hugetlb_folio", KP_ML_HUGETLB, false },
+		{ "x+0x1/0x2", NULL, "alloc_migrate_hugetlb_folio", KP_ML_HUGETLB, false },
+		{ "x+0x1/0x2", NULL, "alloc_gigantic_folio.isra.0", KP_ML_HUGETLB, false },
+		{ "x+0x1/0x2", NULL, "alloc_and_dissolve_hugetlb_folio", KP_ML_HUGETLB, false },
+		{ "x+0x1/0x2", NULL, "alloc_buddy_huge_page", KP_ML_HUGETLB, false },
+		{ "x+0x1/0x2", NULL, "alloc_fresh_huge_page", KP_ML_HUGETLB, false },
+		{ "x+0x1/0x2", NULL, "alloc_pool_huge_page", KP_ML_HUGETLB, false },
+		{ "x+0x1/0x2", NULL, "alloc_gigantic_page", KP_ML_HUGETLB, false },
+		{ "x+0x1/0x2", NULL, "alloc_surplus_huge_page", KP_ML_HUGETLB, false },
+		{ "x+0x1/0x2", NULL, "alloc_migrate_huge_page", KP_ML_HUGETLB, false },
+		{ "x+0x1/0x2", NULL, "gather_surplus_pages", KP_ML_HUGETLB, false },
+		{ "x+0x1/0x2", NULL, "set_max_huge_pages", KP_ML_HUGETLB, false },
+		/* the fault's dequeue from the pool allocates nothing */
+		{ "x+0x1/0x2", NULL, "alloc_hugetlb_folio", KP_ML_OTHER, false },
 		{ "x+0x1/0x2", NULL, "tlb_remove_table", KP_ML_OTHER, false },
 		{ "x+0x1/0x2", NULL, "_noprof", KP_ML_OTHER, false },
 		{ "x+0x1/0x2", NULL, "new_slabs", KP_ML_OTHER, false },
@@ -215,6 +241,7 @@ static void classifies_page_lines(void **state)
 		{ "before_load:anon", NULL, "before_load", KP_ML_ANON, true },
 		{ "before_load:file", NULL, "before_load", KP_ML_FILE, true },
 		{ "before_load:other", NULL, "before_load", KP_ML_OTHER, true },
+		{ "before_load:hugetlb", NULL, "before_load", KP_ML_HUGETLB, true },
 		{ "before_load:reserved", NULL, "before_load", KP_ML_NR, true },
 		{ "before_load:newkind", NULL, "before_load", KP_ML_OTHER, true },
 		{ "kmemprof:tables", NULL, "kmemprof", KP_ML_SELF, false },
@@ -236,8 +263,8 @@ static void classifies_page_lines(void **state)
 static void accounts_the_capture(void **state)
 {
 	static const int64_t want[KP_ML_NR] = {
-		MEMFREE, PCP, SLAB, PGTABLE, ANON, FILEPAGES, STACK, 0, OTHER,
-		SELF, UNTRACKED,
+		MEMFREE, PCP, SLAB, PGTABLE, ANON, FILEPAGES, STACK, 0, 0,
+		OTHER, SELF, UNTRACKED,
 	};
 	struct kp_meminfo m;
 	struct kp_zoneinfo z;
@@ -287,6 +314,10 @@ static void accounts_the_capture(void **state)
 	assert_int_equal(a.l[KP_ML_FILE].meminfo, 17973248);	/* + Buffers 0 */
 	assert_int_equal(a.l[KP_ML_STACK].meminfo, 901120);
 	assert_true(a.l[KP_ML_OTHER].meminfo == KP_NONE);
+	/* no Hugetlb field (the capture's kernel has no hugetlb): no pool */
+	assert_int_equal(a.l[KP_ML_HUGETLB].meminfo, 0);
+	assert_int_equal(a.l[KP_ML_HUGETLB].before, 0);
+	assert_int_equal(a.l[KP_ML_HUGETLB].since, 0);
 	assert_int_equal(a.vmalloc, 27676672);
 	assert_int_equal(a.cma_used, 33554432 - 33161216);
 	assert_int_equal(a.percpu, 6422528);
@@ -375,6 +406,51 @@ static void accounts_below_zero(void **state)
 	kp_free(&p);
 	assert_int_equal(a.attributed, INT64_MAX);
 	assert_false(a.have_prior);	/* no before_load line */
+}
+
+/*
+ * The hugetlb pool: 16 pages of 2 MiB from before load on
+ * before_load:hugetlb, 2 more since on the pool's allocators (6.12's and
+ * 6.1's names), beside meminfo's Hugetlb; they leave other and untracked.
+ */
+static void accounts_hugetlb(void **state)
+{
+	struct kp_meminfo m;
+	struct kp_profile p;
+	struct kp_account a;
+	char err[256];
+	int64_t sum = 0;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(parse_text("MemTotal: 102400 kB\nMemFree: 2048 kB\n"
+				    "Hugetlb:   40960 kB\n", &m, err,
+				    sizeof(err)), 0);
+	assert_int_equal(profile_text("kmemprof - version: 1.0\n#\n"
+		"  33554432 16 before_load:hugetlb func:before_load kind:page allocs:16 frees:0 bytes:33554432 req:33554432\n"
+		"   2097152 1 alloc_buddy_hugetlb_folio+0x60/0x1a0 func:alloc_buddy_hugetlb_folio kind:page allocs:1 frees:0 bytes:2097152 req:2097152\n"
+		"   2097152 1 alloc_fresh_huge_page+0x60/0x1a0 func:alloc_fresh_huge_page kind:page allocs:3 frees:2 bytes:6291456 req:6291456\n"
+		"         0 0 alloc_surplus_hugetlb_folio+0x8c/0x1e0 func:alloc_surplus_hugetlb_folio kind:page allocs:1 frees:1 bytes:2097152 req:2097152\n"
+		"     16384 4 before_load:other func:before_load kind:page allocs:4 frees:0 bytes:16384 req:16384\n",
+		&p), 0);
+	assert_int_equal(kp_account(&p, &m, NULL, 4096, &a, err, sizeof(err)), 0);
+	kp_free(&p);
+	assert_int_equal(a.l[KP_ML_HUGETLB].bytes, 37748736);
+	assert_int_equal(a.l[KP_ML_HUGETLB].before, 33554432);
+	assert_int_equal(a.l[KP_ML_HUGETLB].since, 4194304);
+	assert_int_equal(a.l[KP_ML_HUGETLB].sites, 2);
+	assert_int_equal(a.l[KP_ML_HUGETLB].meminfo, 41943040);
+	assert_int_equal(a.l[KP_ML_OTHER].bytes, 16384);
+	assert_int_equal(a.before_load, 33554432 + 16384);
+	assert_int_equal(a.attributed, 37748736 + 16384);
+	assert_int_equal(a.l[KP_ML_UNTRACKED].bytes,
+			 104857600 - 2097152 - 37748736 - 16384);
+	for (i = 0; i < KP_ML_NR; i++)
+		sum += a.l[i].bytes;
+	assert_int_equal(sum, 104857600);
+	assert_string_equal(kp_mline_info(KP_ML_HUGETLB)->id, "hugetlb");
+	assert_string_equal(kp_mline_info(KP_ML_HUGETLB)->label, "hugetlb pool");
+	assert_string_equal(kp_mline_info(KP_ML_HUGETLB)->field, "Hugetlb");
 }
 
 static void refuses_allocinfo(void **state)
@@ -477,6 +553,7 @@ static void cli_meminfo(void **state)
 		"page cache                      18M            0          18M          18M  Cached+Buffers\n"
 		"kernel stacks                   48K          48K            -         880K  KernelStack\n"
 		"percpu chunks                     0            0            -         6.2M  Percpu\n"
+		"hugetlb pool                      0            0            0            0  Hugetlb\n"
 		"other kernel pages             9.3M         2.1M         7.2M            -\n"
 		"kmemprof's tables               29M            -            -            -  (kmemprof:tables)\n"
 		"untracked                      856K            -            -            -  (the rest)\n"
@@ -515,6 +592,7 @@ static void cli_meminfo_machine(void **state)
 	(void)state;
 	assert_int_equal(run(out, sizeof(out), "meminfo --json"), 0);
 	assert_non_null(strstr(out, "{\"schema\":1,\"view\":\"meminfo\",\"memtotal\":1044516864,\"page_size\":4096,\"attributed\":63729664,\"before_load\":30863360,\"zoneinfo\":true,\"lines\":["));
+	assert_non_null(strstr(out, "\n{\"category\":\"hugetlb\",\"label\":\"hugetlb pool\",\"bytes\":0,\"since_load\":0,\"before_load\":0,\"meminfo_field\":\"Hugetlb\",\"meminfo\":0,\"sites\":0},\n"));
 	assert_non_null(strstr(out, "\n{\"category\":\"untracked\",\"label\":\"untracked\",\"bytes\":876544,\"since_load\":null,\"before_load\":null,\"meminfo_field\":null,\"meminfo\":null}"));
 	assert_non_null(strstr(out, "\"beside\":{\"reserved\":29126656,\"VmallocUsed\":27676672,\"CmaUsed\":393216,\"slab_objects\":181424,\"percpu_objects\":640}}\n"));
 	assert_int_equal(run(out, sizeof(out), "meminfo --prometheus --source node-a"), 0);
@@ -528,6 +606,82 @@ static void cli_meminfo_machine(void **state)
 	assert_non_null(strstr(out, "\nkmemprof_meminfo_reserved_bytes{source=\"kmemprof\"} 29126656\n# EOF\n"));
 	assert_int_equal(run(out, sizeof(out), "plot meminfo -o ram.svg"), 0);
 	assert_string_equal(out, "");
+}
+
+/*
+ * The capture with a pool of 16 pages of 2 MiB from before load: the
+ * before_load:hugetlb line, meminfo's Hugetlb, and MemFree 32 MiB less;
+ * untracked is what it was.
+ */
+static void cli_meminfo_hugetlb(void **state)
+{
+	char out[8192], cmd[1024];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s/proc' && sed -i 's/^MemFree: .*/MemFree:          898084 kB/' meminfo && "
+		 "echo 'Hugetlb:           32768 kB' >> meminfo && "
+		 "echo '    33554432       16 before_load:hugetlb func:before_load kind:page allocs:16 frees:0 bytes:33554432 req:33554432' >> kmemprof",
+		 root);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(run(out, sizeof(out), "meminfo"), 0);
+	assert_non_null(strstr(out, "MemTotal 1044516864 = free 946356224 + on kmemprof's page lines 97284096 + untracked 876544\n"));
+	assert_non_null(strstr(out, "kmemprof's page lines: 2867200 since load, 64417792 from before load, 29999104 its own tables\n"));
+	assert_non_null(strstr(out, "\nhugetlb pool               33554432            0     33554432     33554432  Hugetlb\n"
+				    "other kernel pages          9662464      2191360      7471104            -\n"));
+	assert_non_null(strstr(out, "\nuntracked                    876544            -            -            -  (the rest)\n"));
+	assert_int_equal(run(out, sizeof(out), "meminfo --json"), 0);
+	assert_non_null(strstr(out, "\n{\"category\":\"hugetlb\",\"label\":\"hugetlb pool\",\"bytes\":33554432,\"since_load\":0,\"before_load\":33554432,\"meminfo_field\":\"Hugetlb\",\"meminfo\":33554432,\"sites\":0},\n"));
+	assert_int_equal(run(out, sizeof(out), "meminfo --prometheus"), 0);
+	assert_non_null(strstr(out, "\nkmemprof_meminfo_bytes{source=\"kmemprof\",category=\"hugetlb\"} 33554432\n"));
+	assert_non_null(strstr(out, "\nkmemprof_meminfo_before_load_bytes{source=\"kmemprof\",category=\"hugetlb\"} 33554432\n"));
+	assert_non_null(strstr(out, "\nkmemprof_meminfo_reported_bytes{source=\"kmemprof\",category=\"hugetlb\",field=\"Hugetlb\"} 33554432\n"));
+}
+
+/*
+ * meminfo -i: the three files in one capture give the account the live
+ * files give; in any order, from stdin, without zoneinfo; refused without
+ * meminfo or with a line of none of them.
+ */
+static void cli_meminfo_input(void **state)
+{
+	char live[8192], out[8192], cmd[2048];
+
+	(void)state;
+	assert_int_equal(run(live, sizeof(live), "meminfo"), 0);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && cat proc/meminfo proc/zoneinfo proc/kmemprof > cap.txt && "
+		 "cat proc/kmemprof proc/zoneinfo proc/meminfo > rev.txt && "
+		 "cat proc/meminfo proc/kmemprof > nozone.txt && "
+		 "mkdir gone && mv proc gone/", root);
+	assert_int_equal(system(cmd), 0);
+	/* the live files are gone: the account is the capture's */
+	assert_int_equal(run(out, sizeof(out), "meminfo -i cap.txt"), 0);
+	assert_string_equal(out, live);
+	assert_int_equal(run(out, sizeof(out), "meminfo -i rev.txt"), 0);
+	assert_string_equal(out, live);
+	assert_int_equal(run(out, sizeof(out), "meminfo -i - < cap.txt"), 0);
+	assert_string_equal(out, live);
+	assert_int_equal(run(out, sizeof(out), "meminfo -i nozone.txt"), 0);
+	assert_non_null(strstr(out, "\nfree in per-CPU lists             -            -            -            -  (no zoneinfo)\n"));
+	assert_non_null(strstr(out, "\nuntracked                  27594752            -            -            -  (the rest)\n"));
+	assert_int_equal(run(out, sizeof(out), "meminfo -i cap.txt --prometheus"), 0);
+	assert_non_null(strstr(out, "\nkmemprof_meminfo_bytes{source=\"kmemprof\",category=\"untracked\"} 876544\n"));
+	assert_int_equal(run(out, sizeof(out), "plot meminfo -i cap.txt -o ram.svg"), 0);
+	assert_string_equal(out, "");
+	/* refused: a profile alone, a line of none of the three, a bad part */
+	assert_int_equal(run(out, sizeof(out), "meminfo -i gone/proc/kmemprof"), 1);
+	assert_string_equal(out, "kmemprof meminfo: -i gone/proc/kmemprof: no /proc/meminfo in it (cat /proc/meminfo /proc/zoneinfo /proc/kmemprof > FILE)\n");
+	assert_int_equal(run(out, sizeof(out), "meminfo -i - < /dev/null"), 1);
+	assert_string_equal(out, "kmemprof meminfo: -i -: no /proc/meminfo in it (cat /proc/meminfo /proc/zoneinfo /proc/kmemprof > FILE)\n");
+	snprintf(cmd, sizeof(cmd), "cd '%s' && (echo hello; cat cap.txt) > junk.txt && "
+		 "(echo 'MemTotal: 8 kB'; echo 'MemFree: x kB'; cat gone/proc/kmemprof) > bad.txt",
+		 root);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(run(out, sizeof(out), "meminfo -i junk.txt"), 1);
+	assert_string_equal(out, "kmemprof meminfo: -i junk.txt:1: not a capture of /proc/meminfo, /proc/zoneinfo and /proc/kmemprof (cat them into one file)\n");
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(run(out, sizeof(out), "meminfo -i bad.txt"), 1);
+	assert_string_equal(out, "kmemprof: bad.txt (its /proc/meminfo):2: bad value for MemFree\n");
 }
 
 static void cli_meminfo_missing(void **state)
@@ -573,9 +727,12 @@ const struct CMUnitTest kp_meminfo_tests[] = {
 	cmocka_unit_test(accounts_the_capture),
 	cmocka_unit_test(accounts_without_zoneinfo),
 	cmocka_unit_test(accounts_below_zero),
+	cmocka_unit_test(accounts_hugetlb),
 	cmocka_unit_test(refuses_allocinfo),
 	cmocka_unit_test_setup_teardown(cli_meminfo, setup, teardown),
 	cmocka_unit_test_setup_teardown(cli_meminfo_machine, setup, teardown),
+	cmocka_unit_test_setup_teardown(cli_meminfo_hugetlb, setup, teardown),
+	cmocka_unit_test_setup_teardown(cli_meminfo_input, setup, teardown),
 	cmocka_unit_test_setup_teardown(cli_meminfo_missing, setup, teardown),
 };
 

@@ -500,7 +500,18 @@ static void plot_top(void **state)
 		 "12");
 	xpath_is("top.svg",
 		 "string((//*[local-name()='text'][@class='label'])[1])",
-		 "hog_alloc+0x38/0x48 [kmemprof_hog] <- hog_init+0xb8/0x1\u2026");
+		 "hog_alloc+0x38/0x48 [kmemprof_hog] <- hog_init+0\u2026");
+	/*
+	 * Every label fits the 380 px margin: 370 px at 12 px, 0.62 em a
+	 * character, is 49 (48 and the ellipsis), not 56 (56 x 7.44 px is
+	 * 417 px: its left edge was lost).
+	 */
+	xpath_is("top.svg",
+		 "count(//*[local-name()='text'][@class='label'][string-length(.) > 49])",
+		 "0");
+	xpath_is("top.svg",
+		 "string((//*[local-name()='text'][@class='label'])[1]/@x)",
+		 "374");
 	/* The largest site has the full width, 1000 - 380 - 90. */
 	xpath_is("top.svg",
 		 "string((//*[local-name()='rect'][@class='bar'])[1]/@width)",
@@ -584,6 +595,23 @@ static void plot_hist(void **state)
 		 "1");
 	xpath_is("hist.svg", "string(//*[local-name()='rect'][@class='bar']/*)",
 		 "8.0K: 256");
+	/*
+	 * Its page orders run to the buddy's largest, order 10 (4.0M), not
+	 * to the view's 20th bucket (2.0G): 11 and 36 lifetimes.
+	 */
+	xpath_is("hist.svg",
+		 "count(//*[local-name()='text'][@class='bucket'])", "47");
+	xpath_is("hist.svg",
+		 "string((//*[local-name()='text'][@class='bucket'])[11])",
+		 "4.0M");
+	/* Lifetimes in one rule of units: ... 34s 1.1m ... 37m 1.2h */
+	xpath_is("hist.svg",
+		 "concat((//*[local-name()='text'][@class='bucket'])[11 + 27], ' ', "
+		 "(//*[local-name()='text'][@class='bucket'])[11 + 28], ' ', "
+		 "(//*[local-name()='text'][@class='bucket'])[11 + 33], ' ', "
+		 "(//*[local-name()='text'][@class='bucket'])[11 + 34], ' ', "
+		 "(//*[local-name()='text'][@class='bucket'])[11 + 35])",
+		 "34s 1.1m 37m 1.2h 2.4h");
 	xpath_is("hist.svg", "string(//*[local-name()='text'][@class='empty'])",
 		 "none counted");
 	kp_hists_free(&h);

@@ -193,7 +193,7 @@ static void prom_file_safe(void **state)
 	assert_mode("k3.prom", 0644);
 	/* Never writable by others. */
 	assert_int_equal(run("watch -c 1 -i hostile.txt --prometheus-file k4.prom --file-mode 0666"), 2);
-	assert_string_equal(out, "kmemprof: --file-mode 0666: expected 0600, 0640, 0604 or 0644 (others may read, never write)\n");
+	assert_string_equal(out, "kmemprof watch: --file-mode 0666: expected 0600, 0640, 0604 or 0644 (others may read, never write)\n");
 	assert_mode("k4.prom", -1);
 }
 

@@ -438,10 +438,21 @@ static void ratio_sorts_rank_undefined_last(void **state)
 		}
 		assert_int_equal(rows, 100);
 	}
-	/* allocinfo has no requested sizes: said, not a silent name order */
-	assert_int_equal(run2("top -n 1 --sort frag -i '%s/allocinfo-6.12.txt'",
-			      kp_fixtures), 0);
-	assert_non_null(strstr(out, "kmemprof: --sort frag: no site has requested sizes (allocinfo counts none): in site order\n"));
+	/* allocinfo has no requested sizes: refused, not a silent name order */
+	write_file("ai.txt", "allocinfo - version: 1.0\n"
+		   "        4096        1 mm/slub.c:2259 func:alloc_slab_page\n");
+	assert_int_equal(run2("top -n 1 --sort frag -i ai.txt"), 2);
+	assert_string_equal(out, "kmemprof top: -s frag: ai.txt is allocinfo's, which has no requested sizes (bytes, objs or avg)\n");
+	/* none with live objects: said, and in site order */
+	write_file("z.txt", "kmemprof - version: 1.0\n"
+		   "      0        0 z+0x0/0x1 func:z kind:slab allocs:4 frees:4 bytes:32 req:4\n"
+		   "      0        0 y+0x0/0x1 func:y kind:slab allocs:1 frees:1 bytes:8 req:4\n");
+	assert_int_equal(run2("top -i z.txt --sort avg"), 0);
+	assert_string_equal(out,
+		"kmemprof top: -s avg: no site has live objects: in site order\n"
+		"        LIVE     OBJS       AVG    ALLOCS KIND   SITE\n"
+		"           0        0         -         1 slab   y+0x0/0x1\n"
+		"           0        0         -         4 slab   z+0x0/0x1\n");
 }
 
 /* Ratios are rounded, not cut: 2/3 is 66.7%, 5 bytes in 2 objects 3. */
@@ -518,6 +529,85 @@ static void watch_first_frame(void **state)
 	}
 }
 
+/*
+ * watch on a terminal of 72 x 7 (script(1) makes one): the title, the
+ * header and the rows that fit below them, each cut at 72 columns, as
+ * top and slabtop cut; without a terminal, whole lines.
+ */
+/*
+ * kmemprof ARGS on a terminal of 72 x 7 (script(1) makes one), stdout and
+ * stderr both on it, into out; the terminal's CR LF read as LF.
+ */
+static int run_tty(const char *args)
+{
+	char cmd[2048], *p, *q;
+	size_t n = 0, got;
+	FILE *f;
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "cd '%s' && script -q -e -c \"stty cols 72 rows 7; '%s' %s\" /dev/null",
+		 root, kp_binary, args);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	while (n + 1 < sizeof(out) && (got = fread(out + n, 1, sizeof(out) - n - 1, f)))
+		n += got;
+	out[n] = '\0';
+	st = pclose(f);
+	for (p = q = out; *p; p++)
+		if (*p != '\r' || p[1] != '\n')
+			*q++ = *p;
+	*q = '\0';
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void watch_cut_to_terminal(void **state)
+{
+	char args[600], *p;
+
+	(void)state;
+	snprintf(args, sizeof(args), "watch -c 1 -i '%s/snap-b.txt'", kp_fixtures);
+	assert_int_equal(run_tty(args), 0);
+	/* the clock as HH:MM:SS */
+	p = strstr(out, "watch  ");
+	assert_non_null(p);
+	memcpy(p + 7, "HH:MM:SS", 8);
+	assert_string_equal(out,
+		"\033[H\033[2Jkmemprof watch  HH:MM:SS  every 2.0s  live 2795664 bytes in 100 sites\n"
+		"        LIVE     GROWTH/S   ALLOCS/S      BYTES/S KIND   SITE\n"
+		"     2097152            -          -            - page   hog_alloc+0x38/\n"
+		"      315392            -          -            - page   new_slab+0x2d8/\n"
+		"       65536            -          -            - page   __handle_mm_fau\n"
+		"       49152            -          -            - page   copy_process+0x\n");
+	/* not a terminal: the lines whole */
+	assert_int_equal(run("watch -c 1 -n 1 -i '%s/snap-b.txt'", kp_fixtures), 0);
+	assert_non_null(strstr(out, "\n     2097152            -          -            - page   hog_alloc+0x38/0x48 [kmemprof_hog]\n\n"));
+}
+
+/*
+ * Long work says so on a terminal's stderr while it runs, and wipes the
+ * line ("\r", erase to its end): top -s rate's wait for the second read,
+ * the search for debug files by build id. Not a terminal: nothing.
+ */
+static void long_work_said_on_a_terminal(void **state)
+{
+	(void)state;
+	assert_int_equal(run_tty("top -s rate -d 0.1 -n 1 --kind percpu"), 0);
+	assert_string_equal(out,
+		"kmemprof top: -s rate: the second read in 0.1 s...\r\033[K"
+		"kmemprof top: looking for debug files by build id (--no-resolve: not)...\r\033[K"
+		"        LIVE     OBJS       AVG    ALLOCS  ALLOCS/S KIND   SITE\n"
+		"         256        4        64       457       0.0 percpu __percpu_counter_init_many+0x4c/0xa4\n");
+	/* -i and --no-resolve: no search, so no line */
+	assert_int_equal(run_tty("top -n 1 --kind percpu --no-resolve"), 0);
+	assert_string_equal(out,
+		"        LIVE     OBJS       AVG    ALLOCS KIND   SITE\n"
+		"         256        4        64       457 percpu __percpu_counter_init_many+0x4c/0xa4\n");
+	assert_int_equal(run2("top -s rate -d 0.1 -n 1 --kind percpu"), 0);
+	assert_string_equal(out,
+		"        LIVE     OBJS       AVG    ALLOCS  ALLOCS/S KIND   SITE\n"
+		"         256        4        64       457       0.0 percpu __percpu_counter_init_many+0x4c/0xa4\n");
+}
+
 /* diff --sort bytes: live bytes in B, as its help says. */
 static void diff_sort_bytes(void **state)
 {
@@ -536,6 +626,82 @@ static void diff_sort_bytes(void **state)
 		"       +3136         7840        10976       +11       +25 slab   alloc_slab_obj_exts+0x70/0xec\n"));
 }
 
+/*
+ * -s k1,k2 as perf's: ties of k1 by k2, then by site; in top (with the
+ * columns of both), diff and watch. allocinfo cannot sort by allocs:
+ * refused in each, not a silent file order.
+ */
+static void sort_by_comma_lists(void **state)
+{
+	(void)state;
+	write_file("k.txt", "kmemprof - version: 1.0\n"
+		   "   4096  1 a+0x0/0x1 func:a kind:page allocs:7 frees:6 bytes:28672 req:28672\n"
+		   "   8192  2 b+0x0/0x1 func:b kind:page allocs:3 frees:1 bytes:12288 req:12288\n"
+		   "   4096  4 c+0x0/0x1 func:c kind:slab allocs:7 frees:3 bytes:4096 req:2048\n"
+		   "   8192  2 d+0x0/0x1 func:d kind:slab allocs:9 frees:7 bytes:36864 req:18432\n");
+	assert_int_equal(run("top -i k.txt -s bytes,allocs"), 0);
+	assert_string_equal(out,
+		"        LIVE     OBJS       AVG    ALLOCS KIND   SITE\n"
+		"        8192        2      4096         9 slab   d+0x0/0x1\n"
+		"        8192        2      4096         3 page   b+0x0/0x1\n"
+		"        4096        1      4096         7 page   a+0x0/0x1\n"
+		"        4096        4      1024         7 slab   c+0x0/0x1\n");
+	/* ties by the second key, a column for each key that has one */
+	assert_int_equal(run("top -i k.txt -s allocs,frag,objs"), 0);
+	assert_string_equal(out,
+		"        LIVE     OBJS       AVG    ALLOCS      FRAG KIND   SITE\n"
+		"        8192        2      4096         9     50.0% slab   d+0x0/0x1\n"
+		"        4096        4      1024         7     50.0% slab   c+0x0/0x1\n"
+		"        4096        1      4096         7      0.0% page   a+0x0/0x1\n"
+		"        8192        2      4096         3      0.0% page   b+0x0/0x1\n");
+	assert_int_equal(run("top -i k.txt -s avg,objs -n 3"), 0);
+	assert_string_equal(out,
+		"        LIVE     OBJS       AVG    ALLOCS KIND   SITE\n"
+		"        8192        2      4096         3 page   b+0x0/0x1\n"
+		"        8192        2      4096         9 slab   d+0x0/0x1\n"
+		"        4096        1      4096         7 page   a+0x0/0x1\n");
+	/* diff: growth ties by allocs made between the two */
+	write_file("k2.txt", "kmemprof - version: 1.0\n"
+		   "   8192  2 a+0x0/0x1 func:a kind:page allocs:9 frees:7 bytes:36864 req:36864\n"
+		   "  12288  3 b+0x0/0x1 func:b kind:page allocs:6 frees:3 bytes:24576 req:24576\n"
+		   "   4096  4 c+0x0/0x1 func:c kind:slab allocs:7 frees:3 bytes:4096 req:2048\n"
+		   "   8192  2 d+0x0/0x1 func:d kind:slab allocs:9 frees:7 bytes:36864 req:18432\n");
+	assert_int_equal(run("diff k.txt k2.txt -s growth,allocs"), 0);
+	assert_string_equal(out,
+		"k.txt -> k2.txt: live +8192 bytes; 2 sites grew, 0 new, 0 gone\n"
+		"      GROWTH       LIVE A       LIVE B      OBJS    ALLOCS KIND   SITE\n"
+		"       +4096         8192        12288        +1        +3 page   b+0x0/0x1\n"
+		"       +4096         4096         8192        +1        +2 page   a+0x0/0x1\n");
+	/* growth alone: the tie by site */
+	assert_int_equal(run("diff k.txt k2.txt -s growth"), 0);
+	assert_non_null(strstr(out,
+		"       +4096         4096         8192        +1        +2 page   a+0x0/0x1\n"
+		"       +4096         8192        12288        +1        +3 page   b+0x0/0x1\n"));
+	assert_int_equal(run("diff k.txt k2.txt -s objs,bytes"), 0);
+	assert_non_null(strstr(out,
+		"       +4096         8192        12288        +1        +3 page   b+0x0/0x1\n"
+		"       +4096         4096         8192        +1        +2 page   a+0x0/0x1\n"));
+	/* watch's first frame: live bytes for a change's key, then avg */
+	assert_int_equal(run("watch -c 1 -i k.txt -s growth,avg"), 0);
+	assert_non_null(strstr(out,
+		"        8192            -          -            - page   b+0x0/0x1\n"
+		"        8192            -          -            - slab   d+0x0/0x1\n"
+		"        4096            -          -            - page   a+0x0/0x1\n"
+		"        4096            -          -            - slab   c+0x0/0x1\n"));
+	/* allocinfo counts no allocations: each command says so */
+	write_file("ai.txt", "allocinfo - version: 1.0\n"
+		   "        4096        1 mm/slub.c:2259 func:alloc_slab_page\n");
+	assert_int_equal(run2("top -i ai.txt -s allocs"), 2);
+	assert_string_equal(out, "kmemprof top: -s allocs: ai.txt is allocinfo's, which counts no allocations (bytes, objs or avg)\n");
+	assert_int_equal(run2("top -i ai.txt -s bytes,allocs"), 2);
+	assert_string_equal(out, "kmemprof top: -s allocs: ai.txt is allocinfo's, which counts no allocations (bytes, objs or avg)\n");
+	assert_int_equal(run2("watch -c 1 -i ai.txt -s rate"), 2);
+	assert_string_equal(out, "kmemprof watch: -s rate: ai.txt is allocinfo's, which counts no allocations (bytes, objs or avg)\n");
+	assert_int_equal(run2("diff ai.txt ai.txt -s allocs"), 2);
+	assert_string_equal(out, "kmemprof diff: -s allocs: ai.txt is allocinfo's, which counts no allocations (bytes, objs or avg)\n");
+	assert_int_equal(run2("top -i ai.txt -s objs,avg"), 0);
+}
+
 /* @w in @s as a word of its own: after a space or '(', before , ; ) or a space. */
 static bool has_word(const char *s, const char *w)
 {
@@ -550,52 +716,64 @@ static bool has_word(const char *s, const char *w)
 }
 
 /*
- * What --help offers for --sort is what the command takes: each key
- * listed is accepted, none it refuses is listed.
+ * One set of sort keys for top, watch and diff: one --sort text in the
+ * three helps, each key it names taken, or refused with why, exactly.
  */
-static void sort_help_offers_what_works(void **state)
+static void sort_keys_shared(void **state)
 {
-	static const struct {
-		const char *cmd, *keys[8], *not[8];
-	} sorts[] = {
-		{ "top -n 1", { "bytes", "objs", "calls", "avg", "allocs",
-				"frag", "age", NULL },
-		  { "growth", "watch", "diff", NULL } },
-		{ "watch -c 1 -n 1", { "growth", "bytes", "allocs", "rate", NULL },
-		  { "calls", "avg", "frag", "age", NULL } },
-		{ "diff proc/kmemprof proc/kmemprof -n 1",
-		  { "growth", "bytes", "allocs", "rate", NULL },
-		  { "calls", "avg", "frag", "age", NULL } },
+	static const char *const cmds[] = {
+		"top -n 1 -d 0.1", "watch -c 1 -n 1",
+		"diff proc/kmemprof proc/kmemprof -n 1",
 	};
-	char name[64], *sp;
+	static const char *const keys[] = {
+		"growth", "bytes", "objs", "calls", "avg", "allocs", "frag",
+		"rate", "age",
+	};
+	char name[64], *sp, *help[3];
 	size_t i, j;
 
 	(void)state;
-	for (i = 0; i < sizeof(sorts) / sizeof(sorts[0]); i++) {
-		snprintf(name, sizeof(name), "%s", sorts[i].cmd);
-		sp = strchr(name, ' ');
-		*sp = '\0';
+	for (i = 0; i < 3; i++) {
+		snprintf(name, sizeof(name), "%s", cmds[i]);
+		*strchr(name, ' ') = '\0';
 		assert_int_equal(run("%s --help", name), 0);
 		/* the --sort option's text, to the next option */
-		sp = strstr(out, "--sort KEY");
+		sp = strstr(out, "--sort KEY[,KEY]");
 		assert_non_null(sp);
 		*strstr(sp, "\n  -") = '\0';
-		sp = strdup(sp);
-		for (j = 0; sorts[i].keys[j]; j++) {
-			if (!has_word(sp, sorts[i].keys[j]))
-				fail_msg("%s --help: no --sort %s in: %s", name,
-					 sorts[i].keys[j], sp);
-			if (run("%s --sort %s", sorts[i].cmd, sorts[i].keys[j]))
-				fail_msg("%s --sort %s: refused, yet in its help",
-					 name, sorts[i].keys[j]);
+		help[i] = strdup(sp);
+		for (j = 0; j < sizeof(keys) / sizeof(keys[0]); j++) {
+			const char *want = "";
+			int rc = run2("%s --sort %s", cmds[i], keys[j]);
+
+			if (!has_word(help[i], keys[j]))
+				fail_msg("%s --help: no --sort %s", name, keys[j]);
+			if (!strcmp(name, "top") && !strcmp(keys[j], "growth"))
+				want = "kmemprof top: -s growth: top reads once; growth is between two reads (kmemprof diff A B, or watch)\n";
+			else if (strcmp(name, "top") && !strcmp(keys[j], "age"))
+				want = strcmp(name, "diff") ?
+				       "kmemprof watch: -s age: watch reads no ages (top -s age does)\n" :
+				       "kmemprof diff: -s age: diff reads no ages (top -s age does)\n";
+			if (*want) {
+				assert_int_equal(rc, 2);
+				assert_string_equal(out, want);
+			} else if (rc) {
+				fail_msg("%s --sort %s: refused: %s", name,
+					 keys[j], out);
+			}
 		}
-		for (j = 0; sorts[i].not[j]; j++) {
-			if (has_word(sp, sorts[i].not[j]))
-				fail_msg("%s --help offers %s, which it refuses: %s",
-					 name, sorts[i].not[j], sp);
-		}
-		free(sp);
 	}
+	assert_string_equal(help[0], help[1]);
+	assert_string_equal(help[0], help[2]);
+	for (i = 0; i < 3; i++)
+		free(help[i]);
+	/* a key no command has, too many keys */
+	assert_int_equal(run2("watch -c 1 -s bytes,size"), 2);
+	assert_string_equal(out, "kmemprof watch: -s size: expected growth, bytes, objs (or calls), avg, allocs, frag, rate or age, or a comma list of them\n");
+	assert_int_equal(run2("diff a b -s bytes,"), 2);
+	assert_string_equal(out, "kmemprof diff: -s : expected growth, bytes, objs (or calls), avg, allocs, frag, rate or age, or a comma list of them\n");
+	assert_int_equal(run2("top -s bytes,objs,avg,allocs,frag"), 2);
+	assert_string_equal(out, "kmemprof top: -s bytes,objs,avg,allocs,frag: at most 4 keys\n");
 	/* top --sort objs: the OBJS column, also called calls */
 	assert_int_equal(run("top --sort objs -n 2"), 0);
 	assert_non_null(strstr(out, "     2097152      256      8192       256 page   hog_alloc"));
@@ -759,6 +937,39 @@ static void auto_resolve_by_build_id(void **state)
 	assert_non_null(strstr(out, HOG_ROW "\n"));
 }
 
+/*
+ * --resolve the same in every command: "--resolve FILE" as
+ * "--resolve=FILE", in top, diff and the views; a module given first is a
+ * module whatever its file's name (ELF type, .modinfo's name); a file
+ * with no site here is an error, not silently nothing.
+ */
+static void resolve_in_every_command(void **state)
+{
+	(void)state;
+	if (!have_resolve())
+		skip();
+	sh("cp '%s/out-kmemprof_hog-6.12-g.elf' '%s/hog.elf'", kp_fixtures,
+	   root);
+	assert_int_equal(run2("top -i proc/kmemprof -n 1 --resolve hog.elf"), 0);
+	assert_string_equal(out,
+		"        LIVE     OBJS       AVG    ALLOCS KIND   SITE\n"
+		HOG_ROW HOG_LINE "\n");
+	assert_int_equal(run2("diff '%s/snap-a.txt' proc/kmemprof --resolve hog.elf -n 1",
+			      kp_fixtures), 0);
+	assert_non_null(strstr(out, "\n    +2097152        (new)      2097152      +256      +256 page   hog_alloc+0x38/0x48 [kmemprof_hog]" HOG_LINE "\n"));
+	assert_int_equal(run2("leaks -n 1 --no-resolve --resolve hog.elf"), 0);
+	assert_non_null(strstr(out, "\n     2097152      256     4.3s page   hog_alloc+0x38/0x48 [kmemprof_hog]" HOG_LINE "\n"));
+	assert_int_equal(run2("stacks hog_alloc --resolve hog.elf"), 0);
+	assert_non_null(strstr(out, "\n        hog_init+0xb8/0x1000 [kmemprof_hog] (tests/modules/kmemprof_hog.c:56)\n"));
+	assert_int_equal(run2("ages -n 0 --resolve=hog.elf --module kmemprof_hog"), 0);
+	assert_non_null(strstr(out, " page   hog_alloc+0x38/0x48 [kmemprof_hog]" HOG_LINE "\n"));
+	/* no site of the module here: said, and an error */
+	assert_int_equal(run2("top -i proc/kmemprof -n 1 --module kmemprof --resolve hog.elf"), 1);
+	assert_string_equal(out,
+		"kmemprof: --resolve: hog.elf: no site of module kmemprof_hog here\n"
+		"kmemprof: --resolve: nothing resolved\n");
+}
+
 /* --no-resolve: none, where the live read would find it. */
 static void auto_resolve_off(void **state)
 {
@@ -828,12 +1039,18 @@ const struct CMUnitTest kp_ux_tests[] = {
 					teardown),
 	cmocka_unit_test_setup_teardown(watch_first_frame, setup, teardown),
 	cmocka_unit_test_setup_teardown(diff_sort_bytes, setup, teardown),
-	cmocka_unit_test_setup_teardown(sort_help_offers_what_works, setup,
+	cmocka_unit_test_setup_teardown(sort_by_comma_lists, setup, teardown),
+	cmocka_unit_test_setup_teardown(watch_cut_to_terminal, setup, teardown),
+	cmocka_unit_test_setup_teardown(long_work_said_on_a_terminal, setup,
+					teardown),
+	cmocka_unit_test_setup_teardown(sort_keys_shared, setup,
 					teardown),
 	cmocka_unit_test_setup_teardown(views_offer_what_works, setup,
 					teardown),
 	cmocka_unit_test_setup_teardown(set_lists_every_knob, setup, teardown),
 	cmocka_unit_test_setup_teardown(auto_resolve_by_build_id, setup_debug,
+					teardown),
+	cmocka_unit_test_setup_teardown(resolve_in_every_command, setup_debug,
 					teardown),
 	cmocka_unit_test_setup_teardown(auto_resolve_off, setup_debug,
 					teardown),

@@ -43,8 +43,10 @@ static int ages_run(struct kp_opts *o)
 	fclose(in);
 	if (rc)
 		return 1;
-	if (a.n)
-		kp_view_resolve(o, &a.v[0].tag, a.n, sizeof(a.v[0]));
+	if (a.n && kp_view_resolve(o, &a.v[0].tag, a.n, sizeof(a.v[0]))) {
+		kp_ages_free(&a);
+		return 1;
+	}
 	rows = calloc(a.n + 1, sizeof(*rows));
 	if (!rows) {
 		kp_ages_free(&a);

@@ -16,26 +16,6 @@
 #include "output.h"
 #endif
 
-static int diff_cmp_allocs(const void *x, const void *y)
-{
-	const struct kp_delta *a = x, *b = y;
-
-	if (a->allocs != b->allocs)
-		return a->allocs < b->allocs ? 1 : -1;
-	return strcmp(kp_delta_site(a)->site, kp_delta_site(b)->site);
-}
-
-/* -s bytes: by live bytes in B (a site gone from B has none). */
-static int diff_cmp_live(const void *x, const void *y)
-{
-	const struct kp_delta *a = x, *b = y;
-	int64_t la = a->b ? a->b->bytes : -1, lb = b->b ? b->b->bytes : -1;
-
-	if (la != lb)
-		return la < lb ? 1 : -1;
-	return strcmp(kp_delta_site(a)->site, kp_delta_site(b)->site);
-}
-
 static int diff_machine(const struct kp_diff *d, const struct kp_opts *o)
 {
 	struct kp_profile g = { .source = KP_KMEMPROF, .version = "1.0",
@@ -75,13 +55,18 @@ static int run(struct kp_opts *o)
 	int rc = 1;
 
 	if (o->nargs != 2) {
-		fprintf(stderr, "kmemprof: diff takes two snapshots: kmemprof diff A B\n");
+		kp_err("two snapshots: kmemprof diff A B");
 		return 2;
 	}
 	if (kp_load(o->args[0], &a, NULL, NULL))
 		return 1;
 	if (kp_load(o->args[1], &b, NULL, NULL))
 		goto out_a;
+	if (kp_keys_check(o, &a, o->args[0]) ||
+	    kp_keys_check(o, &b, o->args[1])) {
+		rc = 2;
+		goto out_b;
+	}
 	if (a.source != b.source) {
 		fprintf(stderr, "kmemprof: diff: %s is %s profile and %s %s one; their sites cannot match\n",
 			o->args[0], a.source == KP_ALLOCINFO ? "an allocinfo" :
@@ -101,11 +86,9 @@ static int run(struct kp_opts *o)
 		fprintf(stderr, "kmemprof: out of memory\n");
 		goto out_b;
 	}
-	if (o->key_set && !o->growth &&
-	    (o->key == KP_ALLOCS || o->key == KP_RATE))
-		qsort(d.v, d.n, sizeof(*d.v), diff_cmp_allocs);
-	else if (o->key_set && !o->growth && o->key == KP_BYTES)
-		qsort(d.v, d.n, sizeof(*d.v), diff_cmp_live);
+	/* kp_diff() ordered them by growth, diff's default. */
+	if (o->key_set)
+		kp_sort_deltas(d.v, d.n, &o->keys, false);
 	if (o->filter.min_bytes) {
 		size_t k = 0;
 
@@ -169,7 +152,7 @@ const struct kp_cmd kp_cmd_diff = {
 	.name = "diff", .args = "A B", .what = "growth per site between two snapshots",
 	.max_args = 2,
 	.opts = (const struct kp_option *const[]){
-		&kp_opt_sort_growth, &kp_opt_lines, &kp_opt_human, &kp_opt_kind,
+		&kp_opt_sort, &kp_opt_lines, &kp_opt_human, &kp_opt_kind,
 		&kp_opt_module, &kp_opt_func, &kp_opt_min_growth, &kp_opt_json,
 		&kp_opt_csv, &kp_opt_prometheus, &kp_opt_openmetrics,
 		&kp_opt_source, &kp_opt_resolve, NULL,

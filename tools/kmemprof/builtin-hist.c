@@ -87,8 +87,10 @@ static int hist_run(struct kp_opts *o)
 	fclose(in);
 	if (rc)
 		return 1;
-	if (h.n)
-		kp_view_resolve(o, &h.v[0].tag, h.n, sizeof(h.v[0]));
+	if (h.n && kp_view_resolve(o, &h.v[0].tag, h.n, sizeof(h.v[0]))) {
+		kp_hists_free(&h);
+		return 1;
+	}
 	if (o->json) {
 		kp_view_json_begin("hist");
 		fputs(",\"hists\":[", stdout);

@@ -86,8 +86,7 @@ static int set_run(struct kp_opts *o)
 		return list_knobs();
 	for (i = 0; i < o->nargs; i++) {
 		if (!strchr(o->args[i], '=') || o->args[i][0] == '=') {
-			fprintf(stderr, "kmemprof: set %s: expected KEY=VALUE\n",
-				o->args[i]);
+			kp_err("%s: expected KEY=VALUE", o->args[i]);
 			return 2;
 		}
 	}

@@ -25,7 +25,85 @@ static const char *const notes[KP_ML_NR] = {
 	[KP_ML_UNTRACKED] = "(the rest)",
 };
 
-int kp_meminfo_load(struct kp_account *a)
+enum { PART_MEMINFO, PART_ZONEINFO, PART_PROFILE, NPARTS };
+
+/* Which part a capture's line starts, or -1 (it goes on in the last). */
+static int part_of(const char *line)
+{
+	if (!strncmp(line, "MemTotal:", 9))
+		return PART_MEMINFO;
+	if (!strncmp(line, "Node ", 5) && line[5] >= '0' && line[5] <= '9')
+		return PART_ZONEINFO;
+	if (!strncmp(line, "kmemprof - version", 18) ||
+	    !strncmp(line, "allocinfo - version", 19))
+		return PART_PROFILE;
+	return -1;
+}
+
+/* The three parts of a capture: -1 after a message. */
+static int load_capture(const char *path, struct kp_meminfo *m,
+			struct kp_zoneinfo *z, struct kp_profile *p)
+{
+	static const char *const names[NPARTS] = {
+		"/proc/meminfo", "/proc/zoneinfo", "/proc/kmemprof",
+	};
+	char *text, *line, *start[NPARTS] = { NULL }, *end[NPARTS] = { NULL };
+	char err[1200], name[600];
+	size_t n, i;
+	int cur = -1, k, rc = 0;
+	FILE *f;
+
+	text = kp_slurp(path, &n);
+	if (!text)
+		return -1;
+	for (line = text; line < text + n; line = strchrnul(line, '\n') + 1) {
+		k = part_of(line);
+		/* a part's first line starts it, once */
+		if (k >= 0 && k != cur && !start[k]) {
+			if (cur >= 0)
+				end[cur] = line;
+			cur = k;
+			start[k] = line;
+		} else if (cur < 0 && line[strspn(line, " \t\n")]) {
+			kp_err("-i %s:1: not a capture of /proc/meminfo, /proc/zoneinfo and /proc/kmemprof (cat them into one file)",
+			       path);
+			free(text);
+			return -1;
+		}
+	}
+	if (cur >= 0)
+		end[cur] = text + n;
+	for (i = 0; i < NPARTS; i++) {
+		if (!start[i] && i != PART_ZONEINFO) {
+			kp_err("-i %s: no %s in it (cat /proc/meminfo /proc/zoneinfo /proc/kmemprof > FILE)",
+			       path, names[i]);
+			rc = -1;
+			break;
+		}
+		if (!start[i])
+			continue;
+		snprintf(name, sizeof(name), "%s (its %s)", path, names[i]);
+		f = fmemopen(start[i], (size_t)(end[i] - start[i]), "r");
+		if (!f) {
+			kp_err("-i %s: out of memory", path);
+			rc = -1;
+			break;
+		}
+		rc = i == PART_MEMINFO ? kp_parse_meminfo(f, name, m, err, sizeof(err)) :
+		     i == PART_ZONEINFO ? kp_parse_zoneinfo(f, name, z, err, sizeof(err)) :
+		     kp_parse(f, name, p, err, sizeof(err));
+		fclose(f);
+		/* the profile is the last: nothing to free before it */
+		if (rc) {
+			fprintf(stderr, "kmemprof: %s\n", err);
+			break;
+		}
+	}
+	free(text);
+	return rc ? -1 : 0;
+}
+
+int kp_meminfo_load(const char *capture, struct kp_account *a)
 {
 	struct kp_meminfo m;
 	struct kp_zoneinfo z;
@@ -33,6 +111,16 @@ int kp_meminfo_load(struct kp_account *a)
 	char path[512], err[600];
 	int rc;
 
+	if (capture) {
+		memset(&z, 0, sizeof(z));
+		if (load_capture(capture, &m, &z, &p))
+			return -1;
+		rc = kp_account(&p, &m, &z, 0, a, err, sizeof(err));
+		kp_free(&p);
+		if (rc)
+			fprintf(stderr, "kmemprof: %s\n", err);
+		return rc;
+	}
 	kp_path("/proc/kmemprof", path, sizeof(path));
 	if (kp_load(path, &p, NULL, NULL))
 		return -1;
@@ -193,11 +281,24 @@ static int json_out(const struct kp_account *a)
 	return kp_view_json_end();
 }
 
+static int set_input(struct kp_opts *o, const char *arg)
+{
+	o->input = arg;
+	return 0;
+}
+
+static const struct kp_option opt_input = {
+	"input", 1, 'i', "FILE",
+	"read the account from FILE, a capture of the three files (cat "
+	"/proc/meminfo /proc/zoneinfo /proc/kmemprof > FILE; - is stdin), "
+	"not the live ones", set_input,
+};
+
 static int run(struct kp_opts *o)
 {
 	struct kp_account a;
 
-	if (kp_meminfo_load(&a))
+	if (kp_meminfo_load(o->input, &a))
 		return 1;
 	if (o->json)
 		return json_out(&a);
@@ -224,7 +325,7 @@ const struct kp_cmd kp_cmd_meminfo = {
 	.what = "all of RAM: /proc/meminfo beside what kmemprof attributes, "
 		"in lines that add up to MemTotal",
 	.opts = (const struct kp_option *const[]){
-		&kp_opt_human, &kp_opt_json, &kp_opt_prometheus,
+		&opt_input, &kp_opt_human, &kp_opt_json, &kp_opt_prometheus,
 		&kp_opt_openmetrics, &kp_opt_source, NULL,
 	},
 	.run = run,

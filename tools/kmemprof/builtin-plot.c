@@ -80,7 +80,7 @@ static int run(struct kp_opts *o)
 				p.n = (size_t)o->n;
 			else if (p.n > 20)
 				p.n = 20;
-			kp_resolve_auto(&p);
+			kp_resolve_auto_busy(&p);
 			p.n = all;
 		}
 		out = open_out(o, &of);
@@ -136,13 +136,13 @@ static int run(struct kp_opts *o)
 	} else if (!strcmp(what, "meminfo") && o->nargs == 1) {
 		struct kp_account a;
 
-		if (kp_meminfo_load(&a))
+		if (kp_meminfo_load(o->input, &a))
 			return 1;
 		out = open_out(o, &of);
 		if (out)
 			rc = kp_plot_meminfo(out, &a);
 	} else {
-		fprintf(stderr, "kmemprof: plot top | plot hist SITE | plot series RECORD | plot meminfo, with -o FILE.svg\n");
+		kp_err("plot top | plot hist SITE | plot series RECORD | plot meminfo, with -o FILE.svg");
 		return 2;
 	}
 	if (!out)

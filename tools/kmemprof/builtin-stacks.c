@@ -48,7 +48,7 @@ static struct frame_src *frame_lines(const struct kp_opts *o,
 			}
 		}
 	}
-	kp_view_resolve(o, t, n, sizeof(*t));
+	(void)kp_view_resolve(o, t, n, sizeof(*t));	/* said above */
 	for (k = 0; k < n; k++)
 		any |= t[k].srcline != NULL;
 	lines = any ? calloc(n, sizeof(*lines)) : NULL;
@@ -85,8 +85,10 @@ static int stacks_run(struct kp_opts *o)
 	fclose(in);
 	if (rc)
 		return 1;
-	if (s.n)
-		kp_view_resolve(o, &s.v[0].tag, s.n, sizeof(s.v[0]));
+	if (s.n && kp_view_resolve(o, &s.v[0].tag, s.n, sizeof(s.v[0]))) {
+		kp_stacks_free(&s);
+		return 1;
+	}
 	lines = frame_lines(o, &s);
 	/* Stacks sampled before stack_depth went back to 0 are still shown. */
 	if (o->json) {

@@ -192,15 +192,25 @@ static int64_t avg(const struct kp_site *s)
 static void print_top(const struct kp_profile *p, const struct kp_opts *o)
 {
 	static struct obuf ob;
-	char x[32] = "", a[24];
-	bool rate = o->key == KP_RATE, age = o->key == KP_AGE;
-	bool frag = o->key == KP_FRAG;
-	size_t i, k, n = p->n;
+	char x[3 * 16] = "", a[24];
+	enum kp_key col[3];	/* the columns of the keys: rate, age, frag */
+	size_t i, j, k, ncol = 0, n = p->n;
 	char *q;
 
+	for (i = 0; i < o->keys.n; i++) {
+		enum kp_key c = o->keys.k[i];
+
+		if (c != KP_RATE && c != KP_AGE && c != KP_FRAG)
+			continue;
+		for (j = 0; j < ncol && col[j] != c; j++)
+			;
+		if (j == ncol)
+			col[ncol++] = c;
+	}
 	printf("%12s %8s %9s %9s ", "LIVE", "OBJS", "AVG", "ALLOCS");
-	if (rate || age || frag)
-		printf("%9s ", rate ? "ALLOCS/S" : age ? "AGE>=" : "FRAG");
+	for (j = 0; j < ncol; j++)
+		printf("%9s ", col[j] == KP_RATE ? "ALLOCS/S" :
+		       col[j] == KP_AGE ? "AGE>=" : "FRAG");
 	printf("%-6s %s\n", "KIND", "SITE");
 	if (o->n && (size_t)o->n < n)
 		n = (size_t)o->n;
@@ -219,20 +229,26 @@ static void print_top(const struct kp_profile *p, const struct kp_opts *o)
 			f++;
 			t++;
 		}
-		if (rate) {
-			snprintf(x, sizeof(x), "%9.1f ", s->rate);
-		} else if (age) {
-			/* As the ages view: 850ms, 4.3s, 12.5m, 3.1h */
-			kp_view_age(s->age_ms, a, sizeof(a));
-			snprintf(x, sizeof(x), "%9s ", a);
-		} else if (frag) {
-			int64_t f = kp_frag(s);
+		for (j = 0, k = 0; j < ncol; j++) {
+			char *c = x + k;
+			size_t room = sizeof(x) - k;
 
-			if (f < 0)
-				snprintf(x, sizeof(x), "%9s ", "-");
-			else
-				snprintf(x, sizeof(x), "%6" PRId64 ".%" PRId64
-					 "%% ", f / 10, f % 10);
+			if (col[j] == KP_RATE) {
+				snprintf(c, room, "%9.1f ", s->rate);
+			} else if (col[j] == KP_AGE) {
+				/* As the ages view: 850ms, 4.3s, 12.5m, 3.1h */
+				kp_view_age(s->age_ms, a, sizeof(a));
+				snprintf(c, room, "%9s ", a);
+			} else {
+				int64_t f = kp_frag(s);
+
+				if (f < 0)
+					snprintf(c, room, "%9s ", "-");
+				else
+					snprintf(c, room, "%6" PRId64 ".%" PRId64
+						 "%% ", f / 10, f % 10);
+			}
+			k += strlen(c);
 		}
 		/*
 		 * As printf("%12s %8s %9s %9s %s%-6s %s" and the optional
@@ -288,44 +304,57 @@ static void print_top(const struct kp_profile *p, const struct kp_opts *o)
 
 static int run(struct kp_opts *o)
 {
+	bool rate = kp_keys_has(&o->keys, KP_RATE);
 	struct kp_profile p, a;
 	char path[512];
 	double t0 = 0;
 	int rc = 1;
 
-	if (o->key == KP_RATE && !o->since && o->input) {
-		fprintf(stderr, "kmemprof: --sort rate needs two reads: the live file, or --since A.snap -i B.snap\n");
+	if (rate && !o->since && o->input) {
+		kp_err("--sort rate needs two reads: the live file, or --since A.snap -i B.snap");
 		return 2;
 	}
-	if (o->key == KP_RATE) {
+	if (rate) {
 		/* The earlier read: --since, or the live file now. */
 		if (kp_load(o->since ? o->since : kp_live_path(path, sizeof(path)),
 			 &a, NULL, NULL))
 			return 1;
 		if (!o->since) {
+			double d = o->interval > 0 ? o->interval : 1;
+
+			kp_busy("-s rate: the second read in %.1f s", d);
 			t0 = kp_now(CLOCK_MONOTONIC);
-			kp_sleep(o->interval > 0 ? o->interval : 1);
+			kp_sleep(d);
 		}
 	}
-	if (kp_load(o->input ? o->input : kp_live_path(path, sizeof(path)), &p,
-		 NULL, NULL))
+	rc = kp_load(o->input ? o->input : kp_live_path(path, sizeof(path)), &p,
+		     NULL, NULL);
+	kp_busy_end();
+	if (rc) {
+		rc = 1;
 		goto out_a;
-	if (o->key == KP_RATE) {
+	}
+	rc = 1;
+	if (kp_keys_check(o, &p, o->input ? o->input : path)) {
+		rc = 2;
+		goto out;
+	}
+	if (rate) {
 		double dt = o->since ? (p.time > 0 ? p.time : kp_now(CLOCK_REALTIME))
 				       - a.time : kp_now(CLOCK_MONOTONIC) - t0;
 
 		if (o->since && (a.time <= 0 || dt <= 0)) {
-			fprintf(stderr, "kmemprof: --since %s: no snapshot time before %s's\n",
-				o->since, o->input ? o->input : "now");
+			kp_err("--since %s: no snapshot time before %s's",
+			       o->since, o->input ? o->input : "now");
 			goto out;
 		}
 		kp_rates(&p, &a, dt);
 	}
-	if (o->key == KP_AGE && add_ages(&p, o))
+	if (kp_keys_has(&o->keys, KP_AGE) && add_ages(&p, o))
 		goto out;
 	if (kp_filter(&p, o) || kp_resolve_opt(o, &p))
 		goto out;
-	kp_sort(&p, o->key);
+	kp_sort_keys(&p, &o->keys);
 #ifdef KP_HAVE_OUTPUTS
 	/*
 	 * The live read: file:line by build id, unless --resolve said where
@@ -336,19 +365,15 @@ static int run(struct kp_opts *o)
 
 		if (o->n > 0 && (size_t)o->n < p.n)
 			p.n = (size_t)o->n;
-		kp_resolve_auto(&p);
+		kp_resolve_auto_busy(&p);
 		p.n = all;
 	}
 #endif
 	/* Sites with no ratio rank last; say so when that is all of them. */
 	if ((o->key == KP_FRAG || o->key == KP_AVG) && p.n &&
 	    (o->key == KP_FRAG ? kp_frag(&p.sites[0]) : kp_avg(&p.sites[0])) < 0)
-		fprintf(stderr, "kmemprof: --sort %s: no site has %s: in site order\n",
-			o->key == KP_FRAG ? "frag" : "avg",
-			o->key == KP_AVG ? "live objects" :
-			p.source == KP_ALLOCINFO ?
-			"requested sizes (allocinfo counts none)" :
-			"live objects");
+		kp_err("-s %s: no site has live objects: in site order",
+		       o->key == KP_FRAG ? "frag" : "avg");
 	if (!kp_machine(o) && !o->pprof) {
 		print_top(&p, o);
 		rc = 0;
@@ -413,22 +438,11 @@ static int run(struct kp_opts *o)
 out:
 	kp_free(&p);
 out_a:
-	if (o->key == KP_RATE)
+	if (rate)
 		kp_free(&a);
 	return rc;
 }
 
-
-static int sort_top(struct kp_opts *o, const char *arg)
-{
-	o->key_set = true;
-	if (kp_key_parse(arg, &o->key)) {
-		fprintf(stderr, "kmemprof: --sort %s: expected bytes, objs, calls, avg, allocs, frag, rate or age\n",
-			arg);
-		return 2;
-	}
-	return 0;
-}
 
 static int set_since(struct kp_opts *o, const char *arg)
 {
@@ -447,16 +461,6 @@ static int set_pprof(struct kp_opts *o, const char *arg)
 	o->pprof = arg;
 	return 0;
 }
-
-static const struct kp_option opt_sort = {
-	"sort", 1, 's', "KEY",
-	"bytes (live, the default), objs (live objects; also calls, "
-	"allocinfo's name), avg (live bytes an object), allocs (since load), "
-	"frag (1 - requested/allocated bytes since load: a FRAG column), "
-	"rate (allocations a second: -d, --since), age (the oldest live "
-	"object: --ages); sites with no avg or frag (no live objects) last",
-	sort_top,
-};
 
 static const struct kp_option opt_since = {
 	"since", 1, 0, "FILE",
@@ -480,16 +484,13 @@ static const struct kp_option opt_pprof = {
 static int check(struct kp_opts *o)
 {
 	/* --since and --ages say which sort they are for. */
-	if (!o->key_set && (o->since || o->ages))
+	if (!o->key_set && (o->since || o->ages)) {
 		o->key = o->since ? KP_RATE : KP_AGE;
-	if (o->stacks && !o->pprof) {
-		fprintf(stderr, "kmemprof: --stacks is for --pprof\n");
-		return 2;
+		o->keys = (struct kp_keys){ { o->key }, 1 };
 	}
-	/* "--resolve VMLINUX" as well as "--resolve=VMLINUX". */
-	if (o->do_resolve && !o->resolve && o->nargs == 1) {
-		o->resolve = o->args[0];
-		o->nargs = 0;
+	if (o->stacks && !o->pprof) {
+		kp_err("--stacks is for --pprof");
+		return 2;
 	}
 	return 0;
 }
@@ -497,7 +498,7 @@ static int check(struct kp_opts *o)
 const struct kp_cmd kp_cmd_top = {
 	.name = "top", .args = "", .what = "call sites by live memory (the default)",
 	.opts = (const struct kp_option *const[]){
-		&kp_opt_input, &opt_sort, &kp_opt_delay, &opt_since, &opt_ages,
+		&kp_opt_input, &kp_opt_sort, &kp_opt_delay, &opt_since, &opt_ages,
 		&kp_opt_lines, &kp_opt_human, &kp_opt_kind, &kp_opt_module,
 		&kp_opt_func, &kp_opt_min_bytes, &kp_opt_json, &kp_opt_csv,
 		&kp_opt_prometheus, &kp_opt_openmetrics, &kp_opt_source,

@@ -20,32 +20,51 @@
 #include "output.h"
 #endif
 
-struct wrow {
-	const struct kp_delta *d;
-	double key;
-};
-
-static int wrow_cmp(const void *x, const void *y)
+/*
+ * @text to stdout, each line cut to @width columns (the sites are ASCII;
+ * a byte a column), as top and slabtop cut theirs: a line that wrapped
+ * would push the header off the screen.
+ */
+static void put_cut(const char *text, size_t len, size_t width)
 {
-	const struct wrow *a = x, *b = y;
+	const char *end = text + len, *nl;
 
-	if (a->key != b->key)
-		return a->key < b->key ? 1 : -1;
-	return strcmp(kp_delta_site(a->d)->site, kp_delta_site(b->d)->site);
+	while (text < end) {
+		nl = memchr(text, '\n', (size_t)(end - text));
+		if (!nl)
+			nl = end;
+		fwrite(text, 1, (size_t)(nl - text) < width ?
+		       (size_t)(nl - text) : width, stdout);
+		if (nl < end)
+			putchar('\n');
+		text = nl + 1;
+	}
 }
 
+/* A frame; on a terminal (@width > 0) cut to its width. */
 static void watch_frame(const struct kp_profile *p, const struct kp_diff *d,
-			double dt, const struct kp_opts *o, bool tty)
+			double dt, const struct kp_opts *o, bool tty,
+			size_t width)
 {
+	char *frame = NULL;
+	size_t flen = 0;
+	FILE *out = width ? open_memstream(&frame, &flen) : stdout;
+
 	char live[32], gr[32], bs[32], tb[32];
 	int64_t total = 0, growth = 0, allocs = 0;
-	struct wrow *rows = calloc(d->n + 1, sizeof(*rows));
+	struct kp_delta *rows = calloc(d->n + 1, sizeof(*rows));
+	static const struct kp_keys by_live = { { KP_BYTES }, 1 };
 	time_t t = time(NULL);
 	struct tm tm;
 	size_t i, n = 0;
 
-	if (!rows)
+	if (!rows || !out) {
+		free(rows);
+		if (out && out != stdout)
+			fclose(out);
+		free(frame);
 		return;
+	}
 	for (i = 0; i < p->n; i++)
 		total += p->sites[i].bytes;
 	for (i = 0; i < d->n; i++) {
@@ -55,31 +74,26 @@ static void watch_frame(const struct kp_profile *p, const struct kp_diff *d,
 			continue;	/* gone: not on this screen */
 		growth += x->bytes;
 		allocs += x->allocs > 0 ? x->allocs : 0;
-		rows[n].d = x;
-		/* The first frame has no growth or rate yet: live bytes. */
-		rows[n].key = dt <= 0 ? (double)x->b->bytes :
-			      o->growth ? (double)x->bytes :
-			      o->key == KP_RATE || o->key == KP_ALLOCS ?
-			      (double)x->allocs : (double)x->b->bytes;
-		n++;
+		rows[n++] = *x;
 	}
-	qsort(rows, n, sizeof(*rows), wrow_cmp);
+	/* The first frame has no change yet: its keys are live bytes. */
+	kp_sort_deltas(rows, n, o->keys.n ? &o->keys : &by_live, dt <= 0);
 	if (tty)
 		fputs("\033[H\033[2J", stdout);
 	localtime_r(&t, &tm);
 	strftime(tb, sizeof(tb), "%H:%M:%S", &tm);
 	kp_cell(total, o->human, live, sizeof(live));
-	printf("kmemprof watch  %s  every %.1fs  live %s bytes in %zu sites",
-	       tb, o->interval, live, p->n);
+	fprintf(out, "kmemprof watch  %s  every %.1fs  live %s bytes in %zu sites",
+		tb, o->interval, live, p->n);
 	if (dt > 0) {
 		kp_cell(llabs(growth), o->human, gr, sizeof(gr));
-		printf("  %s%s/s  %.0f allocs/s", growth < 0 ? "-" : "+", gr,
-		       allocs / dt);
+		fprintf(out, "  %s%s/s  %.0f allocs/s", growth < 0 ? "-" : "+",
+			gr, allocs / dt);
 	}
-	printf("\n%12s %12s %10s %12s %-6s %s\n", "LIVE", "GROWTH/S",
-	       "ALLOCS/S", "BYTES/S", "KIND", "SITE");
+	fprintf(out, "\n%12s %12s %10s %12s %-6s %s\n", "LIVE", "GROWTH/S",
+		"ALLOCS/S", "BYTES/S", "KIND", "SITE");
 	for (i = 0; i < n && (!o->n || i < (size_t)o->n); i++) {
-		const struct kp_delta *x = rows[i].d;
+		const struct kp_delta *x = &rows[i];
 		const struct kp_site *s = x->b;
 		char g2[40];
 
@@ -95,14 +109,21 @@ static void watch_frame(const struct kp_profile *p, const struct kp_diff *d,
 				 gps ? "+" : "", gr);
 			kp_cell((int64_t)llround(r.bytes), o->human, bs,
 				sizeof(bs));
-			printf("%12s %12s %10.1f %12s ", live, g2, r.allocs, bs);
+			fprintf(out, "%12s %12s %10.1f %12s ", live, g2,
+				r.allocs, bs);
 		} else {
-			printf("%12s %12s %10s %12s ", live, "-", "-", "-");
+			fprintf(out, "%12s %12s %10s %12s ", live, "-", "-",
+				"-");
 		}
-		printf("%-6s ", s->kind ? s->kind : "-");
-		kp_print_site_name(stdout, s->site, s->module, s->func,
-				s->callers);
-		putchar('\n');
+		fprintf(out, "%-6s ", s->kind ? s->kind : "-");
+		kp_print_site_name(out, s->site, s->module, s->func,
+				   s->callers);
+		fputc('\n', out);
+	}
+	if (out != stdout) {
+		fclose(out);
+		put_cut(frame, flen, width);
+		free(frame);
 	}
 	if (!tty)
 		putchar('\n');
@@ -212,6 +233,7 @@ static int run(struct kp_opts *o)
 	struct kp_redactor red;
 	bool tty = isatty(1), have_prev = false;
 	struct winsize ws;
+	size_t width = 0;
 	double t, tprev = 0;
 	char path[512], *text;
 	struct kp_diff d;
@@ -222,8 +244,12 @@ static int run(struct kp_opts *o)
 	kp_redactor_init(&red);
 	if (o->interval <= 0)
 		o->interval = 2;
-	if (tty && !o->n_set && !ioctl(1, TIOCGWINSZ, &ws) && ws.ws_row > 4)
-		o->n = ws.ws_row - 3;	/* the table fills the terminal */
+	if (tty && !ioctl(1, TIOCGWINSZ, &ws)) {
+		/* the table fills the terminal, its lines cut to its width */
+		if (!o->n_set && ws.ws_row > 4)
+			o->n = ws.ws_row - 3;
+		width = ws.ws_col;
+	}
 	if (o->input)
 		snprintf(path, sizeof(path), "%s", o->input);
 	else
@@ -234,6 +260,12 @@ static int run(struct kp_opts *o)
 		t = kp_now(CLOCK_MONOTONIC);
 		if (kp_load(path, &cur, &text, &n)) {
 			rc = 1;
+			break;
+		}
+		if (!i && kp_keys_check(o, &cur, path)) {
+			free(text);
+			kp_free(&cur);
+			rc = 2;
 			break;
 		}
 		if (o->record && record(o, path, text, n, kp_now(CLOCK_REALTIME))) {
@@ -260,7 +292,8 @@ static int run(struct kp_opts *o)
 			rc = 1;
 			break;
 		}
-		watch_frame(&cur, &d, have_prev ? t - tprev : 0, o, tty);
+		watch_frame(&cur, &d, have_prev ? t - tprev : 0, o, tty,
+			    width);
 		kp_diff_free(&d);
 		if (have_prev)
 			kp_free(&prev);
@@ -291,7 +324,7 @@ static int set_delay(struct kp_opts *o, const char *arg)
 	if (kp_arg_number("-d", arg, &o->interval))
 		return 2;
 	if (o->interval < 0.1) {
-		fprintf(stderr, "kmemprof: -d %s: at least 0.1 s\n", arg);
+		kp_err("-d %s: at least 0.1 s", arg);
 		return 2;
 	}
 	return 0;
@@ -328,7 +361,8 @@ static int set_lines(struct kp_opts *o, const char *arg)
 
 static const struct kp_option opt_lines = {
 	"lines", 1, 'n', "N",
-	"the first N sites (default: what fits the terminal; 20 when not a "
+	"the first N sites (default: what fits the terminal, whose width cuts "
+	"the lines; 20 when not a "
 	"terminal; 0: all)", set_lines,
 };
 
@@ -343,7 +377,7 @@ static const struct kp_option opt_prom_file = {
 const struct kp_cmd kp_cmd_watch = {
 	.name = "watch", .args = "", .what = "top, refreshed, with rates per second",
 	.opts = (const struct kp_option *const[]){
-		&kp_opt_input, &opt_count, &opt_record, &kp_opt_sort_growth,
+		&kp_opt_input, &opt_count, &opt_record, &kp_opt_sort,
 		&opt_delay, &opt_lines, &kp_opt_human, &kp_opt_kind,
 		&kp_opt_module, &kp_opt_func, &kp_opt_min_bytes,
 		&kp_opt_source, &opt_prom_file, &kp_opt_file_mode, NULL,

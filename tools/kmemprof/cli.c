@@ -169,6 +169,48 @@ bool kp_tag_match(const struct kp_site *t, const char *want)
 	       (t->site[n] == '\0' || t->site[n] == '+' || t->site[n] == '/');
 }
 
+int64_t kp_delta_key(const struct kp_delta *d, enum kp_key key, bool first)
+{
+	switch (key) {
+	case KP_GROWTH:
+	case KP_OBJS:
+	case KP_ALLOCS:
+	case KP_RATE:
+		if (first)
+			return d->b ? d->b->bytes : INT64_MIN;
+		return key == KP_GROWTH ? d->bytes : key == KP_OBJS ? d->objs :
+		       d->allocs;
+	default:
+		return d->b ? kp_key_value(d->b, key) : INT64_MIN;
+	}
+}
+
+static _Thread_local const struct kp_keys *sort_keys;
+static _Thread_local bool sort_first;
+
+static int delta_cmp(const void *x, const void *y)
+{
+	const struct kp_delta *a = x, *b = y;
+	size_t i;
+
+	for (i = 0; i < sort_keys->n; i++) {
+		int64_t va = kp_delta_key(a, sort_keys->k[i], sort_first);
+		int64_t vb = kp_delta_key(b, sort_keys->k[i], sort_first);
+
+		if (va != vb)
+			return va < vb ? 1 : -1;
+	}
+	return strcmp(kp_delta_site(a)->site, kp_delta_site(b)->site);
+}
+
+void kp_sort_deltas(struct kp_delta *v, size_t n, const struct kp_keys *keys,
+		    bool first)
+{
+	sort_keys = keys;
+	sort_first = first;
+	qsort(v, n, sizeof(*v), delta_cmp);
+}
+
 double kp_now(clockid_t clk)
 {
 	struct timespec ts;
@@ -294,6 +336,13 @@ int kp_emit(const struct kp_opts *o, struct kp_profile *p, size_t max)
 		fprintf(stderr, "kmemprof: writing the output: %s\n",
 			strerror(-rc));
 	return rc ? 1 : 0;
+}
+
+void kp_resolve_auto_busy(struct kp_profile *p)
+{
+	kp_busy("looking for debug files by build id (--no-resolve: not)");
+	kp_resolve_auto(p);
+	kp_busy_end();
 }
 
 int kp_resolve_opt(const struct kp_opts *o, struct kp_profile *p)

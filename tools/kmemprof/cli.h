@@ -26,9 +26,9 @@ struct kp_opts {
 	const char *resolve;	/* --resolve[=SPEC] */
 	bool do_resolve;
 	bool no_resolve;	/* --no-resolve: no lookup by build id */
-	enum kp_key key;
+	struct kp_keys keys;	/* -s k1,k2: top, watch and diff */
+	enum kp_key key;	/* the first of them */
 	bool key_set;
-	bool growth;		/* watch/diff -s growth */
 	long n;
 	bool n_set;		/* -n given */
 	bool human;
@@ -43,6 +43,7 @@ struct kp_opts {
 	bool make_token;	/* serve --make-token */
 	struct kp_filter filter;
 	double interval;	/* watch -d, top --sort rate -d */
+	int64_t older_ms;	/* leaks --older: 0 if not given */
 	long count;		/* watch -c */
 	char **args;		/* positional arguments */
 	int nargs;
@@ -79,12 +80,37 @@ extern const struct kp_cmd kp_cmd_meminfo;	/* builtin-meminfo.c */
 
 /* Options more than one command takes (options.c). */
 extern const struct kp_option kp_opt_input, kp_opt_output,
-	kp_opt_sort_growth, kp_opt_delay, kp_opt_lines, kp_opt_human,
+	kp_opt_sort, kp_opt_delay, kp_opt_lines, kp_opt_human,
 	kp_opt_kind, kp_opt_module, kp_opt_func, kp_opt_min_bytes,
 	kp_opt_json, kp_opt_csv, kp_opt_prometheus, kp_opt_openmetrics,
 	kp_opt_source, kp_opt_stacks, kp_opt_resolve, kp_opt_no_resolve,
 	kp_opt_view_input,
 	kp_opt_view_lines, kp_opt_min_growth, kp_opt_file_mode;
+
+/*
+ * The command being run (kp_parse_opts() sets it), and its one error
+ * style for what the user gave: "kmemprof CMD: ..." on stderr.
+ */
+extern const char *kp_cmd_name;
+void kp_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Whether @p can be sorted by every key of @o (allocinfo counts no
+ * allocations and no requested sizes, and has no ages); 2 after a
+ * message if not.
+ */
+int kp_keys_check(const struct kp_opts *o, const struct kp_profile *p,
+		  const char *name);
+
+/*
+ * Long work said while it runs, when stderr is a terminal: "kmemprof CMD:
+ * WHAT..." on stderr, wiped ("\r", erase to the end of the line) by
+ * kp_busy_end(). Nothing when stderr is not a terminal.
+ */
+void kp_busy(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void kp_busy_end(void);
+/* kp_resolve_auto(), said while it looks (the build-id search). */
+void kp_resolve_auto_busy(struct kp_profile *p);
 
 /* Parse @c's options into @o: 0, 2 after a message, -1 after --help. */
 int kp_parse_opts(const struct kp_cmd *c, int argc, char **argv,
@@ -143,6 +169,17 @@ static inline const struct kp_site *kp_delta_site(const struct kp_delta *d)
 {
 	return d->b ? d->b : d->a;
 }
+
+/*
+ * A change's value for @key, as watch and diff sort by it (largest first):
+ * growth, objs, allocs and rate are B - A; bytes, avg and frag are B's (a
+ * site gone from B ranks last). @first: no change yet (watch's first
+ * frame), where a change's key is B's live bytes.
+ */
+int64_t kp_delta_key(const struct kp_delta *d, enum kp_key key, bool first);
+/* qsort() @d's entries by @keys, then by site. */
+void kp_sort_deltas(struct kp_delta *v, size_t n, const struct kp_keys *keys,
+		    bool first);
 
 /* "this build has no machine outputs..."; returns 2. */
 int kp_no_outputs(void);

@@ -209,7 +209,7 @@ static void use_profile(struct kp_profile *p)
 	if (!kp_diff(p, p, &d))
 		kp_diff_free(&d);
 	kp_rates(p, p, 1.5);
-	for (i = 0; i <= KP_AGE; i++)
+	for (i = 0; i < KP_NKEYS; i++)
 		kp_sort(p, (enum kp_key)i);
 	kp_filter_apply(p, &f, buf, sizeof(buf));
 	use_account(p, NULL, NULL);

@@ -8,18 +8,21 @@
  *            + free_pcp            the per-CPU free lists (zoneinfo's
  *                                  pagesets "count:"), which MemFree
  *                                  leaves out
- *            + slab + pagetables + anon + file + stacks + percpu + other
- *                                  kmemprof's kind:page lines, each on
+ *            + slab + pagetables + anon + file + stacks + percpu
+ *              + hugetlb + other   kmemprof's kind:page lines, each on
  *                                  one of these (below)
  *            + kmemprof            kmemprof:tables, the module's own
  *            + untracked           what is left: MemTotal minus all of
  *                                  the above (signed)
  *
  * A kind:page line counts on exactly one line: before_load:<what> on
- * <what> (slab, pagetable, anon, file; other on other), kmemprof:tables on
- * kmemprof, a call site's line by its function (the table below; any other
- * function, and module code, on other). before_load:reserved is outside
- * MemTotal (memblock's, the kernel image, the memory map) and kept aside.
+ * <what> (slab, pagetable, anon, file, hugetlb; other on other),
+ * kmemprof:tables on kmemprof, a call site's line by its function (the
+ * table below; any other function, and module code, on other). hugetlb is
+ * the pool, its free pages and those in use, as meminfo's Hugetlb counts
+ * it (0 beside it on a kernel without the field). before_load:reserved is
+ * outside MemTotal (memblock's, the kernel image, the memory map) and kept
+ * aside.
  * kind:slab and kind:percpu lines are objects inside pages that page lines
  * already count (slab pages, percpu chunks): they are never added.
  *
@@ -31,8 +34,8 @@
  *   come out below zero; it is printed as it is;
  * - pages off the free lists that no line holds (module/prior.c and
  *   Documentation/kmemprof.rst, "Pages, path by path"): ranges of
- *   alloc_contig_pages() and of direct callers of alloc_contig_range(),
- *   which have no event; allocations kmemprof dropped (drop.tags) or
+ *   alloc_contig_pages() and of direct callers of alloc_contig_range()
+ *   (gigantic hugetlb pages without hugetlb_cma), which have no event; allocations kmemprof dropped (drop.tags) or
  *   skipped in NMI (skip.nmi); a migration's destination where the
  *   migration hook is missing or the driver migrates the page (zsmalloc,
  *   the balloon); free pages held off the lists (compaction's isolated
@@ -69,6 +72,7 @@ static const char *const mi_names[KP_MI_NR] = {
 	[KP_MI_PERCPU] = "Percpu",
 	[KP_MI_CMATOTAL] = "CmaTotal",
 	[KP_MI_CMAFREE] = "CmaFree",
+	[KP_MI_HUGETLB] = "Hugetlb",
 };
 
 const char *kp_mi_name(enum kp_mi_field f)
@@ -85,6 +89,7 @@ static const struct kp_mline_info lines[KP_ML_NR] = {
 	[KP_ML_FILE] = { "file", "page cache", "Cached+Buffers" },
 	[KP_ML_STACK] = { "stacks", "kernel stacks", "KernelStack" },
 	[KP_ML_PERCPU] = { "percpu", "percpu chunks", "Percpu" },
+	[KP_ML_HUGETLB] = { "hugetlb", "hugetlb pool", "Hugetlb" },
 	[KP_ML_OTHER] = { "other", "other kernel pages", NULL },
 	[KP_ML_SELF] = { "kmemprof", "kmemprof's tables", NULL },
 	[KP_ML_UNTRACKED] = { "untracked", "untracked", NULL },
@@ -199,6 +204,33 @@ static const struct {
 	{ "pcpu_alloc", KP_ML_PERCPU },
 	{ "pcpu_balance_populated", KP_ML_PERCPU },
 	{ "pcpu_balance_workfn", KP_ML_PERCPU },
+	/*
+	 * Hugetlb: the pool's pages as mm/hugetlb.c allocates them, free or
+	 * in use (6.12's folio names; 5.10 and 6.1's page names). The static
+	 * ones are inlined into one another and into their callers, whose
+	 * page allocations are all the pool's. alloc_gigantic_*() take
+	 * theirs from hugetlb_cma (a CMA event, on their site) or from
+	 * alloc_contig_pages() (no event: in untracked).
+	 */
+	{ "alloc_buddy_hugetlb_folio", KP_ML_HUGETLB },
+	{ "alloc_buddy_hugetlb_folio_with_mpol", KP_ML_HUGETLB },
+	{ "only_alloc_fresh_hugetlb_folio", KP_ML_HUGETLB },
+	{ "alloc_fresh_hugetlb_folio", KP_ML_HUGETLB },
+	{ "alloc_pool_huge_folio", KP_ML_HUGETLB },
+	{ "alloc_surplus_hugetlb_folio", KP_ML_HUGETLB },
+	{ "alloc_migrate_hugetlb_folio", KP_ML_HUGETLB },
+	{ "alloc_and_dissolve_hugetlb_folio", KP_ML_HUGETLB },
+	{ "alloc_gigantic_folio", KP_ML_HUGETLB },
+	{ "alloc_buddy_huge_page", KP_ML_HUGETLB },
+	{ "alloc_buddy_huge_page_with_mpol", KP_ML_HUGETLB },
+	{ "alloc_fresh_huge_page", KP_ML_HUGETLB },
+	{ "alloc_pool_huge_page", KP_ML_HUGETLB },
+	{ "alloc_surplus_huge_page", KP_ML_HUGETLB },
+	{ "alloc_migrate_huge_page", KP_ML_HUGETLB },
+	{ "alloc_and_dissolve_huge_page", KP_ML_HUGETLB },
+	{ "alloc_gigantic_page", KP_ML_HUGETLB },
+	{ "gather_surplus_pages", KP_ML_HUGETLB },
+	{ "set_max_huge_pages", KP_ML_HUGETLB },	/* nr_hugepages */
 };
 
 #define PRIOR "before_load:"
@@ -212,7 +244,8 @@ enum kp_mline kp_mline_of(const char *site, const char *module,
 	} prior[] = {
 		{ "slab", KP_ML_SLAB }, { "pagetable", KP_ML_PGTABLE },
 		{ "anon", KP_ML_ANON }, { "file", KP_ML_FILE },
-		{ "other", KP_ML_OTHER }, { "reserved", KP_ML_NR },
+		{ "hugetlb", KP_ML_HUGETLB }, { "other", KP_ML_OTHER },
+		{ "reserved", KP_ML_NR },
 	};
 	size_t i, n;
 
@@ -427,6 +460,7 @@ int kp_account(const struct kp_profile *p, const struct kp_meminfo *m,
 	a->l[KP_ML_PGTABLE].before = 0;
 	a->l[KP_ML_ANON].before = 0;
 	a->l[KP_ML_FILE].before = 0;
+	a->l[KP_ML_HUGETLB].before = 0;
 	a->l[KP_ML_OTHER].before = 0;
 
 	for (i = 0; i < p->n; i++) {
@@ -480,6 +514,9 @@ int kp_account(const struct kp_profile *p, const struct kp_meminfo *m,
 	}
 	a->l[KP_ML_STACK].meminfo = mi[KP_MI_STACK];
 	a->l[KP_ML_PERCPU].meminfo = mi[KP_MI_PERCPU];
+	/* no Hugetlb field: a kernel without hugetlb, so no pool */
+	a->l[KP_ML_HUGETLB].meminfo = mi[KP_MI_HUGETLB] != KP_NONE ?
+				      mi[KP_MI_HUGETLB] : 0;
 	a->vmalloc = mi[KP_MI_VMALLOC];
 	a->percpu = mi[KP_MI_PERCPU];
 	a->cma_used = mi[KP_MI_CMATOTAL] != KP_NONE &&

@@ -21,7 +21,7 @@ struct kp_profile;
 enum kp_mi_field {
 	KP_MI_MEMTOTAL, KP_MI_MEMFREE, KP_MI_BUFFERS, KP_MI_CACHED,
 	KP_MI_ANON, KP_MI_SLAB, KP_MI_STACK, KP_MI_PGTABLE, KP_MI_VMALLOC,
-	KP_MI_PERCPU, KP_MI_CMATOTAL, KP_MI_CMAFREE, KP_MI_NR
+	KP_MI_PERCPU, KP_MI_CMATOTAL, KP_MI_CMAFREE, KP_MI_HUGETLB, KP_MI_NR
 };
 
 struct kp_meminfo {
@@ -55,7 +55,8 @@ int kp_parse_zoneinfo(FILE *in, const char *name, struct kp_zoneinfo *z,
  */
 enum kp_mline {
 	KP_ML_FREE, KP_ML_PCP, KP_ML_SLAB, KP_ML_PGTABLE, KP_ML_ANON,
-	KP_ML_FILE, KP_ML_STACK, KP_ML_PERCPU, KP_ML_OTHER, KP_ML_SELF,
+	KP_ML_FILE, KP_ML_STACK, KP_ML_PERCPU, KP_ML_HUGETLB, KP_ML_OTHER,
+	KP_ML_SELF,
 	KP_ML_UNTRACKED, KP_ML_NR
 };
 
@@ -117,9 +118,13 @@ int kp_read_meminfo(struct kp_meminfo *m, struct kp_zoneinfo *z,
 		    char *err, size_t errlen);
 
 /*
- * builtin-meminfo.c: the live account, from $KMEMPROF_ROOT/proc/kmemprof,
- * meminfo and zoneinfo; -1 after a message on stderr.
+ * builtin-meminfo.c: the account of @capture, or with NULL the live one,
+ * from $KMEMPROF_ROOT/proc/kmemprof, meminfo and zoneinfo; -1 after a
+ * message on stderr. A capture is the three files in one ("-": stdin), as
+ * "cat /proc/meminfo /proc/zoneinfo /proc/kmemprof > FILE" makes it: each
+ * part starts at its first line (MemTotal:, Node N, the profile's header),
+ * in any order; zoneinfo may be left out.
  */
-int kp_meminfo_load(struct kp_account *a);
+int kp_meminfo_load(const char *capture, struct kp_account *a);
 
 #endif /* KP_MEMINFO_H */

@@ -9,11 +9,73 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include "cli.h"
 #include "outfile.h"
+
+/*
+ * Whether @spec (VMLINUX[,MOD.ko...]) names an ELF file first: what a
+ * command with arguments of its own takes as "--resolve SPEC" (a snapshot
+ * is text), and a .ko's name (it may be compressed).
+ */
+static bool resolve_spec(const char *spec)
+{
+	char path[4096], magic[4];
+	size_t n = strcspn(spec, ",");
+	bool elf = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%.*s", (int)n, spec);
+	if (strstr(path, ".ko"))
+		return true;
+	f = fopen(path, "r");
+	if (f) {
+		elf = fread(magic, 1, 4, f) == 4 && !memcmp(magic, "\177ELF", 4);
+		fclose(f);
+	}
+	return elf;
+}
+
+const char *kp_cmd_name = "top";
+
+void kp_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "kmemprof %s: ", kp_cmd_name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static bool busy;
+
+void kp_busy(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!isatty(2))
+		return;
+	fprintf(stderr, "kmemprof %s: ", kp_cmd_name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("...", stderr);
+	busy = true;
+}
+
+void kp_busy_end(void)
+{
+	if (busy)
+		fputs("\r\033[K", stderr);
+	busy = false;
+}
 
 int kp_arg_number(const char *opt, const char *s, double *v)
 {
@@ -22,7 +84,7 @@ int kp_arg_number(const char *opt, const char *s, double *v)
 	errno = 0;
 	*v = strtod(s, &end);
 	if (errno || *end || end == s || !isfinite(*v) || *v < 0) {
-		fprintf(stderr, "kmemprof: %s %s: expected a number\n", opt, s);
+		kp_err("%s %s: expected a number", opt, s);
 		return -1;
 	}
 	return 0;
@@ -35,7 +97,7 @@ int kp_arg_count(const char *opt, const char *s, long *v)
 	errno = 0;
 	*v = strtol(s, &end, 10);
 	if (errno || *end || end == s || *v < 0) {
-		fprintf(stderr, "kmemprof: %s %s: expected a count\n", opt, s);
+		kp_err("%s %s: expected a count", opt, s);
 		return -1;
 	}
 	return 0;
@@ -57,8 +119,7 @@ static int size(const char *opt, const char *s, int64_t *v)
 	else if (*end)
 		errno = EINVAL;
 	if (errno || end == s || !isfinite(d) || d < 0 || d >= 0x1p63) {
-		fprintf(stderr, "kmemprof: %s %s: expected a size (4096, 4K, 2M, 1G)\n",
-			opt, s);
+		kp_err("%s %s: expected a size (4096, 4K, 2M, 1G)", opt, s);
 		return -1;
 	}
 	*v = (int64_t)d;
@@ -108,8 +169,7 @@ static int set_kind(struct kp_opts *o, const char *arg)
 {
 	if (strcmp(arg, "slab") && strcmp(arg, "page") &&
 	    strcmp(arg, "percpu")) {
-		fprintf(stderr, "kmemprof: --kind %s: expected slab, page or percpu\n",
-			arg);
+		kp_err("--kind %s: expected slab, page or percpu", arg);
 		return 2;
 	}
 	o->filter.kind = arg;
@@ -124,8 +184,8 @@ static int set_min_bytes(struct kp_opts *o, const char *arg)
 static int set_file_mode(struct kp_opts *o, const char *arg)
 {
 	if (kp_file_mode(arg, &o->file_mode)) {
-		fprintf(stderr, "kmemprof: --file-mode %s: expected 0600, 0640, 0604 or 0644 (others may read, never write)\n",
-			arg);
+		kp_err("--file-mode %s: expected 0600, 0640, 0604 or 0644 (others may read, never write)",
+		       arg);
 		return 2;
 	}
 	return 0;
@@ -145,20 +205,66 @@ static int set_no_resolve(struct kp_opts *o, const char *arg)
 	return 0;
 }
 
-/* watch and diff: the growth, or what else they can sort by. */
-static int set_sort_growth(struct kp_opts *o, const char *arg)
+/*
+ * -s KEY[,KEY...]: one set of keys for top, watch and diff. What a
+ * command cannot sort by: growth is a change between two reads, which top
+ * has not (diff and watch have); age is the ages view's, which only top
+ * reads.
+ */
+static int set_sort(struct kp_opts *o, const char *arg)
 {
+	char bad[64];
+	size_t i;
+	int rc;
+
 	o->key_set = true;
-	if (!strcmp(arg, "growth")) {
-		o->growth = true;
-		return 0;
-	}
-	if (kp_key_parse(arg, &o->key) || (o->key != KP_BYTES &&
-	    o->key != KP_ALLOCS && o->key != KP_RATE)) {
-		fprintf(stderr, "kmemprof: --sort %s: expected growth, bytes, allocs or rate\n",
-			arg);
+	rc = kp_keys_parse(arg, &o->keys, bad, sizeof(bad));
+	if (rc) {
+		if (rc == -2)
+			kp_err("-s %s: at most %d keys", arg, KP_MAX_KEYS);
+		else
+			kp_err("-s %s: expected growth, bytes, objs (or calls), avg, allocs, frag, rate or age, or a comma list of them", bad);
 		return 2;
 	}
+	for (i = 0; i < o->keys.n; i++) {
+		enum kp_key k = o->keys.k[i];
+
+		if (k == KP_GROWTH && !strcmp(kp_cmd_name, "top")) {
+			kp_err("-s growth: top reads once; growth is between two reads (kmemprof diff A B, or watch)");
+			return 2;
+		}
+		if (k == KP_AGE && strcmp(kp_cmd_name, "top")) {
+			kp_err("-s age: %s reads no ages (top -s age does)",
+			       kp_cmd_name);
+			return 2;
+		}
+	}
+	o->key = o->keys.k[0];
+	return 0;
+}
+
+int kp_keys_check(const struct kp_opts *o, const struct kp_profile *p,
+		  const char *name)
+{
+	static const struct {
+		enum kp_key key;
+		const char *why;
+	} none[] = {
+		{ KP_ALLOCS, "counts no allocations" },
+		{ KP_RATE, "counts no allocations" },
+		{ KP_FRAG, "has no requested sizes" },
+		{ KP_AGE, "has no ages" },
+	};
+	size_t i;
+
+	if (p->source != KP_ALLOCINFO)
+		return 0;
+	for (i = 0; i < sizeof(none) / sizeof(none[0]); i++)
+		if (kp_keys_has(&o->keys, none[i].key)) {
+			kp_err("-s %s: %s is allocinfo's, which %s (bytes, objs or avg)",
+			       kp_key_name(none[i].key), name, none[i].why);
+			return 2;
+		}
 	return 0;
 }
 
@@ -171,11 +277,17 @@ const struct kp_option kp_opt_output = {
 	"output", 1, 'o', "FILE", "write to FILE instead of stdout",
 	set_output,
 };
-const struct kp_option kp_opt_sort_growth = {
-	"sort", 1, 's', "KEY",
-	"growth (live bytes gained; diff's default), bytes (live; watch's "
-	"default), allocs (allocations made), rate (the same)",
-	set_sort_growth,
+const struct kp_option kp_opt_sort = {
+	"sort", 1, 's', "KEY[,KEY]",
+	"growth (live bytes gained between two reads: diff's default; diff, "
+	"watch), bytes (live: top's and watch's default), objs (live objects, "
+	"also calls; diff and watch: gained), avg (live bytes an object), "
+	"allocs (since load; diff and watch: between the reads), frag "
+	"(1 - requested/allocated bytes since load), rate (allocations a "
+	"second; top: -d or --since), age (the oldest live object; top: "
+	"--ages); a comma list sorts ties by the next key, as perf's; sites "
+	"with no avg or frag (no live objects) last",
+	set_sort,
 };
 const struct kp_option kp_opt_delay = {
 	"delay", 1, 'd', "SECS",
@@ -363,6 +475,7 @@ int kp_parse_opts(const struct kp_cmd *c, int argc, char **argv,
 	/* ':' first: a missing argument is told from an unknown option. */
 	memmove(shorts + 1, shorts, ns + 1);
 	shorts[0] = ':';
+	kp_cmd_name = c->name;
 	optind = 1;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
@@ -390,11 +503,20 @@ int kp_parse_opts(const struct kp_cmd *c, int argc, char **argv,
 			printf("kmemprof " KP_VERSION "\n");
 			return -1;
 		}
+		/*
+		 * "--resolve SPEC" as "--resolve=SPEC", in every command: the
+		 * next word, where the command takes no arguments, or where
+		 * it names an ELF file.
+		 */
+		if (oi->has_arg == 2 && !optarg && !strcmp(oi->name, "resolve") &&
+		    optind < argc && argv[optind][0] != '-' &&
+		    (!c->max_args || resolve_spec(argv[optind])))
+			optarg = argv[optind++];
 		/* "--pprof -i FILE": -i is no file name. */
 		if (oi->arg && !strcmp(oi->arg, "FILE") && optarg &&
 		    optarg[0] == '-' && optarg[1]) {
-			fprintf(stderr, "kmemprof: --%s: '%s' is an option, not a FILE (--%s=%s for a file so named)\n",
-				oi->name, optarg, oi->name, optarg);
+			kp_err("--%s: '%s' is an option, not a FILE (--%s=%s for a file so named)",
+			       oi->name, optarg, oi->name, optarg);
 			return 2;
 		}
 		if (oi == &opt_help) {
@@ -406,7 +528,7 @@ int kp_parse_opts(const struct kp_cmd *c, int argc, char **argv,
 			return rc;
 	}
 	if (o->json + o->csv + o->openmetrics + o->prometheus + !!o->pprof > 1) {
-		fprintf(stderr, "kmemprof: one output at a time: --json, --csv, --openmetrics, --prometheus or --pprof\n");
+		kp_err("one output at a time: --json, --csv, --openmetrics, --prometheus or --pprof");
 		return 2;
 	}
 	o->args = argv + optind;

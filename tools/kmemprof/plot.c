@@ -26,6 +26,13 @@
 
 #define PLOT_MAX_BARS	50
 #define SERIES_MAX	10
+/*
+ * The characters a label of @px pixels holds at @font px: DejaVu Sans'
+ * widest run of site text (digits, "x", "_") averages 0.62 em.
+ */
+#define LABEL_CHARS(px, font)	((size_t)((px) / (0.62 * (font))))
+/* The buddy's largest order (MAX_PAGE_ORDER, 4 MiB blocks of 4 KiB pages) */
+#define PLOT_MAX_ORDER	10
 
 static const char *const palette[SERIES_MAX] = {
 	"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2",
@@ -222,7 +229,8 @@ int kp_plot_top(FILE *out, const struct kp_profile *p, size_t n)
 		value_label(v, sizeof(v), b, true);
 		fprintf(out, "<g class=\"site\">\n<text class=\"label\" x=\"%d\" "
 			"y=\"%d\" text-anchor=\"end\">", left - 6, y + 15);
-		xml_text(out, label, 56);
+		/* within the margin, 6 px from the bar and 4 from the edge */
+		xml_text(out, label, LABEL_CHARS(left - 10, 12));
 		fprintf(out, "</text>\n<rect class=\"bar\" x=\"%d\" y=\"%d\" "
 			"width=\"%.1f\" height=\"%d\" fill=\"%s\" "
 			"data-bytes=\"%" PRIu64 "\"><title>", left, y + 3, w,
@@ -327,6 +335,20 @@ int kp_plot_hist(FILE *out, const struct kp_hist *h)
 	char title[512], sub[128];
 	size_t nsize = h->nsize < KP_HIST_MAX ? h->nsize : KP_HIST_MAX;
 	size_t nlife = h->nlife < KP_HIST_MAX ? h->nlife : KP_HIST_MAX;
+	size_t last;
+
+	/*
+	 * Page orders: to the buddy's largest order, or to the largest
+	 * counted (a gigantic hugetlb folio), not to the view's 20th.
+	 */
+	if (page) {
+		for (last = nsize; last > 0 && !h->size[last - 1]; last--)
+			;
+		if (last < PLOT_MAX_ORDER + 1)
+			last = PLOT_MAX_ORDER + 1;
+		if (last < nsize)
+			nsize = last;
+	}
 
 	snprintf(title, sizeof(title), "kmemprof: %s%s%s%s kind:%s%s%s",
 		 h->site, h->tag.module ? " [" : "",
@@ -470,6 +492,7 @@ static const char *const mline_colour[KP_ML_NR] = {
 	[KP_ML_FILE] = "#76b7b2",
 	[KP_ML_STACK] = "#edc948",
 	[KP_ML_PERCPU] = "#ff9da7",
+	[KP_ML_HUGETLB] = "#bab0ac",
 	[KP_ML_OTHER] = "#9c755f",
 	[KP_ML_SELF] = "#b07aa1",
 	[KP_ML_UNTRACKED] = "#e15759",

@@ -64,8 +64,20 @@ void kp_free(struct kp_profile *p);
 const char *kp_site_key(const struct kp_site *s, char *buf, size_t len);
 
 /* Sorting and filters: sort.c */
+/*
+ * The sort keys, one set for top, watch and diff (which of them a command
+ * or an input can sort by is options.c's and the command's to say).
+ * KP_GROWTH is a change between two reads: no site has it alone.
+ */
 enum kp_key { KP_BYTES, KP_OBJS, KP_AVG, KP_ALLOCS, KP_FRAG, KP_RATE,
-	      KP_AGE };
+	      KP_AGE, KP_GROWTH, KP_NKEYS };
+
+/* -s k1,k2,...: by k1, its ties by k2, and so on; then by site. */
+#define KP_MAX_KEYS 4
+struct kp_keys {
+	enum kp_key k[KP_MAX_KEYS];
+	size_t n;
+};
 
 struct kp_filter {
 	const char *kind;
@@ -75,9 +87,23 @@ struct kp_filter {
 };
 
 int kp_key_parse(const char *s, enum kp_key *key);
+const char *kp_key_name(enum kp_key key);
+/*
+ * "k1,k2" (at most KP_MAX_KEYS) into @keys; -1 with the word it could not
+ * take in @bad, -2 for more than KP_MAX_KEYS.
+ */
+int kp_keys_parse(const char *s, struct kp_keys *keys, char *bad,
+		  size_t badlen);
+bool kp_keys_has(const struct kp_keys *keys, enum kp_key key);
+/*
+ * A site's value for @key, as the sort orders it (largest first; a ratio
+ * finer than it prints, INT64_MIN where it means nothing). KP_GROWTH: 0.
+ */
+int64_t kp_key_value(const struct kp_site *s, enum kp_key key);
 int kp_filter_apply(struct kp_profile *p, const struct kp_filter *f,
 		    char *err, size_t errlen);
 void kp_sort(struct kp_profile *p, enum kp_key key);
+void kp_sort_keys(struct kp_profile *p, const struct kp_keys *keys);
 /* @part * @scale / @whole, rounded to the nearest (a half away from 0). */
 int64_t kp_ratio_round(int64_t part, int64_t whole, int64_t scale);
 /* Fragmentation in tenths of a percent, or -1 where undefined; sort.c */
@@ -290,7 +316,7 @@ int kp_series_load(FILE *in, const char *name, struct kp_series *s,
 void kp_series_free(struct kp_series *s);
 
 /*
- * Paths (paths.c). $KMEMPROF_ROOT, when set, is prefixed to every /proc
+ * Paths (util.c). $KMEMPROF_ROOT, when set, is prefixed to every /proc
  * and /sys path (tests point it at a fake tree).
  */
 const char *kp_path(const char *path, char *buf, size_t len);

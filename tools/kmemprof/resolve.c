@@ -50,6 +50,7 @@ int kp_resolve_auto(struct kp_profile *p)
 #include <dwarf.h>
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
+#include <gelf.h>
 
 struct rsym {
 	const char *name;	/* owned by the Dwfl */
@@ -100,6 +101,51 @@ static void module_name(const char *path, char *buf, size_t len)
 	for (c = buf; *c; c++)
 		if (*c == '-')
 			*c = '_';
+}
+
+/*
+ * A module's own name, from its .modinfo ("name=kmemprof_hog"), which
+ * 5.x and later modules carry: the file may be named anything. false if
+ * it has none (an older module, a compressed file).
+ */
+static bool modinfo_name(const char *path, char *buf, size_t len)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	bool found = false;
+	Elf *e;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (e && !elf_getshdrstrndx(e, &shstrndx)) {
+		while (!found && (scn = elf_nextscn(e, scn))) {
+			GElf_Shdr sh;
+			const char *nm, *p, *end;
+			Elf_Data *d;
+
+			if (!gelf_getshdr(scn, &sh))
+				break;
+			nm = elf_strptr(e, shstrndx, sh.sh_name);
+			if (!nm || strcmp(nm, ".modinfo") ||
+			    !(d = elf_getdata(scn, NULL)) || !d->d_buf)
+				continue;
+			for (p = d->d_buf, end = p + d->d_size; p < end;
+			     p += strnlen(p, (size_t)(end - p)) + 1)
+				if ((size_t)(end - p) > 5 && !strncmp(p, "name=", 5) &&
+				    memchr(p, '\0', (size_t)(end - p))) {
+					snprintf(buf, len, "%s", p + 5);
+					found = *buf;
+					break;
+				}
+		}
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+	return found;
 }
 
 static int elf_open(struct elf_file *f, char *err, size_t errlen)
@@ -416,7 +462,7 @@ static int add_file(const char *path, bool vmlinux)
 	e = &files.v[files.n++];
 	snprintf(e->path, sizeof(e->path), "%s", path);
 	e->name[0] = '\0';
-	if (!vmlinux)
+	if (!vmlinux && !modinfo_name(path, e->name, sizeof(e->name)))
 		module_name(path, e->name, sizeof(e->name));
 	return 0;
 }
@@ -450,6 +496,27 @@ static int walk_one(const char *path, const struct stat *st, int type,
 }
 
 /* The files to read: @spec's, or the running kernel's debug files. */
+/*
+ * Whether @path is a module: an ELF relocatable (ET_REL; vmlinux is
+ * ET_EXEC), or, when it cannot be read as ELF (compressed), named .ko.
+ */
+static bool is_module(const char *path)
+{
+	unsigned char h[18];
+	bool got;
+	FILE *f = fopen(path, "r");
+
+	got = f && fread(h, 1, sizeof(h), f) == sizeof(h) &&
+	      !memcmp(h, ELFMAG, SELFMAG);
+	if (f)
+		fclose(f);
+	if (!got)
+		return strstr(path, ".ko") != NULL;
+	/* e_type, in the file's byte order */
+	return (h[EI_DATA] == ELFDATA2MSB ? h[16] << 8 | h[17] :
+		h[17] << 8 | h[16]) == ET_REL;
+}
+
 static int files_of(const char *spec, char *err, size_t errlen)
 {
 	char path[512], *copy, *tok, *save = NULL;
@@ -468,7 +535,8 @@ static int files_of(const char *spec, char *err, size_t errlen)
 					 strerror(errno));
 				break;
 			}
-			ret = add_file(tok, tok == copy && !strstr(tok, ".ko"));
+			/* a module given first is a module, whatever its name */
+			ret = add_file(tok, tok == copy && !is_module(tok));
 		}
 		free(copy);
 		return ret;
@@ -537,6 +605,12 @@ static int resolve_file(struct kp_profile *p, struct elf_file *f, bool quiet)
 		fprintf(stderr, "kmemprof: --resolve: %s: no DWARF line table "
 			"for its sites (build with CONFIG_DEBUG_INFO_DWARF5=y, "
 			"or -g)\n", f->ep->path);
+	/* A file named for nothing here: said, not silently nothing. */
+	if (!tried && !quiet) {
+		fprintf(stderr, "kmemprof: --resolve: %s: no site of %s%s here\n",
+			f->ep->path, *name ? "module " : "the kernel", name);
+		return -ENOENT;
+	}
 	return done;
 }
 
@@ -558,9 +632,11 @@ static int resolve_files(struct kp_profile *p, bool quiet, char *err,
 			elf_close(&f);
 			continue;
 		}
-		opened++;
 		r = resolve_file(p, &f, quiet);
 		elf_close(&f);
+		if (r == -ENOENT)
+			continue;	/* none of its sites here: said */
+		opened++;
 		if (r < 0)
 			ret = r;
 		else
@@ -568,8 +644,11 @@ static int resolve_files(struct kp_profile *p, bool quiet, char *err,
 	}
 	if (ret)
 		return ret;
-	if (!opened)
+	if (!opened) {
+		/* every file failed or had no site here, each said why */
+		snprintf(err, errlen, "nothing resolved");
 		return -ENOENT;
+	}
 	err[0] = '\0';
 	return done;
 }

@@ -12,7 +12,7 @@
 static const char * const key_names[] = {
 	[KP_BYTES] = "bytes", [KP_OBJS] = "calls", [KP_AVG] = "avg",
 	[KP_ALLOCS] = "allocs", [KP_FRAG] = "frag", [KP_RATE] = "rate",
-	[KP_AGE] = "age",
+	[KP_AGE] = "age", [KP_GROWTH] = "growth",
 };
 
 /* Other names of the keys: allocinfo calls its live objects "calls". */
@@ -37,6 +37,47 @@ int kp_key_parse(const char *s, enum kp_key *key)
 		}
 	}
 	return -1;
+}
+
+const char *kp_key_name(enum kp_key key)
+{
+	return key < KP_NKEYS ? key_names[key] : "?";
+}
+
+int kp_keys_parse(const char *s, struct kp_keys *keys, char *bad,
+		  size_t badlen)
+{
+	size_t n;
+
+	keys->n = 0;
+	for (;;) {
+		char word[32];
+
+		n = strcspn(s, ",");
+		snprintf(word, sizeof(word), "%.*s", (int)n, s);
+		if (keys->n == KP_MAX_KEYS)
+			return -2;
+		if (n >= sizeof(word) ||
+		    kp_key_parse(word, &keys->k[keys->n])) {
+			if (bad)
+				snprintf(bad, badlen, "%.*s", (int)n, s);
+			return -1;
+		}
+		keys->n++;
+		if (!s[n])
+			return 0;
+		s += n + 1;
+	}
+}
+
+bool kp_keys_has(const struct kp_keys *keys, enum kp_key key)
+{
+	size_t i;
+
+	for (i = 0; i < keys->n; i++)
+		if (keys->k[i] == key)
+			return true;
+	return false;
 }
 
 int64_t kp_ratio_round(int64_t part, int64_t whole, int64_t scale)
@@ -119,10 +160,17 @@ static int64_t value(const struct kp_site *s, enum kp_key key)
 		       s->rate <= -9e15 ? INT64_MIN : (int64_t)(s->rate * 1000);
 	case KP_AGE:
 		return s->age_ms;
+	case KP_GROWTH:
+		return 0;
 	case KP_BYTES:
 	default:
 		return s->bytes;
 	}
+}
+
+int64_t kp_key_value(const struct kp_site *s, enum kp_key key)
+{
+	return value(s, key);
 }
 
 /*
@@ -168,14 +216,31 @@ static uint64_t prefix(const char *s)
 	return x;
 }
 
+/* What the runs of equal first keys are sorted by: the other keys. */
+struct sort_ctx {
+	const struct kp_site *sites;
+	const enum kp_key *more;	/* the keys after the first */
+	size_t nmore;
+};
+
 /*
- * Equal values: by site text, so the order is the same every run; equal
- * sites in the order they came.
+ * Equal values: by the other keys, then by site text, so the order is the
+ * same every run; equal sites in the order they came.
  */
 static int cmp_site(const struct sort_item *x, const struct sort_item *y,
-		    const struct kp_site *sites)
+		    const struct sort_ctx *ctx)
 {
+	const struct kp_site *sites = ctx->sites;
+	size_t k;
 	int c;
+
+	for (k = 0; k < ctx->nmore; k++) {
+		int64_t a = value(&sites[x->i], ctx->more[k]);
+		int64_t b = value(&sites[y->i], ctx->more[k]);
+
+		if (a != b)
+			return a > b ? -1 : 1;
+	}
 
 	if (x->pre != y->pre)
 		return x->pre < y->pre ? -1 : 1;
@@ -190,7 +255,7 @@ static int cmp_site(const struct sort_item *x, const struct sort_item *y,
 
 /* A run of equal values, by site: insertion sort, or merge sort. */
 static void sort_run(struct sort_item *v, struct sort_item *tmp, size_t n,
-		     const struct kp_site *sites)
+		     const struct sort_ctx *sites)
 {
 	size_t i, j, m, h = n / 2;
 
@@ -222,7 +287,7 @@ static void sort_run(struct sort_item *v, struct sort_item *tmp, size_t n,
  * are skipped), then each run of equal k by site. @tmp holds @n items.
  */
 static void sort_items(struct sort_item *v, struct sort_item *tmp, size_t n,
-		       const struct kp_site *sites)
+		       const struct sort_ctx *sites)
 {
 	size_t count[8][256];
 	struct sort_item *src = v, *dst = tmp, *t;
@@ -259,6 +324,16 @@ static void sort_items(struct sort_item *v, struct sort_item *tmp, size_t n,
 
 void kp_sort(struct kp_profile *p, enum kp_key key)
 {
+	struct kp_keys keys = { { key }, 1 };
+
+	kp_sort_keys(p, &keys);
+}
+
+void kp_sort_keys(struct kp_profile *p, const struct kp_keys *keys)
+{
+	struct sort_ctx ctx = { p->sites, keys->k + 1,
+				keys->n ? keys->n - 1 : 0 };
+	enum kp_key key = keys->n ? keys->k[0] : KP_BYTES;
 	struct sort_item *items;
 	struct kp_site tmp;
 	size_t i, j, k, ahead, *perm;
@@ -273,7 +348,7 @@ void kp_sort(struct kp_profile *p, enum kp_key key)
 		items[i] = (struct sort_item){
 			~((uint64_t)value(&p->sites[i], key) ^ (1ull << 63)),
 			prefix(p->sites[i].site), i };
-	sort_items(items, items + p->n, p->n, p->sites);
+	sort_items(items, items + p->n, p->n, &ctx);
 	/*
 	 * Permute in place, cycle by cycle: sites[i] = old sites[perm[i]].
 	 * perm, the items' indexes copied into the radix sort's spare half,

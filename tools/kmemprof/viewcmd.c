@@ -70,19 +70,21 @@ void kp_view_json_tag(const struct kp_site *t)
  * build id (kp_resolve_auto()), unless the view was read from a file (-i:
  * a copy may come from another kernel) or --no-resolve said not to.
  */
-void kp_view_resolve(const struct kp_opts *o, struct kp_site *first,
-		     size_t n, size_t stride)
+int kp_view_resolve(const struct kp_opts *o, struct kp_site *first,
+		    size_t n, size_t stride)
 {
 #ifdef KP_HAVE_OUTPUTS
 	struct kp_profile p = { .source = KP_KMEMPROF };
 	struct kp_site *t;
 	size_t i;
+	int rc = 0;
 
-	if (o->input || o->no_resolve || !n)
-		return;
+	/* --resolve SPEC as every command takes it; else by build id */
+	if (!n || (!o->do_resolve && (o->input || o->no_resolve)))
+		return 0;
 	p.sites = calloc(n, sizeof(*p.sites));
 	if (!p.sites)
-		return;
+		return 0;
 	/*
 	 * borrowed: resolution reads site and module, writes srcline and
 	 * srcfunc
@@ -96,18 +98,22 @@ void kp_view_resolve(const struct kp_opts *o, struct kp_site *first,
 		p.sites[i].srcfunc = t->srcfunc;
 	}
 	p.n = n;
-	kp_resolve_auto(&p);
+	if (o->do_resolve)
+		rc = kp_resolve_opt(o, &p);
+	else
+		kp_resolve_auto_busy(&p);
 	for (i = 0, t = first; i < n;
 	     i++, t = (struct kp_site *)((char *)t + stride)) {
 		t->srcline = p.sites[i].srcline;
 		t->srcfunc = p.sites[i].srcfunc;
 	}
 	free(p.sites);
+	return rc;
 #else
-	(void)o;
 	(void)first;
 	(void)n;
 	(void)stride;
+	return o->do_resolve ? -kp_no_outputs() : 0;
 #endif
 }
 
@@ -143,7 +149,8 @@ void kp_view_age(int64_t ms, char *buf, size_t len)
 
 const struct kp_option *const kp_view_opts[] = {
 	&kp_opt_view_input, &kp_opt_view_lines, &kp_opt_human, &kp_opt_kind,
-	&kp_opt_module, &kp_opt_json, &kp_opt_no_resolve, NULL,
+	&kp_opt_module, &kp_opt_json, &kp_opt_resolve, &kp_opt_no_resolve,
+	NULL,
 };
 
 /* Whether a view's tag passes --kind and --module. */

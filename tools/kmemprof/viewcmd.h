@@ -14,8 +14,8 @@ bool kp_view_keep(const struct kp_opts *o, const struct kp_site *t);
  * file:line of @n tags, @stride bytes apart from @first, into their
  * srcline and srcfunc, on a live read (viewcmd.c).
  */
-void kp_view_resolve(const struct kp_opts *o, struct kp_site *first,
-		     size_t n, size_t stride);
+int kp_view_resolve(const struct kp_opts *o, struct kp_site *first,
+		    size_t n, size_t stride);
 /* {"schema":N,"view":"@view" ... then the caller's fields. */
 void kp_view_json_begin(const char *view);
 /* The closing "}\n"; 0, or 1 if stdout failed. */

@@ -215,9 +215,17 @@ void kp_hist_label(enum kp_bucket b, size_t i, char *buf, size_t len)
 			us /= 1000;
 			u++;
 		}
+		/*
+		 * One rule for every unit: each in [1, 1000) for us and ms,
+		 * [1, 60) for s and m, then h; two digits (9.2m, 18m), as
+		 * -H sizes read. Not "2199s" beside "1.2h".
+		 */
 		if (u == 2 && us >= 3600)
-			snprintf(buf, len, "%s%.1fh", i >= 35 ? ">=" : "",
-				 us / 3600);
+			snprintf(buf, len, "%s%.*fh", i >= 35 ? ">=" : "",
+				 us / 3600 < 10 ? 1 : 0, us / 3600);
+		else if (u == 2 && us >= 60)
+			snprintf(buf, len, "%s%.*fm", i >= 35 ? ">=" : "",
+				 us / 60 < 10 ? 1 : 0, us / 60);
 		else
 			snprintf(buf, len, "%s%.*f%s", i >= 35 ? ">=" : "",
 				 us < 10 ? 1 : 0, us, units[u]);

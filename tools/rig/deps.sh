@@ -14,7 +14,7 @@ PKGS="make gcc bc bison flex cpio kmod xz-utils python3 rsync
       protobuf-compiler zlib1g-dev jq libxml2-utils librsvg2-bin clang
       libncurses-dev python3-prometheus-client
       libmicrohttpd-dev libyaml-dev libcrypt-dev openssl prometheus golang-go
-      curl dwarves groff-base
+      curl dwarves groff-base bsdutils
       debhelper dh-dkms dkms lintian device-tree-compiler fakeroot"
 
 missing=""

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kmemprof reader: paths under $KMEMPROF_ROOT, the key that matches a tag
- * across files, and the line helpers every parser shares.
+ * kmemprof reader: util.h's helpers, what the parsers and commands share:
+ * paths under $KMEMPROF_ROOT, the key that matches a tag across files,
+ * the "name:line: why" errors, decimal tokens, numbered lines, growing
+ * arrays.
  */
 #include <errno.h>
 #include <stdarg.h>
