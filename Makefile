@@ -10,7 +10,8 @@
 #   make demo BOARD=rock5b   the same on a Rock 5B+ look-alike: 8 CPUs in two
 #                         clusters of A55/A76 capacities, Rockchip's kernel
 #                         options (6.1-vendor), the board's DT overlay
-#   make check            every test on 6.1, 6.12 and 6.12-debug
+#   make check            every test on 6.1 and 6.12, and on 6.12-debug
+#                         KUnit and the tests of concurrency and pages
 #   make check KERNELS=6.12 TESTS=30-knobs   one guest test on one kernel,
 #                         without the host suites (TESTS: shell test names,
 #                         kunit, or one KUnit suite glob such as kmemprof_knobs)
@@ -108,7 +109,7 @@ check:
 	@$(RIG)/check.sh
 
 check-matrix:
-	@KERNELS="$(MATRIX)" $(RIG)/check.sh
+	@KMEMPROF_DEBUG_ALL=1 KERNELS="$(MATRIX)" $(RIG)/check.sh
 	@for k in $(AGREE_KERNELS); do $(RIG)/agree.sh $$k || exit 1; done
 	@$(RIG)/install-test.sh
 
