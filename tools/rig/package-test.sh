@@ -113,7 +113,7 @@ fi
 
 printf '%s\n' /usr/bin/kmemprof /usr/share/man/man1/kmemprof.1 \
 	/lib/systemd/system/kmemprof-serve.service \
-	/usr/share/doc/kmemprof-tools/{changelog,copyright,README.md,kmemprof.rst,install.rst} |
+	/usr/share/doc/kmemprof-tools/{changelog,copyright,README.md,kmemprof.rst,kmemprof-output.rst,install.rst} |
 	sort > "$T/want-tools"
 deb_files "$tools_deb" > "$T/got-tools"
 if ! diff -u "$T/want-tools" "$T/got-tools" > "$T/diff-tools"; then
