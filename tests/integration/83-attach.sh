@@ -26,10 +26,32 @@ diagnose() {
 	echo "INFO $1: dmesg: $(dmesg | grep -E 'kmemprof: (cannot|tracepoint)' | tail -n 5 | tr '\n' ' ')"
 	echo "INFO $1: accurate:no lines: $(grep -c 'accurate:no' /proc/kmemprof)"
 	grep 'accurate:no' /proc/kmemprof | head -n 5 | sed "s/^/INFO $1: /"
+	# Events by kind, and allocs and frees by CPU: a CPU with allocations
+	# and no frees took none of its free events.
+	grep '^events\.' "$KMP_DEBUGFS/stats" | tr '\n' ' ' | sed "s/^/INFO $1: /"
+	echo
+	sed "s/^/INFO $1: cpus: /" "$KMP_DEBUGFS/cpus"
+}
+
+# While a round's churn still runs: does the kernel fire kmem:kfree for
+# it on the CPU it runs on (ftrace's own probe, beside kmemprof's)? If
+# ftrace sees churn's kfree() and kmemprof not, kmemprof's probe missed
+# them; if neither, the CPU never took the tracepoint's branch.
+T=/sys/kernel/tracing
+[ -d $T/events/kmem ] || T=/sys/kernel/debug/tracing
+ftrace_kfree() {
+	[ -w $T/events/kmem/kfree/enable ] || return 0
+	echo > $T/trace
+	echo 1 > $T/events/kmem/kfree/enable
+	sleep 0.1
+	echo 0 > $T/events/kmem/kfree/enable
+	echo "INFO $1: ftrace kfree by kmp_churn: $(grep -c 'kmp_churn.*kfree' $T/trace), by CPU: $(grep 'kmp_churn.*kfree' $T/trace | sed 's/.*\[\([0-9]*\)\].*/\1/' | sort | uniq -c | tr '\n' ' ')"
 }
 
 # check WHEN: the churn stopped, what kmemprof says of its sites.
 check() {
+	stale=$(stat_value stale)
+	[ "$stale" = 0 ] || ftrace_kfree "$1"
 	rmmod kmemprof_churn || fail "$1: rmmod kmemprof_churn"
 	for f in churn_kmalloc churn_cache_alloc churn_page churn_percpu; do
 		lines=$(grep " func:$f " /proc/kmemprof)
