@@ -127,11 +127,30 @@ void kp_view_json_counts(const char *key, const uint64_t *v, size_t n)
 	putchar(']');
 }
 
-int kp_view_parsed(int rc, const char *err)
+int kp_view_open(const struct kp_opts *o, const char *view,
+		 struct kp_view_in *v)
 {
+	v->in = kp_open(kp_view_path(o, view, v->path, sizeof(v->path)));
+	return v->in ? 0 : 1;
+}
+
+int kp_view_close(struct kp_view_in *v, int rc)
+{
+	fclose(v->in);
+	v->in = NULL;
 	if (rc)
-		fprintf(stderr, "kmemprof: %s\n", err);
-	return rc;
+		fprintf(stderr, "kmemprof: %s\n", v->err);
+	return rc ? 1 : 0;
+}
+
+int kp_view_begin(const struct kp_opts *o, const char *view,
+		  struct kp_site *first, size_t n, size_t stride)
+{
+	if (n && kp_view_resolve(o, first, n, stride))
+		return 1;
+	if (o->json)
+		kp_view_json_begin(view);
+	return 0;
 }
 
 /* An age in ms as "850ms", "4.3s", "12.5m", "3.1h". */
