@@ -37,32 +37,9 @@ int kp_view_json_end(void)
  */
 void kp_view_json_tag(const struct kp_site *t)
 {
-	const char *c = t->callers, *comma;
-
-	fputs("\"site\":", stdout);
-	kp_json_str(stdout, t->site);
-	fputs(",\"module\":", stdout);
-	kp_json_str(stdout, t->module);
-	fputs(",\"func\":", stdout);
-	kp_json_str(stdout, t->func);
-	fputs(",\"kind\":", stdout);
-	kp_json_str(stdout, t->kind);
-	fputs(",\"callers\":[", stdout);
-	for (; c && *c; c = comma ? comma + 1 : NULL) {
-		comma = strchr(c, ',');
-		if (c != t->callers)
-			putchar(',');
-		kp_json_strn(stdout, c, comma ? (size_t)(comma - c) : strlen(c));
-	}
-	putchar(']');
-	if (t->srcline) {
-		fputs(",\"srcline\":", stdout);
-		kp_json_str(stdout, t->srcline);
-	}
-	if (t->srcfunc) {
-		fputs(",\"srcfunc\":", stdout);
-		kp_json_str(stdout, t->srcfunc);
-	}
+	kp_json_tag_names(stdout, t);
+	kp_json_callers(stdout, t->callers);
+	kp_json_srcline(stdout, t, false);
 }
 
 /*
