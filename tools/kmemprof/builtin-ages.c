@@ -29,25 +29,22 @@ static int age_cmp(const void *x, const void *y)
 
 static int ages_run(struct kp_opts *o)
 {
-	char path[512], err[512], b[32], old[32], med[32];
+	char b[32], old[32], med[32];
+	struct kp_view_in v;
 	struct age_row *rows;
 	struct kp_ages a;
 	size_t i, j, n = 0, shown = 0;
-	FILE *in;
-	int rc;
 
-	in = kp_open(kp_view_path(o, "ages", path, sizeof(path)));
-	if (!in)
+	if (kp_view_open(o, "ages", &v) ||
+	    kp_view_close(&v, kp_parse_ages(v.in, v.path, &a, v.err,
+					    sizeof(v.err))))
 		return 1;
-	rc = kp_view_parsed(kp_parse_ages(in, path, &a, err, sizeof(err)), err);
-	fclose(in);
-	if (rc)
-		return 1;
-	if (a.n && kp_view_resolve(o, &a.v[0].tag, a.n, sizeof(a.v[0]))) {
-		kp_ages_free(&a);
-		return 1;
-	}
 	rows = calloc(a.n + 1, sizeof(*rows));
+	if (rows && kp_view_begin(o, "ages", a.n ? &a.v->tag : NULL, a.n,
+				  sizeof(*a.v))) {
+		free(rows);
+		rows = NULL;
+	}
 	if (!rows) {
 		kp_ages_free(&a);
 		return 1;
@@ -75,7 +72,6 @@ static int ages_run(struct kp_opts *o)
 	if (n > 1)
 		qsort(rows, n, sizeof(*rows), age_cmp);
 	if (o->json) {
-		kp_view_json_begin("ages");
 		fputs(",\"sites\":[", stdout);
 		for (i = 0; i < n && (!o->n || i < (size_t)o->n); i++) {
 			const struct kp_age *x = rows[i].a;

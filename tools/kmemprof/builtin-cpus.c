@@ -13,21 +13,16 @@
 
 static int cpus_run(struct kp_opts *o)
 {
-	char path[512], err[512];
+	struct kp_view_in v;
 	struct kp_cpus c;
 	size_t i;
-	FILE *in;
-	int rc;
 
-	in = kp_open(kp_view_path(o, "cpus", path, sizeof(path)));
-	if (!in)
+	if (kp_view_open(o, "cpus", &v) ||
+	    kp_view_close(&v, kp_parse_cpus(v.in, v.path, &c, v.err,
+					    sizeof(v.err))))
 		return 1;
-	rc = kp_view_parsed(kp_parse_cpus(in, path, &c, err, sizeof(err)), err);
-	fclose(in);
-	if (rc)
-		return 1;
+	kp_view_begin(o, "cpus", NULL, 0, 0);	/* no tags */
 	if (o->json) {
-		kp_view_json_begin("cpus");
 		fputs(",\"cpus\":[", stdout);
 		for (i = 0; i < c.n; i++)
 			printf("%s\n{\"cpu\":%d,\"cluster\":%d,\"allocs\":%"

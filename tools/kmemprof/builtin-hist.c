@@ -73,28 +73,23 @@ static void hist_one(const struct kp_hist *h, bool human)
 static int hist_run(struct kp_opts *o)
 {
 	const char *want = o->nargs ? o->args[0] : NULL;
-	char path[512], err[512];
+	struct kp_view_in v;
 	struct kp_hists h;
 	size_t i, shown = 0;
 	bool off;
-	FILE *in;
-	int rc;
+	int rc = 0;
 
-	in = kp_open(kp_view_path(o, "hist", path, sizeof(path)));
-	if (!in)
+	if (kp_view_open(o, "hist", &v) ||
+	    kp_view_close(&v, kp_parse_hist(v.in, v.path, &h, v.err,
+					    sizeof(v.err))))
 		return 1;
-	rc = kp_view_parsed(kp_parse_hist(in, path, &h, err, sizeof(err)), err);
-	fclose(in);
-	if (rc)
-		return 1;
-	if (h.n && kp_view_resolve(o, &h.v[0].tag, h.n, sizeof(h.v[0]))) {
+	if (kp_view_begin(o, "hist", h.n ? &h.v->tag : NULL, h.n,
+			  sizeof(*h.v))) {
 		kp_hists_free(&h);
 		return 1;
 	}
-	if (o->json) {
-		kp_view_json_begin("hist");
+	if (o->json)
 		fputs(",\"hists\":[", stdout);
-	}
 	for (i = 0; i < h.n; i++) {
 		const struct kp_hist *x = &h.v[i];
 		bool all = !strcmp(x->site, "all");
@@ -136,7 +131,7 @@ static int hist_run(struct kp_opts *o)
 			snprintf(knob, sizeof(knob), "off");
 		fprintf(stderr, "kmemprof: no histograms%s%s%s in %s%s\n",
 			want ? " for '" : "", want ? want : "", want ? "'" : "",
-			path, strcmp(knob, "off") ? "" :
+			v.path, strcmp(knob, "off") ? "" :
 			" (histograms are off: kmemprof set hist=1)");
 		return 1;
 	}

@@ -27,34 +27,30 @@ static bool old_enough(const struct kp_opts *o, const struct kp_leak *k)
 
 static int leaks_run(struct kp_opts *o)
 {
-	char path[512], err[512], b[32], a[32], sz[32];
+	char b[32], a[32], sz[32];
+	struct kp_view_in v;
 	struct kp_leaks l;
 	size_t i, j, shown = 0;
 	bool first = true, obj1;
-	FILE *in;
-	int rc;
 
-	in = kp_open(kp_view_path(o, "leaks", path, sizeof(path)));
-	if (!in)
-		return 1;
-	rc = kp_view_parsed(kp_parse_leaks(in, path, &l, err, sizeof(err)), err);
-	fclose(in);
-	if (rc)
+	if (kp_view_open(o, "leaks", &v) ||
+	    kp_view_close(&v, kp_parse_leaks(v.in, v.path, &l, v.err,
+					     sizeof(v.err))))
 		return 1;
 	/* The view holds only what is older than leak_age_ms: say so. */
 	if (o->older_ms && l.age_ms > o->older_ms) {
 		kp_err("--older %" PRId64 "ms: %s lists objects live longer than %"
 		       PRId64 " ms only (kmemprof set leak_age_ms=%" PRId64 ")",
-		       o->older_ms, path, l.age_ms, o->older_ms);
+		       o->older_ms, v.path, l.age_ms, o->older_ms);
 		kp_leaks_free(&l);
 		return 2;
 	}
-	if (l.n && kp_view_resolve(o, &l.v[0].tag, l.n, sizeof(l.v[0]))) {
+	if (kp_view_begin(o, "leaks", l.n ? &l.v->tag : NULL, l.n,
+			  sizeof(*l.v))) {
 		kp_leaks_free(&l);
 		return 1;
 	}
 	if (o->json) {
-		kp_view_json_begin("leaks");
 		printf(",\"summary\":{\"age_ms\":%" PRId64 ",\"objects\":%"
 		       PRId64 ",\"bytes\":%" PRId64 ",\"sites\":%" PRId64
 		       "},\"sites\":[", l.age_ms, l.objs, l.bytes, l.sites);

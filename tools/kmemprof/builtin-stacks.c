@@ -70,29 +70,26 @@ out:
 static int stacks_run(struct kp_opts *o)
 {
 	const char *want = o->nargs ? o->args[0] : NULL;
-	char path[512], err[512], b[32], key[1024], prev[1024] = "";
+	char b[32], key[1024], prev[1024] = "";
+	struct kp_view_in v;
 	struct kp_stacks s;
 	struct frame_src *lines;
 	size_t i, f, k, tags = 0;
 	bool skip = false, any = false, first = true;
-	FILE *in;
-	int rc;
+	int rc = 0;
 
-	in = kp_open(kp_view_path(o, "stacks", path, sizeof(path)));
-	if (!in)
+	if (kp_view_open(o, "stacks", &v) ||
+	    kp_view_close(&v, kp_parse_stacks(v.in, v.path, &s, v.err,
+					      sizeof(v.err))))
 		return 1;
-	rc = kp_view_parsed(kp_parse_stacks(in, path, &s, err, sizeof(err)), err);
-	fclose(in);
-	if (rc)
-		return 1;
-	if (s.n && kp_view_resolve(o, &s.v[0].tag, s.n, sizeof(s.v[0]))) {
+	if (kp_view_begin(o, "stacks", s.n ? &s.v->tag : NULL, s.n,
+			  sizeof(*s.v))) {
 		kp_stacks_free(&s);
 		return 1;
 	}
 	lines = frame_lines(o, &s);
 	/* Stacks sampled before stack_depth went back to 0 are still shown. */
 	if (o->json) {
-		kp_view_json_begin("stacks");
 		printf(",\"stack_depth\":%d,\"stack_sample\":%d,\"tags\":[",
 		       s.depth, s.sample);
 	} else if (s.depth == 0 && !s.n) {
@@ -189,7 +186,7 @@ static int stacks_run(struct kp_opts *o)
 	}
 	if (want && !any) {
 		fprintf(stderr, "kmemprof: no stacks for '%s' in %s\n", want,
-			path);
+			v.path);
 		return 1;
 	}
 	return rc;

@@ -90,22 +90,18 @@ static void pool(const struct kp_stats *s, const char *name, bool human)
 
 static int stats_run(struct kp_opts *o)
 {
-	char path[512], err[512], name[128], c[160];
+	char name[128], c[160];
+	struct kp_view_in vi;
 	struct kp_stats s;
 	const char *v, *u;
 	size_t i, j, kw = 24, len;
-	FILE *in;
-	int rc;
 
-	in = kp_open(kp_view_path(o, "stats", path, sizeof(path)));
-	if (!in)
+	if (kp_view_open(o, "stats", &vi) ||
+	    kp_view_close(&vi, kp_parse_stats(vi.in, vi.path, &s, vi.err,
+					      sizeof(vi.err))))
 		return 1;
-	rc = kp_view_parsed(kp_parse_stats(in, path, &s, err, sizeof(err)), err);
-	fclose(in);
-	if (rc)
-		return 1;
+	kp_view_begin(o, "stats", NULL, 0, 0);	/* no tags */
 	if (o->json) {
-		kp_view_json_begin("stats");
 		fputs(",\"stats\":{", stdout);
 		for (i = 0; i < s.n; i++) {
 			printf("%s\n", i ? "," : "");

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kmemprof top: call sites by live memory, the default command; its table is
- * printed by hand (see print_top()).
+ * kmemprof top: call sites by live memory, the default command; its rows
+ * through the tables' one printer (kp_obuf, cli.h).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -93,87 +93,6 @@ static int add_ages(struct kp_profile *p, const struct kp_opts *o)
 	return rc;
 }
 
-/*
- * top's lines, built in a buffer and written a buffer at a time: printf
- * would parse its format again on every line. printf() on a buffered
- * stdout runs 3.6 times the instructions for 100k lines (the numbers are
- * in sort.c, above kp_sort()).
- */
-struct obuf {
-	FILE *out;
-	char *p;		/* the end of what is in buf */
-	char buf[1 << 16];
-};
-
-static void ob_flush(struct obuf *o)
-{
-	if (o->p > o->buf)
-		fwrite(o->buf, 1, (size_t)(o->p - o->buf), o->out);
-	o->p = o->buf;
-}
-
-/* Room for @len more bytes, if the buffer has it. */
-static inline bool ob_room(struct obuf *o, size_t len)
-{
-	if ((size_t)(o->buf + sizeof(o->buf) - o->p) < len)
-		ob_flush(o);
-	return len <= sizeof(o->buf);
-}
-
-static inline void ob_put(struct obuf *o, const char *s, size_t len)
-{
-	if (!ob_room(o, len)) {
-		fwrite(s, 1, len, o->out);
-		return;
-	}
-	memcpy(o->p, s, len);
-	o->p += len;
-}
-
-static void ob_str(struct obuf *o, const char *s)
-{
-	ob_put(o, s, strlen(s));
-}
-
-/*
- * A cell as "%*s" prints it, at @q: @v in decimal (as "%" PRId64), "-"
- * if @dash and @v is negative, or as kp_iec() if @human. At most
- * max(@width, 31) bytes; returns their end.
- */
-static char *put_cell(char *q, int64_t v, bool dash, bool human, int width)
-{
-	char tmp[32], *t = tmp + sizeof(tmp);
-	uint64_t m = v < 0 ? -(uint64_t)v : (uint64_t)v;
-	unsigned int r;
-	size_t len;
-
-	if (dash && v < 0) {
-		*--t = '-';
-	} else if (human) {
-		kp_iec(v, tmp, sizeof(tmp));
-		t = tmp;
-	} else {
-		/* Two digits a 64-bit division. */
-		for (; m >= 100; m /= 100) {
-			r = (unsigned int)(m % 100);
-			*--t = (char)('0' + r % 10);
-			*--t = (char)('0' + r / 10);
-		}
-		if (m >= 10)
-			*--t = (char)('0' + m % 10);
-		*--t = (char)('0' + (m >= 10 ? m / 10 : m));
-		if (v < 0)
-			*--t = '-';
-	}
-	len = t == tmp ? strlen(tmp) : (size_t)(tmp + sizeof(tmp) - t);
-	if (len < (size_t)width) {
-		memset(q, ' ', (size_t)width - len);
-		q += (size_t)width - len;
-	}
-	memcpy(q, t, len);
-	return q + len;
-}
-
 /* Live bytes an object, rounded, or -1 for none. */
 static int64_t avg(const struct kp_site *s)
 {
@@ -191,10 +110,12 @@ static int64_t avg(const struct kp_site *s)
 
 static void print_top(const struct kp_profile *p, const struct kp_opts *o)
 {
-	static struct obuf ob;
+	static char buf[1 << 16];
+	struct kp_obuf ob = KP_OBUF(stdout, buf);
 	char x[3 * 16] = "", a[24];
 	enum kp_key col[3];	/* the columns of the keys: rate, age, frag */
 	size_t i, j, k, ncol = 0, n = p->n;
+	const char *t;
 	char *q;
 
 	for (i = 0; i < o->keys.n; i++) {
@@ -214,20 +135,12 @@ static void print_top(const struct kp_profile *p, const struct kp_opts *o)
 	printf("%-6s %s\n", "KIND", "SITE");
 	if (o->n && (size_t)o->n < n)
 		n = (size_t)o->n;
-	ob.out = stdout;
-	ob.p = ob.buf;
 	for (i = 0; i < n; i++) {
 		const struct kp_site *s = &p->sites[i];
-		const char *f = s->func, *t = s->site;
 
 		if (i + PREFETCH < n) {
 			__builtin_prefetch(s[PREFETCH].site);
 			__builtin_prefetch(s[PREFETCH].kind);
-		}
-		/* The function, unless the site starts with it. */
-		while (f && *f && *f == *t) {
-			f++;
-			t++;
 		}
 		for (j = 0, k = 0; j < ncol; j++) {
 			char *c = x + k;
@@ -254,52 +167,30 @@ static void print_top(const struct kp_profile *p, const struct kp_opts *o)
 		 * As printf("%12s %8s %9s %9s %s%-6s %s" and the optional
 		 * parts, "\n") would: four cells of up to 31 bytes and x.
 		 */
-		ob_room(&ob, 4 * 32 + sizeof(x));
-		q = put_cell(ob.p, s->bytes, false, o->human, 12);
+		kp_ob_room(&ob, 4 * 32 + sizeof(x));
+		q = kp_put_cell(ob.p, s->bytes, false, o->human, 12);
 		*q++ = ' ';
-		q = put_cell(q, s->objs, true, false, 8);
+		q = kp_put_cell(q, s->objs, true, false, 8);
 		*q++ = ' ';
-		q = put_cell(q, avg(s), true, o->human, 9);
+		q = kp_put_cell(q, avg(s), true, o->human, 9);
 		*q++ = ' ';
-		q = put_cell(q, s->allocs, true, false, 9);
+		q = kp_put_cell(q, s->allocs, true, false, 9);
 		*q++ = ' ';
 		k = strlen(x);
 		memcpy(q, x, k);
 		ob.p = q + k;
 		t = s->kind ? s->kind : "-";
 		k = strlen(t);
-		ob_put(&ob, t, k);
-		ob_put(&ob, "       ", k < 6 ? 7 - k : 1);
-		ob_str(&ob, s->site);
-		if (s->module) {
-			ob_put(&ob, " [", 2);
-			ob_str(&ob, s->module);
-			ob_put(&ob, "]", 1);
-		}
-		if (f && *f) {
-			ob_put(&ob, " ", 1);
-			ob_str(&ob, s->func);
-		}
-		if (s->callers) {
-			ob_put(&ob, " <- ", 4);
-			ob_str(&ob, s->callers);
-		}
-		if (s->srcline) {
-			ob_put(&ob, " (", 2);
-			ob_str(&ob, s->srcline);
-			ob_put(&ob, ")", 1);
-			if (s->srcfunc) {
-				ob_put(&ob, " inlined:", 9);
-				ob_str(&ob, s->srcfunc);
-			}
-		}
+		kp_ob_put(&ob, t, k);
+		kp_ob_put(&ob, "       ", k < 6 ? 7 - k : 1);
+		kp_ob_tag(&ob, s);
 		if (s->inaccurate)
-			ob_put(&ob, " (inaccurate)", 13);
+			kp_ob_put(&ob, " (inaccurate)", 13);
 		if (s->unloaded)
-			ob_put(&ob, " (unloaded)", 11);
-		ob_put(&ob, "\n", 1);
+			kp_ob_put(&ob, " (unloaded)", 11);
+		kp_ob_put(&ob, "\n", 1);
 	}
-	ob_flush(&ob);
+	kp_ob_flush(&ob);
 }
 
 static int run(struct kp_opts *o)

@@ -121,42 +121,127 @@ FILE *kp_open(const char *path)
 	return NULL;
 }
 
-void kp_cell(int64_t v, bool human, char *buf, size_t len)
+void kp_ob_flush(struct kp_obuf *o)
 {
-	if (v < 0)
-		snprintf(buf, len, "-");
-	else if (human)
-		kp_iec(v, buf, len);
-	else
-		snprintf(buf, len, "%" PRId64, v);
+	if (o->p > o->buf)
+		fwrite(o->buf, 1, (size_t)(o->p - o->buf), o->out);
+	o->p = o->buf;
 }
 
-void kp_print_site_name(FILE *out, const char *site, const char *module,
-			    const char *func, const char *callers)
+char *kp_put_cell(char *q, int64_t v, bool dash, bool human, int width)
 {
-	fputs(site, out);
-	if (module)
-		fprintf(out, " [%s]", module);
-	if (func && strcmp(func, site) &&
-	    strncmp(site, func, strlen(func)))
-		fprintf(out, " %s", func);
-	if (callers)
-		fprintf(out, " <- %s", callers);
+	char tmp[32], *t = tmp + sizeof(tmp);
+	uint64_t m = v < 0 ? -(uint64_t)v : (uint64_t)v;
+	unsigned int r;
+	size_t len;
+
+	if (dash && v < 0) {
+		*--t = '-';
+	} else if (human) {
+		kp_iec(v, tmp, sizeof(tmp));
+		t = tmp;
+	} else {
+		/* Two digits a 64-bit division. */
+		for (; m >= 100; m /= 100) {
+			r = (unsigned int)(m % 100);
+			*--t = (char)('0' + r % 10);
+			*--t = (char)('0' + r / 10);
+		}
+		if (m >= 10)
+			*--t = (char)('0' + m % 10);
+		*--t = (char)('0' + (m >= 10 ? m / 10 : m));
+		if (v < 0)
+			*--t = '-';
+	}
+	len = t == tmp ? strlen(tmp) : (size_t)(tmp + sizeof(tmp) - t);
+	if (len < (size_t)width) {
+		memset(q, ' ', (size_t)width - len);
+		q += (size_t)width - len;
+	}
+	memcpy(q, t, len);
+	return q + len;
+}
+
+void kp_cell(int64_t v, bool human, char *buf, size_t len)
+{
+	char tmp[32];
+
+	*kp_put_cell(tmp, v, true, human, 0) = '\0';
+	snprintf(buf, len, "%s", tmp);
+}
+
+void kp_ob_site_name(struct kp_obuf *o, const char *site, const char *module,
+		     const char *func, const char *callers)
+{
+	const char *f = func, *t = site;
+
+	/* The function, unless the site starts with it. */
+	while (f && *f && *f == *t) {
+		f++;
+		t++;
+	}
+	kp_ob_str(o, site);
+	if (module) {
+		kp_ob_put(o, " [", 2);
+		kp_ob_str(o, module);
+		kp_ob_put(o, "]", 1);
+	}
+	if (f && *f) {
+		kp_ob_put(o, " ", 1);
+		kp_ob_str(o, func);
+	}
+	if (callers) {
+		kp_ob_put(o, " <- ", 4);
+		kp_ob_str(o, callers);
+	}
+}
+
+void kp_ob_srcline(struct kp_obuf *o, const char *srcline, const char *srcfunc)
+{
+	if (!srcline)
+		return;
+	kp_ob_put(o, " (", 2);
+	kp_ob_str(o, srcline);
+	kp_ob_put(o, ")", 1);
+	if (srcfunc) {
+		kp_ob_put(o, " inlined:", 9);
+		kp_ob_str(o, srcfunc);
+	}
+}
+
+void kp_ob_tag(struct kp_obuf *o, const struct kp_site *t)
+{
+	kp_ob_site_name(o, t->site, t->module, t->func, t->callers);
+	kp_ob_srcline(o, t->srcline, t->srcfunc);
+}
+
+/* The same on @out, through a line's buffer on the stack. */
+void kp_print_site_name(FILE *out, const char *site, const char *module,
+			const char *func, const char *callers)
+{
+	char line[512];
+	struct kp_obuf ob = KP_OBUF(out, line);
+
+	kp_ob_site_name(&ob, site, module, func, callers);
+	kp_ob_flush(&ob);
 }
 
 void kp_print_srcline(FILE *out, const char *srcline, const char *srcfunc)
 {
-	if (!srcline)
-		return;
-	fprintf(out, " (%s)", srcline);
-	if (srcfunc)
-		fprintf(out, " inlined:%s", srcfunc);
+	char line[512];
+	struct kp_obuf ob = KP_OBUF(out, line);
+
+	kp_ob_srcline(&ob, srcline, srcfunc);
+	kp_ob_flush(&ob);
 }
 
 void kp_print_tag(FILE *out, const struct kp_site *t)
 {
-	kp_print_site_name(out, t->site, t->module, t->func, t->callers);
-	kp_print_srcline(out, t->srcline, t->srcfunc);
+	char line[512];
+	struct kp_obuf ob = KP_OBUF(out, line);
+
+	kp_ob_tag(&ob, t);
+	kp_ob_flush(&ob);
 }
 
 bool kp_tag_match(const struct kp_site *t, const char *want)

@@ -23,24 +23,6 @@ static void json_int(FILE *out, const char *key, int64_t v, bool delta)
 		fprintf(out, ",\"%s\":%" PRId64, key, v);
 }
 
-/* "a,b" as ["a","b"]; [] for none. */
-static void json_callers(FILE *out, const char *callers)
-{
-	const char *c = callers, *comma;
-	bool first = true;
-
-	fputs(",\"callers\":[", out);
-	while (c && *c) {
-		comma = strchr(c, ',');
-		if (!first)
-			fputc(',', out);
-		kp_json_strn(out, c, comma ? (size_t)(comma - c) : strlen(c));
-		first = false;
-		c = comma ? comma + 1 : NULL;
-	}
-	fputc(']', out);
-}
-
 int kp_out_json(FILE *out, const struct kp_profile *p)
 {
 	int64_t live = 0, objs = 0;
@@ -61,25 +43,16 @@ int kp_out_json(FILE *out, const struct kp_profile *p)
 	for (i = 0; i < p->n; i++) {
 		const struct kp_site *s = &p->sites[i];
 
-		fputs(i ? ",\n{\"site\":" : "\n{\"site\":", out);
-		kp_json_str(out, s->site);
-		fputs(",\"module\":", out);
-		kp_json_str(out, s->module);
-		fputs(",\"func\":", out);
-		kp_json_str(out, s->func);
-		fputs(",\"kind\":", out);
-		kp_json_str(out, s->kind);
-		fputs(",\"srcline\":", out);
-		kp_json_str(out, s->srcline);
-		fputs(",\"srcfunc\":", out);
-		kp_json_str(out, s->srcfunc);
+		fputs(i ? ",\n{" : "\n{", out);
+		kp_json_tag_names(out, s);
+		kp_json_srcline(out, s, true);
 		fprintf(out, ",\"live_bytes\":%" PRId64 ",\"live_objects\":%"
 			PRId64, s->bytes, s->objs);
 		json_int(out, "allocs", s->allocs, p->delta);
 		json_int(out, "frees", s->frees, p->delta);
 		json_int(out, "bytes_total", s->total, p->delta);
 		json_int(out, "req_total", p->delta ? -1 : s->req, false);
-		json_callers(out, s->callers);
+		kp_json_callers(out, s->callers);
 		fprintf(out, ",\"accurate\":%s,\"sampled\":%s,\"unloaded\":%s}",
 			s->inaccurate ? "false" : "true",
 			s->sampled ? "true" : "false",

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "jsonstr.h"
+#include "profile.h"
 
 /* Length of the valid UTF-8 sequence at @s, or 0 if there is none. */
 size_t kp_utf8_len(const unsigned char *s)
@@ -91,3 +92,41 @@ void kp_json_str(FILE *out, const char *str)
 		fputs("null", out);
 }
 
+
+void kp_json_tag_names(FILE *out, const struct kp_site *t)
+{
+	fputs("\"site\":", out);
+	kp_json_str(out, t->site);
+	fputs(",\"module\":", out);
+	kp_json_str(out, t->module);
+	fputs(",\"func\":", out);
+	kp_json_str(out, t->func);
+	fputs(",\"kind\":", out);
+	kp_json_str(out, t->kind);
+}
+
+void kp_json_callers(FILE *out, const char *callers)
+{
+	const char *c = callers, *comma;
+
+	fputs(",\"callers\":[", out);
+	for (; c && *c; c = comma ? comma + 1 : NULL) {
+		comma = strchr(c, ',');
+		if (c != callers)
+			fputc(',', out);
+		kp_json_strn(out, c, comma ? (size_t)(comma - c) : strlen(c));
+	}
+	fputc(']', out);
+}
+
+void kp_json_srcline(FILE *out, const struct kp_site *t, bool always)
+{
+	if (always || t->srcline) {
+		fputs(",\"srcline\":", out);
+		kp_json_str(out, t->srcline);
+	}
+	if (always || t->srcfunc) {
+		fputs(",\"srcfunc\":", out);
+		kp_json_str(out, t->srcfunc);
+	}
+}

@@ -261,8 +261,9 @@ void kp_cpus_free(struct kp_cpus *c);
 void kp_site_release(struct kp_site *s);
 
 /*
- * Snapshots (snapshot.c). A snapshot is the /proc/kmemprof (or
- * /proc/allocinfo) text with one line added after the version line:
+ * Snapshots (snapshot.c; their growth diff.c, records series.c). A
+ * snapshot is the /proc/kmemprof (or /proc/allocinfo) text with one line
+ * added after the version line:
  *
  *   # snapshot time:<unix seconds, 3 decimals> source:<path>
  *

@@ -439,27 +439,53 @@ static bool lookup(struct elf_file *f, const char *site, char *buf,
 	return true;
 }
 
-/* The files to read, and nftw()'s view of them (it takes no argument). */
-static struct {
-	const struct kp_profile *p;
-	struct elf_path *v;
-	size_t n, cap;
-} files;
+struct want;
 
-static int add_file(const char *path, bool vmlinux)
+/*
+ * One resolution's state, passed down from kp_resolve() and
+ * kp_resolve_auto(): the profile, the files to read and, by build id,
+ * the objects still to find.
+ */
+struct resolver {
+	const struct kp_profile *p;
+	struct elf_path *v;	/* the files to read */
+	size_t n, cap;
+	struct want *wants;	/* kp_resolve_auto(): the objects */
+	size_t nwants;
+};
+
+/*
+ * nftw()'s callbacks take no argument: the resolver whose walk it is,
+ * set only while walk() runs.
+ */
+static _Thread_local struct resolver *walking;
+
+static int walk(struct resolver *r, const char *root,
+		int (*fn)(const char *, const struct stat *, int,
+			  struct FTW *))
+{
+	int ret;
+
+	walking = r;
+	ret = nftw(root, fn, 16, FTW_PHYS);
+	walking = NULL;
+	return ret;
+}
+
+static int add_file(struct resolver *r, const char *path, bool vmlinux)
 {
 	struct elf_path *e;
 
-	if (files.n == files.cap) {
-		size_t c = files.cap ? 2 * files.cap : 8;
+	if (r->n == r->cap) {
+		size_t c = r->cap ? 2 * r->cap : 8;
 
-		e = realloc(files.v, c * sizeof(*e));
+		e = realloc(r->v, c * sizeof(*e));
 		if (!e)
 			return -ENOMEM;
-		files.v = e;
-		files.cap = c;
+		r->v = e;
+		r->cap = c;
 	}
-	e = &files.v[files.n++];
+	e = &r->v[r->n++];
 	snprintf(e->path, sizeof(e->path), "%s", path);
 	e->name[0] = '\0';
 	if (!vmlinux && !modinfo_name(path, e->name, sizeof(e->name)))
@@ -468,16 +494,16 @@ static int add_file(const char *path, bool vmlinux)
 }
 
 /* A module of the profile's that has no file yet. */
-static bool wanted(const char *name)
+static bool wanted(const struct resolver *r, const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < files.n; i++)
-		if (!strcmp(files.v[i].name, name))
+	for (i = 0; i < r->n; i++)
+		if (!strcmp(r->v[i].name, name))
 			return false;
-	for (i = 0; i < files.p->n; i++)
-		if (files.p->sites[i].module &&
-		    !strcmp(files.p->sites[i].module, name))
+	for (i = 0; i < r->p->n; i++)
+		if (r->p->sites[i].module &&
+		    !strcmp(r->p->sites[i].module, name))
 			return true;
 	return false;
 }
@@ -492,7 +518,7 @@ static int walk_one(const char *path, const struct stat *st, int type,
 	if (type != FTW_F || !strstr(path, ".ko"))
 		return 0;
 	module_name(path, name, sizeof(name));
-	return wanted(name) && add_file(path, false) ? -1 : 0;
+	return wanted(walking, name) && add_file(walking, path, false) ? -1 : 0;
 }
 
 /* The files to read: @spec's, or the running kernel's debug files. */
@@ -517,7 +543,8 @@ static bool is_module(const char *path)
 		h[17] << 8 | h[16]) == ET_REL;
 }
 
-static int files_of(const char *spec, char *err, size_t errlen)
+static int files_of(struct resolver *r, const char *spec, char *err,
+		    size_t errlen)
 {
 	char path[512], *copy, *tok, *save = NULL;
 	struct utsname u;
@@ -536,7 +563,7 @@ static int files_of(const char *spec, char *err, size_t errlen)
 				break;
 			}
 			/* a module given first is a module, whatever its name */
-			ret = add_file(tok, tok == copy && !is_module(tok));
+			ret = add_file(r, tok, tok == copy && !is_module(tok));
 		}
 		free(copy);
 		return ret;
@@ -551,15 +578,15 @@ static int files_of(const char *spec, char *err, size_t errlen)
 	if (access(path, R_OK))
 		snprintf(path, sizeof(path), "/boot/vmlinux-%s", u.release);
 	if (!access(path, R_OK))
-		ret = add_file(path, true);
+		ret = add_file(r, path, true);
 	snprintf(path, sizeof(path), "/usr/lib/debug/lib/modules/%s",
 		 u.release);
-	if (!ret && !access(path, R_OK) && nftw(path, walk_one, 16, FTW_PHYS))
+	if (!ret && !access(path, R_OK) && walk(r, path, walk_one))
 		ret = -ENOMEM;
 	snprintf(path, sizeof(path), "/lib/modules/%s", u.release);
-	if (!ret && !access(path, R_OK) && nftw(path, walk_one, 16, FTW_PHYS))
+	if (!ret && !access(path, R_OK) && walk(r, path, walk_one))
 		ret = -ENOMEM;
-	if (!ret && !files.n) {
+	if (!ret && !r->n) {
 		snprintf(err, errlen, "no vmlinux with debug info in "
 			 "/usr/lib/debug/boot/vmlinux-%s, and no modules under "
 			 "/lib/modules/%s", u.release, u.release);
@@ -614,15 +641,15 @@ static int resolve_file(struct kp_profile *p, struct elf_file *f, bool quiet)
 	return done;
 }
 
-/* Resolve @p's sites through files.v; -ENOENT if none opened. */
-static int resolve_files(struct kp_profile *p, bool quiet, char *err,
-			 size_t errlen)
+/* Resolve @p's sites through @rs's files; -ENOENT if none opened. */
+static int resolve_files(const struct resolver *rs, struct kp_profile *p,
+			 bool quiet, char *err, size_t errlen)
 {
 	int ret = 0, r, done = 0, opened = 0;
 	size_t j;
 
-	for (j = 0; j < files.n; j++) {
-		struct elf_file f = { .ep = &files.v[j] };
+	for (j = 0; j < rs->n; j++) {
+		struct elf_file f = { .ep = &rs->v[j] };
 
 		if (elf_open(&f, err, errlen)) {
 			/* Say why, and go on with the others. */
@@ -656,15 +683,13 @@ static int resolve_files(struct kp_profile *p, bool quiet, char *err,
 int kp_resolve(struct kp_profile *p, const char *spec, char *err,
 	       size_t errlen)
 {
+	struct resolver r = { .p = p };
 	int ret;
 
-	files.p = p;
-	files.n = 0;
-	ret = files_of(spec, err, errlen);
+	ret = files_of(&r, spec, err, errlen);
 	if (!ret)
-		ret = resolve_files(p, false, err, errlen);
-	free(files.v);
-	memset(&files, 0, sizeof(files));
+		ret = resolve_files(&r, p, false, err, errlen);
+	free(r.v);
 	return ret;
 }
 
@@ -694,11 +719,6 @@ struct want {
 	size_t idlen;
 	bool found;
 };
-
-static struct {
-	struct want *v;
-	size_t n;
-} wants;
 
 size_t kp_note_build_id(const unsigned char *b, size_t len,
 			unsigned char *id)
@@ -777,10 +797,11 @@ static bool matches(const char *path, const struct want *w)
 }
 
 /* Take @rel for @w if it matches. */
-static bool try_path(struct want *w, const char *rel, bool under_root)
+static bool try_path(struct resolver *r, struct want *w, const char *rel,
+		     bool under_root)
 {
 	char path[4096];
-	size_t i = files.n;
+	size_t i = r->n;
 
 	if (w->found)
 		return true;
@@ -788,20 +809,20 @@ static bool try_path(struct want *w, const char *rel, bool under_root)
 		kp_path(rel, path, sizeof(path));
 	else
 		snprintf(path, sizeof(path), "%s", rel);
-	if (!matches(path, w) || add_file(path, true))
+	if (!matches(path, w) || add_file(r, path, true))
 		return false;
-	snprintf(files.v[i].name, sizeof(files.v[i].name), "%s", w->name);
+	snprintf(r->v[i].name, sizeof(r->v[i].name), "%s", w->name);
 	w->found = true;
 	return true;
 }
 
-static struct want *want_of(const char *name)
+static struct want *want_of(const struct resolver *r, const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < wants.n; i++)
-		if (!wants.v[i].found && !strcmp(wants.v[i].name, name))
-			return &wants.v[i];
+	for (i = 0; i < r->nwants; i++)
+		if (!r->wants[i].found && !strcmp(r->wants[i].name, name))
+			return &r->wants[i];
 	return NULL;
 }
 
@@ -815,24 +836,24 @@ static int walk_want(const char *path, const struct stat *st, int type,
 	if (type != FTW_F || !strstr(path + ftw->base, ".ko"))
 		return 0;
 	module_name(path, name, sizeof(name));
-	w = want_of(name);
+	w = want_of(walking, name);
 	if (w)
-		try_path(w, path, false);
+		try_path(walking, w, path, false);
 	return 0;
 }
 
-static bool missing_module(void)
+static bool missing_module(const struct resolver *r)
 {
 	size_t i;
 
-	for (i = 0; i < wants.n; i++)
-		if (!wants.v[i].found && *wants.v[i].name)
+	for (i = 0; i < r->nwants; i++)
+		if (!r->wants[i].found && *r->wants[i].name)
 			return true;
 	return false;
 }
 
 /* The modules as modules.dep lists them; false without one. */
-static bool modules_dep(const char *rel)
+static bool modules_dep(struct resolver *r, const char *rel)
 {
 	char dep[512], path[4096], *line = NULL, *c;
 	size_t cap = 0;
@@ -843,24 +864,24 @@ static bool modules_dep(const char *rel)
 	f = fopen(kp_path(dep, path, sizeof(path)), "re");
 	if (!f)
 		return false;
-	while (missing_module() && getline(&line, &cap, f) > 0) {
+	while (missing_module(r) && getline(&line, &cap, f) > 0) {
 		c = strchr(line, ':');
 		if (!c)
 			continue;
 		*c = '\0';
 		module_name(line, dep, sizeof(dep));
-		w = want_of(dep);
+		w = want_of(r, dep);
 		if (!w)
 			continue;
 		snprintf(path, sizeof(path), "/lib/modules/%s/%s", rel, line);
-		try_path(w, path, true);
+		try_path(r, w, path, true);
 	}
 	free(line);
 	fclose(f);
 	return true;
 }
 
-static void find_debug_files(const char *rel)
+static void find_debug_files(struct resolver *r, const char *rel)
 {
 	static const char *const kernel[] = {
 		"/usr/lib/debug/boot/vmlinux-%s",
@@ -871,44 +892,44 @@ static void find_debug_files(const char *rel)
 	char path[4096], root[4096], hex[2 * MAX_ID + 1];
 	size_t i, j;
 
-	for (i = 0; i < wants.n; i++) {
-		struct want *w = &wants.v[i];
+	for (i = 0; i < r->nwants; i++) {
+		struct want *w = &r->wants[i];
 
 		for (j = 0; j < w->idlen; j++)
 			sprintf(hex + 2 * j, "%02x", w->id[j]);
 		snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%.2s/%s.debug",
 			 hex, hex + 2);
-		if (try_path(w, path, true) || *w->name)
+		if (try_path(r, w, path, true) || *w->name)
 			continue;
 		for (j = 0; j < sizeof(kernel) / sizeof(kernel[0]); j++) {
 			snprintf(path, sizeof(path), kernel[j], rel);
-			if (try_path(w, path, true))
+			if (try_path(r, w, path, true))
 				break;
 		}
 	}
-	if (!missing_module())
+	if (!missing_module(r))
 		return;
 	snprintf(path, sizeof(path), "/usr/lib/debug/lib/modules/%s", rel);
 	kp_path(path, root, sizeof(root));
 	if (!access(root, R_OK))
-		nftw(root, walk_want, 16, FTW_PHYS);
-	if (!missing_module() || modules_dep(rel))
+		walk(r, root, walk_want);
+	if (!missing_module(r) || modules_dep(r, rel))
 		return;
 	snprintf(path, sizeof(path), "/lib/modules/%s", rel);
 	kp_path(path, root, sizeof(root));
 	if (!access(root, R_OK))
-		nftw(root, walk_want, 16, FTW_PHYS);
+		walk(r, root, walk_want);
 }
 
 /* The objects of @p's sites and their build ids. */
-static int want_objects(const struct kp_profile *p)
+static int want_objects(struct resolver *r, const struct kp_profile *p)
 {
 	char rel[512];
 	struct want *w;
 	size_t i;
 
-	wants.v = calloc(p->n + 1, sizeof(*wants.v));
-	if (!wants.v)
+	r->wants = calloc(p->n + 1, sizeof(*r->wants));
+	if (!r->wants)
 		return -ENOMEM;
 	for (i = 0; i < p->n; i++) {
 		const struct kp_site *s = &p->sites[i];
@@ -917,11 +938,12 @@ static int want_objects(const struct kp_profile *p)
 
 		if (s->srcline || s->unloaded || !strstr(s->site, "+0x"))
 			continue;
-		for (j = 0; j < wants.n && strcmp(wants.v[j].name, name); j++)
+		for (j = 0; j < r->nwants && strcmp(r->wants[j].name, name);
+		     j++)
 			;
-		if (j < wants.n)
+		if (j < r->nwants)
 			continue;
-		w = &wants.v[wants.n];
+		w = &r->wants[r->nwants];
 		snprintf(w->name, sizeof(w->name), "%s", name);
 		if (*name)
 			snprintf(rel, sizeof(rel),
@@ -931,7 +953,7 @@ static int want_objects(const struct kp_profile *p)
 		w->idlen = file_build_id(rel, w->id);
 		/* Without a build id, nothing can match: done with it. */
 		w->found = !w->idlen;
-		wants.n++;
+		r->nwants++;
 	}
 	return 0;
 }
@@ -939,14 +961,13 @@ static int want_objects(const struct kp_profile *p)
 int kp_resolve_auto(struct kp_profile *p)
 {
 	char rel[256] = "", path[512], err[512];
+	struct resolver r = { .p = p };
 	struct utsname u;
 	FILE *f;
 	int ret;
 
-	files.p = p;
-	files.n = 0;
-	ret = want_objects(p);
-	if (!ret && wants.n) {
+	ret = want_objects(&r, p);
+	if (!ret && r.nwants) {
 		f = fopen(kp_path("/proc/sys/kernel/osrelease", path,
 				  sizeof(path)), "re");
 		if (f) {
@@ -956,13 +977,11 @@ int kp_resolve_auto(struct kp_profile *p)
 		}
 		if (!*rel && !uname(&u))
 			snprintf(rel, sizeof(rel), "%s", u.release);
-		find_debug_files(rel);
-		ret = files.n ? resolve_files(p, true, err, sizeof(err)) : 0;
+		find_debug_files(&r, rel);
+		ret = r.n ? resolve_files(&r, p, true, err, sizeof(err)) : 0;
 	}
-	free(wants.v);
-	memset(&wants, 0, sizeof(wants));
-	free(files.v);
-	memset(&files, 0, sizeof(files));
+	free(r.wants);
+	free(r.v);
 	return ret;
 }
 

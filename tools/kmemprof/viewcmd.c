@@ -37,32 +37,9 @@ int kp_view_json_end(void)
  */
 void kp_view_json_tag(const struct kp_site *t)
 {
-	const char *c = t->callers, *comma;
-
-	fputs("\"site\":", stdout);
-	kp_json_str(stdout, t->site);
-	fputs(",\"module\":", stdout);
-	kp_json_str(stdout, t->module);
-	fputs(",\"func\":", stdout);
-	kp_json_str(stdout, t->func);
-	fputs(",\"kind\":", stdout);
-	kp_json_str(stdout, t->kind);
-	fputs(",\"callers\":[", stdout);
-	for (; c && *c; c = comma ? comma + 1 : NULL) {
-		comma = strchr(c, ',');
-		if (c != t->callers)
-			putchar(',');
-		kp_json_strn(stdout, c, comma ? (size_t)(comma - c) : strlen(c));
-	}
-	putchar(']');
-	if (t->srcline) {
-		fputs(",\"srcline\":", stdout);
-		kp_json_str(stdout, t->srcline);
-	}
-	if (t->srcfunc) {
-		fputs(",\"srcfunc\":", stdout);
-		kp_json_str(stdout, t->srcfunc);
-	}
+	kp_json_tag_names(stdout, t);
+	kp_json_callers(stdout, t->callers);
+	kp_json_srcline(stdout, t, false);
 }
 
 /*
@@ -127,11 +104,30 @@ void kp_view_json_counts(const char *key, const uint64_t *v, size_t n)
 	putchar(']');
 }
 
-int kp_view_parsed(int rc, const char *err)
+int kp_view_open(const struct kp_opts *o, const char *view,
+		 struct kp_view_in *v)
 {
+	v->in = kp_open(kp_view_path(o, view, v->path, sizeof(v->path)));
+	return v->in ? 0 : 1;
+}
+
+int kp_view_close(struct kp_view_in *v, int rc)
+{
+	fclose(v->in);
+	v->in = NULL;
 	if (rc)
-		fprintf(stderr, "kmemprof: %s\n", err);
-	return rc;
+		fprintf(stderr, "kmemprof: %s\n", v->err);
+	return rc ? 1 : 0;
+}
+
+int kp_view_begin(const struct kp_opts *o, const char *view,
+		  struct kp_site *first, size_t n, size_t stride)
+{
+	if (n && kp_view_resolve(o, first, n, stride))
+		return 1;
+	if (o->json)
+		kp_view_json_begin(view);
+	return 0;
 }
 
 /* An age in ms as "850ms", "4.3s", "12.5m", "3.1h". */
