@@ -86,7 +86,7 @@ done
 [ -n "$glob" ] && append="$append kunit.filter_glob=$glob"
 
 # The debug guest's tests in make check (see below).
-DEBUG_TESTS=kunit,56-untraced,58-coexist,59-reset-hooks,62-migrate,64-prior,68-zram,80-stress,82-races,85-hostile,90-unload
+DEBUG_TESTS=kunit,56-untraced,58-coexist,59-reset-hooks,62-migrate,64-prior,80-stress,82-races,85-hostile,90-unload
 
 start=$(date +%s)
 "$TOP/tools/rig/deps.sh" || fail_suite deps "installing packages failed"
@@ -135,7 +135,7 @@ for k in $KERNELS; do
 	*-debug)
 		if [ -z "$TESTS" ] && [ -z "${KMEMPROF_DEBUG_ALL:-}" ]; then
 			kwant=$DEBUG_TESTS
-			kappend="rigtests=$DEBUG_TESTS"
+			kappend="rigtests=$DEBUG_TESTS race_cycles=16"
 		fi
 		;;
 	esac
