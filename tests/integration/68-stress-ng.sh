@@ -37,8 +37,10 @@
 # lockdep, RCU stall, Oops, and the OOM killer (the load is sized to fit).
 . /tests/lib.sh
 
-command -v stress-ng > /dev/null ||
-	{ echo "SKIP: no stress-ng in the guest (tools/rig/deps.sh)"; exit 77; }
+command -v stress-ng > /dev/null || {
+	echo "SKIP: no stress-ng in the guest: not asked for on this kernel (rigstress=, tools/rig/check.sh), or not fetched (tools/rig/deps.sh)"
+	exit 77
+}
 W=4 ROUNDS=1 BOUND=100000
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in

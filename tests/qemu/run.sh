@@ -98,14 +98,14 @@ else
 	done
 fi
 # stress-ng (tools/rig/deps.sh: Debian's arm64 package, unpacked), with
-# the libraries it needs, only for the boots that run 68-stress-ng: a
-# check boot that runs every test, or one whose rigtests= names it. The
-# others stay small (stress-ng and its libraries are 5 MB).
+# the libraries it needs, only for the boots that run 68-stress-ng: those
+# told to with rigstress= (tools/rig/check.sh: STRESS_KERNELS), or whose
+# rigtests= names it. The others stay small (stress-ng and its libraries
+# are 5 MB), and 68-stress-ng skips there.
 stressng=$CACHE/guest/stress-ng
 want_stressng=
-case "$MODE ${KMEMPROF_APPEND:-}" in
-check*rigtests=*) ;;
-check*) want_stressng=1 ;;
+case " ${KMEMPROF_APPEND:-} " in
+*" rigstress="*) want_stressng=1 ;;
 esac
 case ",$(echo "${KMEMPROF_APPEND:-}" | sed -n 's/.*rigtests=\([^ ]*\).*/\1/p')," in
 *,68-stress-ng,*) want_stressng=1 ;;
