@@ -60,6 +60,7 @@ cleanup() {
 	kill $(jobs -p) 2>/dev/null
 	wait
 	echo 0 > /sys/kernel/mm/ksm/run 2>/dev/null
+	[ -z "${thp_was:-}" ] || echo "$thp_was" > $thp
 	swapoff /dev/zram0 2>/dev/null
 	echo 1 > /sys/block/zram0/reset 2>/dev/null
 	umount $T 2>/dev/null
@@ -78,6 +79,12 @@ ifconfig lo 127.0.0.1 up 2>/dev/null
 echo 256M > /sys/block/zram0/disksize || fail "zram0 disksize"
 mkswap /dev/zram0 > /dev/null || fail "mkswap /dev/zram0"
 swapon /dev/zram0 || fail "swapon /dev/zram0"
+# Transparent huge pages always (stress-ng 0.15 has no THP stressor of its
+# own; mmaphuge takes hugetlb pages of every size the pool has), KSM
+# scanning fast (vm's memory is madvise()d mergeable).
+thp=/sys/kernel/mm/transparent_hugepage/enabled
+thp_was=$(sed 's/.*\[\(.*\)\].*/\1/' $thp)
+echo always > $thp || fail "THP always"
 # KSM, scanning fast.
 [ -e /sys/kernel/mm/ksm/run ] || fail "no /sys/kernel/mm/ksm (CONFIG_KSM)"
 echo 2000 > /sys/kernel/mm/ksm/pages_to_scan
@@ -89,13 +96,13 @@ echo
 
 # The stressors, each one instance, sized to fit a 1 GiB guest with room.
 STRESSORS="vm malloc mmap brk stack fork clone memfd shm tmpfs madvise
-	mremap userfaultfd pipe sock epoll dentry hugepage mmaphuge pageswap"
+	mremap userfaultfd pipe sock epoll dentry mmaphuge pageswap"
 stressng() { # stressng SECONDS LOG: in the background
 	args=
 	for s in $STRESSORS; do
 		args="$args --$s 1"
 	done
-	stress-ng --temp-path $T --timeout "$1"s --oom-avoid --ksm \
+	stress-ng --temp-path $T --timeout "$1"s --oom-avoid --vm-madvise mergeable \
 		--metrics-brief $args \
 		--vm-bytes 48M --malloc-bytes 16M --mmap-bytes 16M \
 		--memfd-bytes 16M --shm-bytes 8M --mremap-bytes 8M \
