@@ -49,7 +49,7 @@ for arg in $(cat /proc/cmdline); do
 	rigstress_bound=*) BOUND=${arg#rigstress_bound=} ;;
 	esac
 done
-R=/tmp/sng-res		# this script's files
+R=/out/68-stress-ng	# this script's files: on the share, in no page cache
 T=/tmp/sng		# stress-ng's temp path: a tmpfs of its own
 rm -rf $R
 mkdir -p $R $T /dev/shm
@@ -65,6 +65,7 @@ cleanup() {
 	echo 1 > /sys/block/zram0/reset 2>/dev/null
 	umount $T 2>/dev/null
 	umount /dev/shm 2>/dev/null
+	[ -z "${tmp_size:-}" ] || mount -o remount,size=${tmp_size}k /tmp
 	for kv in $net_kept; do
 		echo "${kv#*=}" > "${kv%%=*}"
 	done
@@ -74,6 +75,9 @@ keep_knobs enabled
 trap cleanup EXIT
 
 mount -t tmpfs -o size=64m tmpfs $T || fail "mount the temp tmpfs"
+# The tmpfs stressor fills a tmpfs it finds: /tmp as well, at half the RAM.
+tmp_size=$(df -k /tmp | awk 'NR == 2 { print $2 }')
+mount -o remount,size=64m /tmp || fail "remount /tmp at 64 MiB"
 mount -t tmpfs -o size=32m tmpfs /dev/shm || fail "mount /dev/shm"
 ifconfig lo 127.0.0.1 up 2>/dev/null
 
@@ -110,24 +114,21 @@ echo
 # The stressors, each one instance, sized to fit a 1 GiB guest with room.
 STRESSORS="vm malloc mmap brk stack fork clone memfd shm tmpfs madvise
 	mremap userfaultfd pipe sock epoll dentry mmaphuge pageswap"
-# stressng LOG: in the background, until stop_stressng (SIGALRM, which is
-# how stress-ng's own --timeout ends a run: the stressors stop and report,
-# and it exits 0); --timeout bounds it should this script not get there.
+# stressng SECONDS LOG: in the background, for SECONDS.
 stressng() {
 	args=
 	for s in $STRESSORS; do
 		args="$args --$s 1"
 	done
-	stress-ng --temp-path $T --timeout $((20 * W + 120))s --oom-avoid --vm-madvise mergeable \
+	stress-ng --temp-path $T --timeout "$1"s --oom-avoid --vm-madvise mergeable \
 		--metrics-brief $args \
 		--vm-bytes 16M --malloc-bytes 16M --mmap-bytes 16M \
 		--memfd-bytes 16M --shm-bytes 8M --mremap-bytes 8M \
 		--userfaultfd-bytes 8M --dentries 2048 \
-		--epoll-domain unix > "$1" 2>&1 &
+		--epoll-domain unix > "$2" 2>&1 &
 	sng_pid=$!
 }
-stop_stressng() {
-	kill -ALRM $sng_pid
+wait_stressng() {
 	wait $sng_pid
 	rc=$?
 }
@@ -152,14 +153,14 @@ ran() {
 
 stats_snap() { cat $KMP_DEBUGFS/stats > $R/$1.stats; }
 # counts FILE: events, unpaired.slab, unpaired.page, unpaired.percpu,
-# stale and live.used of a stats snapshot (/dev/null: all 0, as after a
+# stale, live.used and drop.* (summed) of a stats snapshot (/dev/null: all 0, as after a
 # reset).
 counts() {
 	awk '$1 ~ /^events\./ { e += $2 }
 		$1 == "unpaired.slab" { a = $2 } $1 == "unpaired.page" { b = $2 }
 		$1 == "unpaired.percpu" { c = $2 } $1 == "stale" { d = $2 }
-		$1 == "live.used" { l = $2 }
-		END { print e + 0, a + 0, b + 0, c + 0, d + 0, l + 0 }' "$1"
+		$1 == "live.used" { l = $2 } $1 ~ /^drop\./ { x += $2 }
+		END { print e + 0, a + 0, b + 0, c + 0, d + 0, l + 0, x + 0 }' "$1"
 }
 # allocs FILE: the allocations of each kind a stats snapshot counts
 # (events and bulk hooks): slab, page, percpu.
@@ -175,10 +176,13 @@ allocs() {
 # CLASS's total (exact or toggle). Sets ev us up upc st.
 window() {
 	set -- "$1" "$2" $(counts "$3") $(counts "$4")
-	ev=$((${9} - ${3})) us=$((${10} - ${4})) up=$((${11} - ${5}))
-	upc=$((${12} - ${6})) st=$((${13} - ${7}))
-	echo "window $1 ($2): events $ev, unpaired.slab +$us, unpaired.page +$up, unpaired.percpu +$upc, stale +$st"
-	echo "$1 $2 $ev $us $up $upc $st" >> $R/windows
+	ev=$((${10} - ${3})) us=$((${11} - ${4})) up=$((${12} - ${5}))
+	upc=$((${13} - ${6})) st=$((${14} - ${7})) dr=$((${16} - ${9}))
+	echo "window $1 ($2): events $ev, unpaired.slab +$us, unpaired.page +$up, unpaired.percpu +$upc, stale +$st, drop.* +$dr"
+	echo "$1 $2 $ev $us $up $upc $st $dr" >> $R/windows
+	# A full live table (drop.live) or tag pool (drop.tags) makes frees
+	# unpaired by design: the load must fit, or nothing here means much.
+	[ "$dr" -eq 0 ] || fail "window $1: drop.* +$dr (the live table or the tag pool was full: max_live, max_tags)"
 }
 
 # settle: what the load left cached is given back: page cache, dentries
@@ -223,7 +227,7 @@ settle
 cp /proc/kmemprof $R/before.kmemprof
 shmem_before=$(awk '$1 == "Shmem:" { print $2 * 1024 }' /proc/meminfo)
 stats_snap s0
-stressng $R/run1.log
+stressng $((3 * W + 2)) $R/run1.log
 sleep "$W"
 stats_snap s1
 window steady exact $R/s0.stats $R/s1.stats
@@ -235,7 +239,7 @@ echo 3 > /proc/sys/vm/drop_caches
 sleep "$W"
 stats_snap s3
 window drop_caches exact $R/s2.stats $R/s3.stats
-stop_stressng
+wait_stressng
 stats_snap s4
 window exit exact $R/s3.stats $R/s4.stats
 ran $R/run1.log $rc
@@ -327,10 +331,13 @@ untracked "after the exact run"
 # detach each, then a reset, while stress-ng runs; then until it exits.
 uptime_ms() { awk '{ printf "%d", $1 * 1000 }' /proc/uptime; }
 stats_snap t0
-stressng $R/run2.log
+# stress-ng's time: the steady window, the cycles (a second detached and
+# two to attach again, then W), the reset (about as long) and W after it.
+stressng $(((ROUNDS + 2) * W + 3 * ROUNDS + 6)) $R/run2.log
 sleep "$W"
 stats_snap t1
 window steady2 exact $R/t0.stats $R/t1.stats
+ev_steady=$ev
 # allocations a second in the steady window, of each kind, for the
 # cycles' budgets
 set -- $(allocs $R/t0.stats) $(allocs $R/t1.stats)
@@ -371,7 +378,7 @@ echo "INFO reset took $(($(uptime_ms) - t_a)) ms"
 sleep "$W"
 stats_snap r1
 window reset toggle /dev/null $R/r1.stats
-stop_stressng
+wait_stressng
 stats_snap r2
 window exit-after-reset toggle $R/r1.stats $R/r2.stats
 ran $R/run2.log $rc
@@ -395,6 +402,9 @@ echo "cycles: events $1, unpaired.slab +$2 (budget $7), unpaired.page +$3 (budge
 # frees at most the entries there were at reset (each object allocated
 # before the reset is freed once).
 set -- $(counts $R/r2.stats)
+# The load went on after the reset, or the checks below say nothing.
+[ $(($1 * 4)) -ge "$ev_steady" ] ||
+	fail "since reset: $1 events, less than a quarter of the steady window's $ev_steady: the load had ended"
 echo "since reset: events $1, unpaired.slab +$2, unpaired.page +$3, unpaired.percpu +$4, stale +$5; live at reset $live_reset"
 [ $((($3 + $5) * BOUND)) -le "$1" ] ||
 	fail "since reset: unpaired.page +$3 and stale +$5 in $1 events, more than 1 per $BOUND"
