@@ -225,7 +225,7 @@ untracked() {
 # ---- 1. The exact run ----------------------------------------------------
 settle
 cp /proc/kmemprof $R/before.kmemprof
-shmem_before=$(awk '$1 == "Shmem:" { print $2 * 1024 }' /proc/meminfo)
+shmem_before=$(awk '$1 == "Shmem:" || $1 == "AnonPages:" { s += $2 * 1024 } END { print s }' /proc/meminfo)
 stats_snap s0
 stressng $((3 * W + 2)) $R/run1.log
 sleep "$W"
@@ -248,11 +248,16 @@ ran $R/run1.log $rc
 left=$(ls -A $T /dev/shm | grep -v ':$' | grep -c .)
 [ "$left" -eq 0 ] || { echo "INFO stress-ng left $left files:"; ls -lA $T /dev/shm; }
 rm -rf $T/* /dev/shm/*
+# Swap off, and on again for the toggle run: what was swapped out (the
+# initramfs's own files, on tmpfs, as well) comes back to its owners, and
+# zram's pool is empty (RESIDUE).
+swapoff /dev/zram0 || fail "swapoff /dev/zram0"
+swapon /dev/zram0 || fail "swapon /dev/zram0 again"
 settle
 stats_snap s5
 window settle exact $R/s4.stats $R/s5.stats
 cp /proc/kmemprof $R/after.kmemprof
-shmem_after=$(awk '$1 == "Shmem:" { print $2 * 1024 }' /proc/meminfo)
+shmem_after=$(awk '$1 == "Shmem:" || $1 == "AnonPages:" { s += $2 * 1024 } END { print s }' /proc/meminfo)
 grep -E '^(MemFree|SwapTotal|SwapFree|HugePages_Free|AnonHugePages)' /proc/meminfo | tr -s ' ' | tr '\n' ' '
 echo
 echo "INFO zram: $(cat /sys/block/zram0/mm_stat 2>/dev/null); ksm: pages_sharing $(cat /sys/kernel/mm/ksm/pages_sharing)"
@@ -278,8 +283,10 @@ grown=$(($2 + $3 + $4 + $5))
 #  - the slab allocator's own pages and their object vectors
 #    (alloc_slab_page, allocate_slab, new_slab, alloc_slab_obj_exts): the
 #    objects on them are on their own sites' lines, and partial slabs stay;
-#  - shmem's page cache (shmem_* kind:page) up to what meminfo's Shmem grew
-#    by: files this script keeps in /tmp.
+#  - the pages of tmpfs files and of processes that are still there, on
+#    shmem's sites and the swap-in path's (shmem_*, __read_swap_cache_async,
+#    do_swap_page, swapin_* kind:page, where swapoff brought them back),
+#    together up to what meminfo's Shmem and AnonPages grew by.
 # residue BEFORE AFTER SHMEM-GROWTH [SLACK]: "grown live site kind allocs"
 # lines.
 RESIDUE_SLACK=65536
@@ -298,7 +305,7 @@ residue() {
 	END {
 		for (k in a) {
 			d = a[k] - b[k]
-			if (k ~ /^shmem_/ && k ~ /kind:page$/) {
+			if (k ~ /^(shmem_|__read_swap_cache_async|do_swap_page|swapin_)/ && k ~ /kind:page$/) {
 				if (d <= shmem) { shmem -= d; continue }
 				d -= shmem; shmem = 0
 			}
@@ -311,7 +318,7 @@ grown() {
 	residue "$1" "$2" 0 0
 }
 shmem_grew=$((shmem_after - shmem_before))
-echo "INFO the sites holding more after the run than before (bytes more, live, site, kind, allocations during the run), of which those over $RESIDUE_SLACK are residue; meminfo's Shmem grew by $shmem_grew:"
+echo "INFO the sites holding more after the run than before (bytes more, live, site, kind, allocations during the run), of which those over $RESIDUE_SLACK are residue; meminfo's Shmem and AnonPages grew by $shmem_grew:"
 grown $R/before.kmemprof $R/after.kmemprof | head -n 25
 residue $R/before.kmemprof $R/after.kmemprof $shmem_grew > $R/residue
 [ ! -s $R/residue ] || { cat $R/residue; fail "residue: $(wc -l < $R/residue) sites hold memory after stress-ng exited"; }
@@ -319,7 +326,7 @@ echo "residue: none"
 # The check finds a leak: kmemprof_hog's 64 pages (256 KiB), held now.
 insmod /modules/kmemprof_hog.ko pages=64 order=0 || fail "insmod hog"
 cp /proc/kmemprof $R/hog.kmemprof
-shmem_hog=$(($(awk '$1 == "Shmem:" { print $2 * 1024 }' /proc/meminfo) - shmem_before))
+shmem_hog=$(($(awk '$1 == "Shmem:" || $1 == "AnonPages:" { s += $2 * 1024 } END { print s }' /proc/meminfo) - shmem_before))
 rmmod kmemprof_hog
 residue $R/before.kmemprof $R/hog.kmemprof $shmem_hog > $R/residue
 echo "INFO residue with kmemprof_hog loaded: $(tr '\n' ';' < $R/residue)"
