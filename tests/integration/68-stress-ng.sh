@@ -303,14 +303,18 @@ residue() {
 	FILENAME == ARGV[1] { b[k] += $1; ab[k] += allocs(); next }
 	{ a[k] += $1; aa[k] += allocs() }
 	END {
+		for (k in b) if (!(k in a)) a[k] = 0
+		pool = 0
 		for (k in a) {
 			d = a[k] - b[k]
 			if (k ~ /^(shmem_|__read_swap_cache_async|do_swap_page|swapin_)/ && k ~ /kind:page$/) {
-				if (d <= shmem) { shmem -= d; continue }
-				d -= shmem; shmem = 0
+				pool += d
+				if (slack) continue
 			}
 			if (d > slack) printf "%d %d %s allocs:+%d\n", d, a[k], k, aa[k] - ab[k]
 		}
+		if (slack && pool - (shmem > 0 ? shmem : 0) > slack)
+			printf "%d %d shmem-and-swap-in-pages kind:page (net, beyond Shmem+AnonPages growth %d)\n", pool - shmem, pool, shmem
 	}' "$1" "$2" | sort -rn
 }
 # grown BEFORE AFTER: the sites that hold more, all of them, for the log.
