@@ -398,11 +398,12 @@ static void split_free_pages_head_held(struct kunit *test)
 
 /*
  * A part freed in NMI (7.x: pages for BPF) is left to the irq_work, which
- * splits the block: here the head page's free, through nmi.c's entry
- * point. The kernel has not freed the page, so its real free afterwards
- * finds nothing: one unpaired free, and the tag exact throughout.
+ * splits the block, through nmi.c's entry point: the part at @idx. The
+ * kernel has not freed the page, so its real free afterwards finds
+ * nothing: one unpaired free, and the tag exact throughout.
  */
-static bool split_nmi_once(struct kunit *test, bool last)
+static bool split_nmi_part(struct kunit *test, bool last, int idx,
+			   const char *what)
 {
 	struct split_base b;
 	struct page *page;
@@ -412,14 +413,21 @@ static bool split_nmi_once(struct kunit *test, bool last)
 	split_alloc(&page);
 	KMP_ASSERT_NOT_NULL(test, page);
 	split_page(page, SPLIT_ORDER);
-	kmemprof_test_nmi_page_free(page, 0);
+	kmemprof_test_nmi_page_free(page + idx, 0);
 	kmemprof_test_nmi_flush();
-	split_expect(test, &b, "NMI", 0, SPLIT_N, 1, SPLIT_N - 1, SPLIT_N - 1);
-	for (i = 1; i < SPLIT_N; i++)
-		__free_page(page + i);
-	split_expect(test, &b, "NMI", 1, SPLIT_N, SPLIT_N, 0, 0);
-	__free_page(page);
-	return split_stats(test, &b, "NMI", 1, 1, last);
+	split_expect(test, &b, what, 0, SPLIT_N, 1, SPLIT_N - 1, SPLIT_N - 1);
+	for (i = 0; i < SPLIT_N; i++)
+		if (i != idx)
+			__free_page(page + i);
+	split_expect(test, &b, what, 1, SPLIT_N, SPLIT_N, 0, 0);
+	__free_page(page + idx);
+	return split_stats(test, &b, what, 1, 1, last);
+}
+
+/* The head page: its entry has the block's order, the irq_work splits it. */
+static bool split_nmi_once(struct kunit *test, bool last)
+{
+	return split_nmi_part(test, last, 0, "NMI");
 }
 
 static void split_nmi_part_free(struct kunit *test)
@@ -637,32 +645,13 @@ static void split_gigantic(struct kunit *test)
 }
 
 /*
- * A part of a split block freed in NMI, at a frame with no entry of its
- * own, is left to the irq_work, which splits the block (nmi.c): not
- * counted unpaired then and there, with the block live on its owner and
- * later entered again as a live part.
+ * A tail page, at a frame with no entry of its own: left to the irq_work
+ * too (kmp_pfn_held()), not counted unpaired then and there while the
+ * block stays live on its owner and is later entered again as a part.
  */
 static bool split_nmi_tail_once(struct kunit *test, bool last)
 {
-	struct split_base b;
-	struct page *page;
-	int i;
-
-	split_begin(test, split_alloc, &b);
-	split_alloc(&page);
-	KMP_ASSERT_NOT_NULL(test, page);
-	split_page(page, SPLIT_ORDER);
-	kmemprof_test_nmi_page_free(page + 1, 0);
-	kmemprof_test_nmi_flush();
-	split_expect(test, &b, "NMI tail", 0, SPLIT_N, 1, SPLIT_N - 1,
-		     SPLIT_N - 1);
-	for (i = 0; i < SPLIT_N; i++)
-		if (i != 1)
-			__free_page(page + i);
-	split_expect(test, &b, "NMI tail", 1, SPLIT_N, SPLIT_N, 0, 0);
-	/* the kernel's own free of the page the NMI case freed: no owner */
-	__free_page(page + 1);
-	return split_stats(test, &b, "NMI tail", 1, 1, last);
+	return split_nmi_part(test, last, 1, "NMI tail");
 }
 
 static void split_nmi_tail_free(struct kunit *test)
