@@ -17,7 +17,9 @@
 #                         kunit, or one KUnit suite glob such as kmemprof_knobs)
 #   make kunit KERNELS=6.12   only the KUnit suites (TESTS=kunit)
 #   make check-matrix     every test on 5.10, 6.1, 6.1-vendor, 6.12, 7.x and
-#                         6.12-debug, check-distro's, then check-agree (on
+#                         6.12-debug, 69-stress-ng and 65-meminfo on a 3 GiB
+#                         6.12 guest with a 1 GiB hugetlb page (6.12@3G),
+#                         check-distro's, then check-agree (on
 #                         6.12-dbginfo and 7.x-dbginfo) and check-install
 #   make check-agree      kmemprof against allocinfo, file:line for file:line,
 #                         on 6.12 and 7.x with DWARF (6.12-dbginfo and
@@ -45,7 +47,11 @@ export KMEMPROF_CACHE
 KERNELS ?= 6.1 6.12 6.12-debug
 # make check-agree's kernels: the rig's, with DWARF (kernel-dbginfo.config).
 AGREE_KERNELS ?= 6.12-dbginfo 7.x-dbginfo
-MATRIX := 5.10 6.1 6.1-vendor 6.12 7.x 6.12-debug debian-6.1 debian-6.12
+MATRIX := 5.10 6.1 6.1-vendor 6.12 7.x 6.12-debug 6.12@3G debian-6.1 debian-6.12
+# check-matrix's stress-ng rounds (tests/integration/69-stress-ng.sh): on
+# these kernels, windows of 10 s and 3 disable/enable cycles.
+MATRIX_STRESS_KERNELS := 6.12 6.12-debug 6.12@3G debian-6.1 debian-6.12
+MATRIX_STRESS := rigstress=10,3
 BOARD ?=
 ifeq ($(BOARD),rock5b)
 KVER ?= 6.1-vendor
@@ -109,7 +115,9 @@ check:
 	@$(RIG)/check.sh
 
 check-matrix:
-	@KMEMPROF_DEBUG_ALL=1 KERNELS="$(MATRIX)" $(RIG)/check.sh
+	@KMEMPROF_DEBUG_ALL=1 KERNELS="$(MATRIX)" \
+		KMEMPROF_STRESS_KERNELS="$(MATRIX_STRESS_KERNELS)" \
+		KMEMPROF_STRESS="$(MATRIX_STRESS)" $(RIG)/check.sh
 	@for k in $(AGREE_KERNELS); do $(RIG)/agree.sh $$k || exit 1; done
 	@$(RIG)/install-test.sh
 
@@ -120,7 +128,7 @@ check-agree:
 	@for k in $(AGREE_KERNELS); do $(RIG)/agree.sh $$k || exit 1; done
 
 check-distro: deps
-	@$(RIG)/distro.sh
+	@KMEMPROF_APPEND="$(KMEMPROF_APPEND) $(MATRIX_STRESS)" $(RIG)/distro.sh
 
 kunit:
 	@TESTS=kunit $(RIG)/check.sh

@@ -97,6 +97,45 @@ else
 		done
 	done
 fi
+# stress-ng (tools/rig/deps.sh: Debian's arm64 package, unpacked), with
+# the libraries it needs, only for the boots that run 69-stress-ng: those
+# told to with rigstress= (tools/rig/check.sh: STRESS_KERNELS), or whose
+# rigtests= names it. The others stay small (stress-ng and its libraries
+# are 5 MB), and 69-stress-ng skips there.
+stressng=$CACHE/guest/stress-ng
+want_stressng=
+case " ${KMEMPROF_APPEND:-} " in
+*" rigstress="*) want_stressng=1 ;;
+esac
+case ",$(echo "${KMEMPROF_APPEND:-}" | sed -n 's/.*rigtests=\([^ ]*\).*/\1/p')," in
+*,69-stress-ng,*) want_stressng=1 ;;
+esac
+if [ -n "$want_stressng" ] && [ ! -f "$stressng/.version" ]; then
+	echo "rig: no $stressng (tools/rig/deps.sh): no stress-ng in the guest" >&2
+elif [ -n "$want_stressng" ]; then
+	cp "$stressng/usr/bin/stress-ng" "$root/usr/bin/"
+	sdirs="/usr/aarch64-linux-gnu/lib $stressng/usr/lib/aarch64-linux-gnu $stressng/lib/aarch64-linux-gnu"
+	sneeded() {
+		aarch64-linux-gnu-readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'
+	}
+	todo=$(sneeded "$root/usr/bin/stress-ng")
+	while [ -n "$todo" ]; do
+		cur=$todo
+		todo=
+		for lib in $cur; do
+			[ -e "$root/lib/$lib" ] && continue
+			for d in $sdirs; do
+				[ -e "$d/$lib" ] || continue
+				cp -L "$d/$lib" "$root/lib/$lib"
+				todo="$todo $(sneeded "$root/lib/$lib")"
+				break
+			done
+			[ -e "$root/lib/$lib" ] ||
+				{ echo "rig: stress-ng needs $lib, not found" >&2; exit 1; }
+		done
+	done
+	echo "$(cat "$stressng/.version")" > "$root/usr/bin/stress-ng.version"
+fi
 for t in runas kmpio kmpheap kmpcompact kmpload; do
 	aarch64-linux-gnu-gcc -static -O2 -o "$root/bin/$t" "$TOP/tests/qemu/$t.c"
 done

@@ -27,6 +27,20 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 # and Debian's prebuilt 6.1 and 6.12 (debian-6.1, debian-6.12:
 # tools/rig/distro.sh).
 KERNELS=${KERNELS:-6.1 6.12 6.12-debug}
+# 69-stress-ng, stress-ng's load (issue 38), runs on the kernels of
+# STRESS_KERNELS, told so with $STRESS on the command line (rigstress=W,N:
+# windows of W seconds, N disable/enable cycles), and wherever TESTS names
+# it. make check: one short round on 6.12 (about 2 minutes with the boot).
+# make check-matrix: longer rounds on 6.12, 6.12-debug, the 3 GiB guest
+# with a 1 GiB hugetlb page (6.12@3G) and Debian's 6.1 and 6.12.
+STRESS_KERNELS=${KMEMPROF_STRESS_KERNELS:-6.12}
+STRESS=${KMEMPROF_STRESS:-rigstress=4,1}
+# stress_append K: what K's command line gets for 69-stress-ng.
+stress_append() {
+	case " $STRESS_KERNELS " in
+	*" $1 "*) echo "$STRESS" ;;
+	esac
+}
 TESTS=$(echo "${TESTS:-}" | tr ', ' '  ')
 OUT=$TOP/.build/check
 TALLY=$OUT/tally
@@ -104,15 +118,27 @@ for k in $KERNELS; do
 	# Debian's own kernels, prebuilt (make check-distro).
 	case "$k" in
 	debian-*)
+		KMEMPROF_APPEND="${KMEMPROF_APPEND:-} $(stress_append "$k")" \
 		TALLY=$TALLY "$TOP/tools/rig/distro.sh" "${k#debian-}"
 		continue
 		;;
 	esac
-	if ! "$TOP/tools/rig/kernel.sh" "$k" > "$OUT/kernel-$k.log" 2>&1; then
+	# K@3G: kernel K on a 3 GiB guest with a 1 GiB hugetlb page beside
+	# the 2 MiB pool, for what needs the room (TESTS, or 69-stress-ng
+	# and 65-meminfo).
+	mem= kt=$k ktests=$want kappend=$append
+	case "$k" in
+	*@3G)
+		kt=${k%@3G} mem=3G
+		[ -n "$ktests" ] || ktests=69-stress-ng,65-meminfo
+		kappend="rigtests=$ktests hugepagesz=1G hugepages=1${glob:+ kunit.filter_glob=$glob}"
+		;;
+	esac
+	if ! "$TOP/tools/rig/kernel.sh" "$kt" > "$OUT/kernel-$k.log" 2>&1; then
 		fail_suite "$k/kernel" "$(tail -n 20 "$OUT/kernel-$k.log")"
 		continue
 	fi
-	if ! "$TOP/tools/rig/build.sh" "$k" "$TOP/.build/$k" \
+	if ! "$TOP/tools/rig/build.sh" "$kt" "$TOP/.build/$kt" \
 		> "$OUT/build-$k.log" 2>&1; then
 		fail_suite "$k/build" "$(tail -n 30 "$OUT/build-$k.log")"
 		continue
@@ -130,26 +156,27 @@ for k in $KERNELS; do
 	# PROVE_RCU find what the other kernels cannot; the tests of formats
 	# and views run on 6.1 and 6.12. make check-matrix runs all of them
 	# there too (KMEMPROF_DEBUG_ALL=1).
-	kappend=$append kwant=$want
 	case "$k" in
 	*-debug)
 		if [ -z "$TESTS" ] && [ -z "${KMEMPROF_DEBUG_ALL:-}" ]; then
-			kwant=$DEBUG_TESTS
+			ktests=$DEBUG_TESTS
 			kappend="rigtests=$DEBUG_TESTS race_cycles=16"
 		fi
 		;;
 	esac
-	KMEMPROF_TIMEOUT=$timeout KMEMPROF_APPEND="${KMEMPROF_APPEND:-} $kappend" \
-		"$TOP/tests/qemu/run.sh" "$k" check "$TOP/.build/$k" "$OUT/$k"
+	KMEMPROF_MEM=${mem:-${KMEMPROF_MEM:-}} KMEMPROF_TIMEOUT=$timeout \
+	KMEMPROF_APPEND="${KMEMPROF_APPEND:-} $kappend $(stress_append "$k")" \
+		"$TOP/tests/qemu/run.sh" "$kt" check "$TOP/.build/$kt" "$OUT/$k"
 	"$TOP/tools/rig/results.py" "$OUT/$k" "$k" --tally "$TALLY" \
-		--want "$kwant"
+		--want "$ktests"
 	# The host's full reader build on the views the live module wrote.
-	# (25-reader wrote them: not on the debug guest's share of make check)
-	[ -z "$TESTS" ] && [ "$kwant" = "$want" ] &&
+	# (25-reader wrote them: not on the debug guest's share of make check,
+	# nor on the 3 GiB guest, which runs two tests)
+	[ -z "$TESTS" ] && [ -z "$mem" ] && [ "$ktests" = "$want" ] &&
 		host_suite "$k/reader-live" "$TOP/tools/rig/reader-live.sh" "$OUT/$k"
 	# A second, short boot with the test overlay applied to the DTB.
 	case "$k${TESTS:+ tests}" in
-	*-debug | *" tests") ;;
+	*-debug | *@3G | *" tests") ;;
 	*)
 		KMEMPROF_DTSO=$TOP/tests/qemu/kmemprof-test.dtso \
 		KMEMPROF_TIMEOUT=300 \

@@ -97,3 +97,38 @@ arm64_sysroot() {
 	echo "deps: arm64 sysroot for kmemprof-serve in $G/sysroot"
 }
 arm64_sysroot
+
+# stress-ng for the guest's third-party load (tests/integration/69-stress-ng.sh,
+# issue 38): Debian's arm64 package and every package it depends on, found
+# by apt through the private configuration (apt-cache depends --recurse),
+# fetched as .debs and unpacked into $G/stress-ng. The C library is left
+# out: the guest has the cross toolchain's (libc6-arm64-cross, the same
+# glibc 2.36 as bookworm's libc6), which tests/qemu/run.sh copies. run.sh
+# copies stress-ng and the libraries it needs (DT_NEEDED, recursively)
+# into the initramfs only for a boot that runs that test. About 6 MB of
+# packages; the stamp is stress-ng's version, so a new one is fetched anew.
+arm64_stressng() {
+	local apt_dir=$CACHE/apt-arm64 dir=$G/stress-ng.debs ver pkgs deb
+	ver=$(APT_CONFIG=$apt_dir/apt.conf apt-cache show --no-all-versions \
+		stress-ng:arm64 2>/dev/null | sed -n 's/^Version: //p')
+	[ -n "$ver" ] || { echo "deps: no stress-ng:arm64 in the lists" >&2; return 1; }
+	[ "$(cat "$G/stress-ng/.version" 2>/dev/null)" = "$ver" ] && return 0
+	pkgs=$(APT_CONFIG=$apt_dir/apt.conf apt-cache depends --recurse \
+		--no-recommends --no-suggests --no-conflicts --no-breaks \
+		--no-replaces --no-enhances --no-pre-depends stress-ng:arm64 |
+		grep -v -e '^ ' -e '^<' | sort -u |
+		grep -v -E '^(libc6|libgcc-s1|gcc-12-base|libc6-dev)(:arm64)?$')
+	rm -rf "$G/stress-ng" "$dir"
+	mkdir -p "$G/stress-ng" "$dir"
+	(cd "$dir" && APT_CONFIG=$apt_dir/apt.conf apt-get download -qq $pkgs) ||
+		{ echo "deps: cannot fetch stress-ng:arm64 and its libraries" >&2; return 1; }
+	for deb in "$dir"/*.deb; do
+		dpkg-deb -x "$deb" "$G/stress-ng"
+	done
+	rm -rf "$dir" "$G/stress-ng/usr/share"
+	[ -x "$G/stress-ng/usr/bin/stress-ng" ] ||
+		{ echo "deps: no usr/bin/stress-ng in stress-ng:arm64" >&2; return 1; }
+	echo "$ver" > "$G/stress-ng/.version"
+	echo "deps: stress-ng $ver for the guest in $G/stress-ng ($(echo $pkgs | wc -w) packages)"
+}
+arm64_stressng
