@@ -709,7 +709,7 @@ static void kmp_account_page_free_huge(unsigned long pfn, unsigned int order)
 	for (i = 0; i < n; i++)
 		found |= kmp_account_page_free_chunk(pfn + (i << KMP_MAX_ORDER));
 	if (!found)
-		kmp_stat_inc(KMP_ST_UNPAIRED_PAGE);
+		kmp_stat_inc(kmp_page_nofind(pfn));
 }
 
 /* A page block's free on the general path: @bytes is the free's size. */
@@ -744,7 +744,7 @@ static void kmp_account_page_free(unsigned long pfn, size_t bytes)
 		__kmp_account_freed(&obj, 0);
 	} else if (!moved) {
 		kmp_stat_inc(kmp_page_free_returns() ? KMP_ST_PAGE_RETURNED :
-						       KMP_ST_UNPAIRED_PAGE);
+						       kmp_page_nofind(pfn));
 	}
 }
 

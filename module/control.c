@@ -173,19 +173,23 @@ int kmp_walk_views(void (*fn)(unsigned long key, const struct kmp_obj *obj,
 static int kmp_attach(bool enabled, unsigned int kinds)
 {
 	unsigned int on = enabled ? kinds : 0, was = kmp_attached;
+	bool walk = on & ~was & BIT(KMP_KIND_PAGE);
 	int ret;
 
+	/* a block freed before the walk reached it is from before (prior.c) */
+	if (walk)
+		kmp_prior_begin();
 	/* the frees of the kinds going on (none go off here) */
 	ret = kmp_probes_set(on | was, true);
 	if (ret)
-		return ret;
+		goto fail;
 	kmp_hooks_set(on | was, true, true);
 	/* the allocations: on for the kinds going on, off for the others */
 	ret = kmp_probes_set(on, false);
 	if (ret) {
 		kmp_hooks_set(was, true, false);
 		kmp_probes_set(was, true);
-		return ret;
+		goto fail;
 	}
 	kmp_hooks_set(on, false, true);
 	/*
@@ -201,9 +205,13 @@ static int kmp_attach(bool enabled, unsigned int kinds)
 	if (!enabled)
 		kmp_nmi_sync(true);
 	/* the page blocks allocated while their probes were not attached */
-	if (on & ~was & BIT(KMP_KIND_PAGE))
+	if (walk)
 		kmp_prior_scan();
 	return 0;
+fail:
+	if (walk)
+		kmp_prior_end();
+	return ret;
 }
 
 int kmemprof_set_enabled(bool on)

@@ -247,6 +247,8 @@ static inline bool kmp_site_synthetic(unsigned long site)
 	return site >= KMP_SITE_PRIOR && site <= KMP_SITE_SELF;
 }
 
+void kmp_prior_begin(void);
+void kmp_prior_end(void);
 void kmp_prior_scan(void);
 size_t kmp_self_memory(void);
 size_t kmp_cpu_bufs_memory(void);

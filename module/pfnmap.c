@@ -35,6 +35,9 @@
 #include "internal.h"
 #include "tables.h"
 
+/* See tables.h: written by prior.c's walk, read by a free with no entry. */
+unsigned long kmp_prior_next ____cacheline_aligned_in_smp = ULONG_MAX;
+
 static unsigned long kmp_pfn_nchunks;
 static unsigned long kmp_pfn_present;
 

@@ -90,12 +90,26 @@
  *   an allocation after ours finds ours (its probe's cmpxchg_relaxed()
  *   from 0 fails) and replaces it on the general path with xchg(), which
  *   takes a before-load entry found so as freed, not as a stale one;
- * - freed between the scan's read of the page and its entry: the free,
- *   unpaired, went before; after the cmpxchg() (a full barrier) the scan
+ * - freed between the scan's read of the page and its entry: the free
+ *   went before and found no entry (prior_unwalked, below); after the cmpxchg() (a full barrier) the scan
  *   reads the page again and, if it is free now, takes its own entry back
  *   with cmpxchg(), unless the free's event took it already. A free whose
  *   event is still to come then finds no entry and counts as unpaired
- *   (as a block mid-free does below).
+ *   (as a block mid-free does below) if the scan has moved on by then;
+ * - freed before the scan reached its frame: its event finds no entry,
+ *   and the walk's frontier (kmp_prior_next: the first frame it has not
+ *   passed, set before the attach's first probe and ULONG_MAX after the
+ *   walk) tells it from an unpaired free. At or above the frontier it is
+ *   a block from before the attach, counted in prior_unwalked: every
+ *   block allocated since has its event and an entry. The frontier moves
+ *   past a block after its entries are final. A free reads it after its
+ *   lookup failed, in no order with the scan's writes, and needs none: a
+ *   frame the frontier has passed has the scan's entry unless the scan
+ *   saw the page freed and took it back (a free's reference drop comes
+ *   before its event, and the scan's cmpxchg() before its second read of
+ *   the page, both full barriers, so one of the two sees the other), the
+ *   window above; before the frontier passes, no entry means the scan has
+ *   not kept one, and the block is from before.
  *
  * The scan also takes out the entries of free frames (in the buddy
  * allocator's free blocks, or with no reference: on a per-CPU free list)
@@ -607,6 +621,8 @@ static unsigned long kmp_prior_batch(unsigned long pfn, unsigned long end,
 		unsigned int order = 0;
 		int kind;
 
+		/* the frames below are done: entered, passed over or free */
+		WRITE_ONCE(kmp_prior_next, pfn);
 		if (!page) {
 			pfn++;
 			continue;
@@ -654,6 +670,23 @@ static unsigned long kmp_prior_batch(unsigned long pfn, unsigned long end,
 }
 
 /*
+ * From here until the walk ends (kmp_prior_scan(), kmp_prior_end()), a
+ * page block's free that finds no entry is of a block from before the
+ * attach (tables.h, kmp_page_nofind()). Before the page probes attach,
+ * with kmp_control_lock held.
+ */
+void kmp_prior_begin(void)
+{
+	WRITE_ONCE(kmp_prior_next, kmp_tab.pfn_base);
+}
+
+/* No walk follows (the attach failed), or the walk is done. */
+void kmp_prior_end(void)
+{
+	WRITE_ONCE(kmp_prior_next, ULONG_MAX);
+}
+
+/*
  * Enter every allocated block that has no entry (see the top of the
  * file). With kmp_control_lock held and the page probes attached.
  */
@@ -664,6 +697,7 @@ void kmp_prior_scan(void)
 
 	if (!kmp_prior_get_tags()) {
 		pr_warn("no tags left for the pages from before load\n");
+		kmp_prior_end();
 		return;
 	}
 	/* the fast paths' plain writes stop (see the locking note) */
@@ -683,6 +717,7 @@ void kmp_prior_scan(void)
 		local_irq_restore(flags);
 		cond_resched();
 	}
+	kmp_prior_end();
 	local_irq_save(flags);
 	kmp_stat_add(KMP_ST_PRIOR_PAGES, pages);
 	local_irq_restore(flags);

@@ -154,7 +154,7 @@ static noinline void kmp_page_free_huge(unsigned long pfn, unsigned int order)
 	}
 	if (!found) {
 		local_irq_save(flags);
-		kmp_stat_inc(KMP_ST_UNPAIRED_PAGE);
+		kmp_stat_inc(kmp_page_nofind(pfn));
 		local_irq_restore(flags);
 	}
 }

@@ -34,6 +34,7 @@ static const char * const kmp_stat_names[KMP_ST_NR] = {
 	[KMP_ST_PAGE_MOVED]	= "page_moved",
 	[KMP_ST_PAGE_RETURNED]	= "page_returned",
 	[KMP_ST_PRIOR_PAGES]	= "prior_pages",
+	[KMP_ST_PRIOR_UNWALKED]	= "prior_unwalked",
 	[KMP_ST_SKIP_NMI]	= "skip.nmi",
 	[KMP_ST_DROP_HIST]	= "drop.hist",
 	[KMP_ST_DROP_STACKS]	= "drop.stacks",

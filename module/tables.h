@@ -545,6 +545,27 @@ static __always_inline bool kmp_page_get(const struct page *page,
 #endif
 }
 
+/*
+ * The walk's frontier (prior.c), from the page probes' attach to the end
+ * of the walk that follows: the first frame of the map that the walk has
+ * not passed yet; ULONG_MAX otherwise. pfnmap.c's, written by prior.c.
+ */
+extern unsigned long kmp_prior_next;
+
+/*
+ * The count of a page block's free at @pfn that found no entry: where the
+ * walk has not reached its frame yet, a block allocated before the page
+ * probes were attached (an allocation since has its event and its entry),
+ * neither entered nor unpaired; else an unpaired free. prior.c's locking
+ * note says why no ordering against the lookup is needed.
+ */
+static inline enum kmp_stat kmp_page_nofind(unsigned long pfn)
+{
+	return pfn - kmp_tab.pfn_base < kmp_tab.pfn_span &&
+	       pfn >= READ_ONCE(kmp_prior_next) ? KMP_ST_PRIOR_UNWALKED :
+						  KMP_ST_UNPAIRED_PAGE;
+}
+
 /* The map's entry of @pfn, or NULL if the map does not cover it. */
 static __always_inline u32 *kmp_pfn_slot(unsigned long pfn)
 {

@@ -478,6 +478,17 @@ int kmemprof_test_rescan(void)
 kmp_export_test_hook(kmemprof_test_rescan);
 
 /*
+ * Put the walk's frontier (prior.c) at @pfn, as a walk that has passed
+ * the frames below it and not yet @pfn would; ULONG_MAX, as no walk.
+ */
+void kmemprof_test_frontier(unsigned long pfn)
+{
+	WRITE_ONCE(kmp_prior_next, pfn);
+}
+
+kmp_export_test_hook(kmemprof_test_frontier);
+
+/*
  * An NMI event, as nmi.c takes it, from a test: the entry points an event
  * in NMI reaches, called with interrupts off as an NMI would run. The
  * drain runs from the irq_work once interrupts are back on;

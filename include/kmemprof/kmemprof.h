@@ -63,6 +63,7 @@ enum kmp_stat {
 	KMP_ST_PAGE_MOVED,	/* page blocks whose owner followed a migration */
 	KMP_ST_PAGE_RETURNED,	/* frees of free pages given back (contig) */
 	KMP_ST_PRIOR_PAGES,	/* pages entered as allocated before load */
+	KMP_ST_PRIOR_UNWALKED,	/* frees of those before the walk reached them */
 	KMP_ST_SKIP_NMI,	/* events skipped in NMI context */
 	KMP_ST_DROP_HIST,	/* tags without histograms: pool full */
 	KMP_ST_DROP_STACKS,	/* sampled stacks lost: stack store full */
@@ -151,6 +152,7 @@ int kmemprof_test_get_reuse(const void *a, const void *b,
 bool kmemprof_hooked(const char *name);
 void kmemprof_test_hook_refuse(const char *name, unsigned int n);
 int kmemprof_test_rescan(void);
+void kmemprof_test_frontier(unsigned long pfn);
 void kmemprof_test_nmi_alloc(unsigned long site, const void *ptr,
 			     size_t size);
 void kmemprof_test_nmi_free(const void *ptr);
