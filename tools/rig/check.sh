@@ -26,7 +26,7 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 # make check-matrix adds 5.10, 7.x and 6.1-vendor (Rockchip's options),
 # and Debian's prebuilt 6.1 and 6.12 (debian-6.1, debian-6.12:
 # tools/rig/distro.sh).
-KERNELS=${KERNELS:-6.1 6.12 6.12-debug}
+KERNELS=${KERNELS:-6.1 6.12}
 # 69-stress-ng, stress-ng's load (issue 38), runs on the kernels of
 # STRESS_KERNELS, told so with $STRESS on the command line (rigstress=W,N:
 # windows of W seconds, N disable/enable cycles), and wherever TESTS names
@@ -105,7 +105,8 @@ DEBUG_TESTS=kunit,56-untraced,58-coexist,59-reset-hooks,62-migrate,64-prior,80-s
 start=$(date +%s)
 "$TOP/tools/rig/deps.sh" || fail_suite deps "installing packages failed"
 
-if [ -z "$TESTS" ]; then
+# make check-debug: its guest alone (KMEMPROF_HOST_SUITES=0)
+if [ -z "$TESTS" ] && [ "${KMEMPROF_HOST_SUITES:-1}" = 1 ]; then
 	host_suite harness/results "$TOP/tests/harness/selftest.sh"
 	host_suite harness/recipes "$TOP/tests/harness/build-recipes.sh"
 	host_suite dt/overlay "$TOP/tools/rig/dt-test.sh"
