@@ -740,12 +740,17 @@ static void kmp_account_page_free(unsigned long pfn, size_t bytes)
 				kmp_pfn_moved(order);
 		raw_spin_unlock(lock);
 	}
-	if (found) {
+	if (found)
 		__kmp_account_freed(&obj, 0);
-	} else if (!moved) {
-		kmp_stat_inc(kmp_page_free_returns() ? KMP_ST_PAGE_RETURNED :
-						       kmp_page_nofind(pfn));
-	}
+	else if (moved)
+		return;
+	else if (kmp_page_free_returns())
+		kmp_stat_inc(KMP_ST_PAGE_RETURNED);
+	/* a block the walk found on its way back (KMP_PFN_WALKED) */
+	else if (slot && cmpxchg(slot, KMP_PFN_WALKED, 0) == KMP_PFN_WALKED)
+		kmp_stat_inc(KMP_ST_PRIOR_FREED);
+	else
+		kmp_stat_inc(kmp_page_nofind(pfn));
 }
 
 /*
@@ -949,6 +954,8 @@ void kmp_account_pfn_drop(unsigned long pfn, u32 v, bool freed)
 	if (!slot || !kmp_pfn_take(slot, v, kmp_pfn_order(v), false))
 		return;
 	if (freed) {
+		/* its free's event, if it is still to come: prior_freed */
+		cmpxchg(slot, 0, KMP_PFN_WALKED);
 		kmp_pfn_obj(v, &old);
 		kmp_count_free(old.tag, &old, 1);
 	} else {
@@ -958,15 +965,29 @@ void kmp_account_pfn_drop(unsigned long pfn, u32 v, bool freed)
 
 /*
  * Take back the entry kmp_account_prior() made, if it is still there: the
- * block was freed meanwhile. With interrupts off.
+ * block was freed meanwhile, and its free's event may be still to come
+ * (KMP_PFN_WALKED). With interrupts off.
  */
 void kmp_account_prior_undo(unsigned long pfn, unsigned int order, u32 tag)
 {
 	u32 *slot = kmp_pfn_slot(pfn), e = kmp_pfn_entry(tag, order);
 	size_t bytes = PAGE_SIZE << order;
 
-	if (slot && cmpxchg(slot, e, 0) == e)
+	if (slot && cmpxchg(slot, e, KMP_PFN_WALKED) == e)
 		kmp_count_alloc(tag, bytes, bytes, -1);
+}
+
+/*
+ * The walk found the frame at @pfn unreferenced, in no free block of the
+ * buddy allocator (KMP_PFN_WALKED): marked, from an empty entry only, an
+ * allocation's entry there first wins. With interrupts off.
+ */
+void kmp_account_prior_unref(unsigned long pfn)
+{
+	u32 *slot = kmp_pfn_slot(pfn);
+
+	if (slot && !READ_ONCE(*slot))
+		cmpxchg(slot, 0, KMP_PFN_WALKED);
 }
 
 /*

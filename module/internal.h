@@ -217,6 +217,7 @@ void kmp_account_mark_live(unsigned int kinds);
 void kmp_account_page_unfollowed(unsigned long pfn);
 bool kmp_account_prior(unsigned long pfn, unsigned int order, u32 tag);
 void kmp_account_prior_undo(unsigned long pfn, unsigned int order, u32 tag);
+void kmp_account_prior_unref(unsigned long pfn);
 u32 kmp_account_pfn_peek(unsigned long pfn);
 void kmp_account_pfn_drop(unsigned long pfn, u32 v, bool freed);
 

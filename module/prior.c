@@ -91,25 +91,32 @@
  *   from 0 fails) and replaces it on the general path with xchg(), which
  *   takes a before-load entry found so as freed, not as a stale one;
  * - freed between the scan's read of the page and its entry: the free
- *   went before and found no entry (prior_unwalked, below); after the cmpxchg() (a full barrier) the scan
- *   reads the page again and, if it is free now, takes its own entry back
- *   with cmpxchg(), unless the free's event took it already. A free whose
- *   event is still to come then finds no entry and counts as unpaired
- *   (as a block mid-free does below) if the scan has moved on by then;
+ *   went before and found no entry (prior_freed, below); after the
+ *   cmpxchg() (a full barrier) the scan reads the page again and, if it
+ *   is free now, takes its own entry back with cmpxchg(), leaving the
+ *   marker KMP_PFN_WALKED (tables.h) in its place, unless the free's
+ *   event took the entry already. A free whose event is still to come
+ *   (its reference is dropped long before it: folios are freed in
+ *   batches) consumes the marker and counts in prior_freed;
+ * - freed as the scan reads it, its reference gone and its event still to
+ *   come: the frame looks free, in no buddy block, and the scan marks it
+ *   so too, from an empty entry only (as it marks a page of a per-CPU
+ *   free list, which it cannot tell from one: an allocation writes over
+ *   the marker as over an empty entry, and a free's event takes it);
  * - freed before the scan reached its frame: its event finds no entry,
  *   and the walk's frontier (kmp_prior_next: the first frame it has not
  *   passed, set before the attach's first probe and ULONG_MAX after the
  *   walk) tells it from an unpaired free. At or above the frontier it is
- *   a block from before the attach, counted in prior_unwalked: every
- *   block allocated since has its event and an entry. The frontier moves
- *   past a block after its entries are final. A free reads it after its
- *   lookup failed, in no order with the scan's writes, and needs none: a
- *   frame the frontier has passed has the scan's entry unless the scan
- *   saw the page freed and took it back (a free's reference drop comes
- *   before its event, and the scan's cmpxchg() before its second read of
- *   the page, both full barriers, so one of the two sees the other), the
- *   window above; before the frontier passes, no entry means the scan has
- *   not kept one, and the block is from before.
+ *   a block from before the attach, counted in prior_freed: every block
+ *   allocated since has its event and an entry. The frontier moves past
+ *   a block after its entries and markers are final. A free reads it
+ *   after its lookup failed, in no order with the scan's writes, and
+ *   needs none: a frame the frontier has passed has the scan's entry or
+ *   its marker, unless an allocation has written over them since (and
+ *   then its free finds the allocation's entry); before the frontier
+ *   passes, no entry means the scan has not kept one, and the block is
+ *   from before. An unpaired free is then one of a block allocated with
+ *   no event (`Paths without events' in kmemprof.rst).
  *
  * The scan also takes out the entries of free frames (in the buddy
  * allocator's free blocks, or with no reference: on a per-CPU free list)
@@ -645,8 +652,12 @@ static unsigned long kmp_prior_batch(unsigned long pfn, unsigned long end,
 		}
 		kind = kmp_prior_kind(page);
 		if (kind < 0) {
-			if (!PageTail(page))
+			if (!PageTail(page)) {
 				kmp_prior_drop(pfn, page, KMP_PF_UNREF);
+				/* on a free list, or on its way to or from one */
+				if (kmp_prior_still(page, page, KMP_PF_UNREF))
+					kmp_account_prior_unref(pfn);
+			}
 			pfn++;
 			continue;
 		}

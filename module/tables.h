@@ -499,6 +499,16 @@ static __always_inline u32 kmp_pfn_moved(unsigned int order)
 	return KMP_PFN_MOVED | order << KMP_PFN_ORDER_SHIFT;
 }
 
+/*
+ * A frame that prior.c's walk found unreferenced and outside the buddy
+ * allocator's free blocks, with no entry kept (kmp_account_prior_unref()):
+ * a free page on a per-CPU list, one the allocator is handing out, or a
+ * block whose free is under way, its event still to come. That event
+ * consumes the marker (prior_freed); an allocation writes over it, as
+ * over a migration's. Not VALID, and no kmp_pfn_moved() (tag 0) is it.
+ */
+#define KMP_PFN_WALKED		(KMP_PFN_MOVED | 1)
+
 static __always_inline u32 kmp_pfn_tag(u32 e)
 {
 	return e & KMP_PFN_TAG_MASK;
@@ -562,7 +572,7 @@ extern unsigned long kmp_prior_next;
 static inline enum kmp_stat kmp_page_nofind(unsigned long pfn)
 {
 	return pfn - kmp_tab.pfn_base < kmp_tab.pfn_span &&
-	       pfn >= READ_ONCE(kmp_prior_next) ? KMP_ST_PRIOR_UNWALKED :
+	       pfn >= READ_ONCE(kmp_prior_next) ? KMP_ST_PRIOR_FREED :
 						  KMP_ST_UNPAIRED_PAGE;
 }
 

@@ -63,7 +63,7 @@ enum kmp_stat {
 	KMP_ST_PAGE_MOVED,	/* page blocks whose owner followed a migration */
 	KMP_ST_PAGE_RETURNED,	/* frees of free pages given back (contig) */
 	KMP_ST_PRIOR_PAGES,	/* pages entered as allocated before load */
-	KMP_ST_PRIOR_UNWALKED,	/* frees of those before the walk reached them */
+	KMP_ST_PRIOR_FREED,	/* frees of those before the walk reached them */
 	KMP_ST_SKIP_NMI,	/* events skipped in NMI context */
 	KMP_ST_DROP_HIST,	/* tags without histograms: pool full */
 	KMP_ST_DROP_STACKS,	/* sampled stacks lost: stack store full */
