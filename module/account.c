@@ -819,6 +819,28 @@ void kmp_account_page_move(unsigned long dst, unsigned long src,
 }
 
 /* A free on the general path: see kmp_account_freed() for @bytes. */
+/*
+ * An unpaired free of the slab object at @addr: whether its slab's page
+ * block is on a before-load tag (prior.c), so that the object may have
+ * been allocated before the probes were attached (unpaired.slab_old).
+ * One that is not was allocated since, and its event was missed. The
+ * slab cannot go while its object's free is under way.
+ */
+static bool kmp_slab_old(unsigned long addr)
+{
+	struct page *page;
+	u32 v;
+
+	if (!virt_addr_valid((void *)addr))
+		return false;
+	page = compound_head(virt_to_page((void *)addr));
+	if (!PageSlab(page))
+		return false;
+	v = kmp_account_pfn_peek(page_to_pfn(page));
+	return (v & KMP_PFN_VALID) &&
+	       test_bit(KMP_TAG_PRIOR, &kmp_tag_at(kmp_pfn_tag(v))->flags);
+}
+
 void kmp_account_free(unsigned long key, size_t bytes)
 {
 	enum kmp_kind kind = kmp_key_kind(key);
@@ -830,6 +852,8 @@ void kmp_account_free(unsigned long key, size_t bytes)
 	}
 	if (!kmp_live_remove(key, &obj)) {
 		kmp_stat_inc(KMP_ST_UNPAIRED_SLAB + kind);
+		if (kind == KMP_KIND_SLAB && kmp_slab_old(key & ~3UL))
+			kmp_stat_inc(KMP_ST_UNPAIRED_OLD);
 		return;
 	}
 	__kmp_account_freed(&obj, bytes);

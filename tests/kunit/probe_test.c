@@ -223,11 +223,80 @@ static void probe_refused_free_hook(struct kunit *test)
 	KMP_EXPECT_EQ(test, kmemprof_test_attach_order(&n), 0);
 }
 
+/* A constructor keeps the caches below from merging with any other. */
+static void probe_old_ctor(void *obj)
+{
+}
+
+/*
+ * One unpaired free of an object of @c, @old from before the attach:
+ * whether unpaired.slab and unpaired.slab_old grew by exactly @slab and
+ * @in_old; false where a background free moved them too (to try again).
+ */
+static bool probe_unpaired_once(struct kunit *test, struct kmem_cache *c,
+				void *obj, u64 slab, u64 in_old, bool last)
+{
+	u64 u = kmemprof_stat(KMP_ST_UNPAIRED_SLAB);
+	u64 o = kmemprof_stat(KMP_ST_UNPAIRED_OLD);
+
+	kmem_cache_free(c, obj);
+	u = kmemprof_stat(KMP_ST_UNPAIRED_SLAB) - u;
+	o = kmemprof_stat(KMP_ST_UNPAIRED_OLD) - o;
+	if (u == slab && o == in_old)
+		return true;
+	if (last) {
+		KMP_EXPECT_EQ_MSG(test, u, slab, "unpaired.slab");
+		KMP_EXPECT_EQ_MSG(test, o, in_old, "unpaired.slab_old");
+	}
+	return false;
+}
+
+/*
+ * An unpaired free names where its object may be from: on a slab whose
+ * page is from before the attach (a before-load tag), unpaired.slab_old
+ * counts it too; on a slab allocated since, unpaired.slab alone, as its
+ * object was allocated since and its event missed.
+ */
+static void probe_unpaired_old(struct kunit *test)
+{
+	struct kmem_cache *before, *since;
+	void *obj;
+	int i;
+
+	KMP_ASSERT_EQ(test, kmemprof_set_events(KMP_KIND_ALL), 0);
+	for (i = 1; i <= 3; i++) {
+		KMP_ASSERT_EQ(test, kmemprof_set_enabled(false), 0);
+		before = kmem_cache_create("kmp_test_before", 512, 0, 0,
+					   probe_old_ctor);
+		obj = before ? kmem_cache_alloc(before, GFP_KERNEL) : NULL;
+		KMP_ASSERT_EQ(test, kmemprof_set_enabled(true), 0);
+		KMP_ASSERT_NOT_NULL(test, obj);
+		if (!probe_unpaired_once(test, before, obj, 1, 1, i == 3)) {
+			kmem_cache_destroy(before);
+			continue;
+		}
+		kmem_cache_destroy(before);
+		since = kmem_cache_create("kmp_test_since", 512, 0, 0,
+					  probe_old_ctor);
+		KMP_ASSERT_NOT_NULL(test, since);
+		obj = kmem_cache_alloc(since, GFP_KERNEL);
+		KMP_ASSERT_NOT_NULL(test, obj);
+		/* its entry taken, as a free kmemprof saw would */
+		kmemprof_test_slab_free_event(obj);
+		if (probe_unpaired_once(test, since, obj, 1, 0, i == 3)) {
+			kmem_cache_destroy(since);
+			return;
+		}
+		kmem_cache_destroy(since);
+	}
+}
+
 static struct kunit_case probe_cases[] = {
 	KUNIT_CASE(probe_events_counted),
 	KUNIT_CASE(probe_detach_stops_counting),
 	KUNIT_CASE(probe_attach_frees_first),
 	KUNIT_CASE(probe_refused_free_hook),
+	KUNIT_CASE(probe_unpaired_old),
 	{}
 };
 
