@@ -57,7 +57,7 @@ MATRIX := 5.10 6.1 6.1-vendor 6.12 7.x 6.12-debug 6.12@3G debian-6.1 debian-6.12
 # check-matrix's stress-ng rounds (tests/integration/69-stress-ng.sh): on
 # these kernels, windows of 10 s and 3 disable/enable cycles.
 MATRIX_STRESS_KERNELS := 6.12 6.12-debug 6.12@3G debian-6.1 debian-6.12
-MATRIX_STRESS := rigstress=10,3
+MATRIX_STRESS := rigstress=10,3 attach_rounds=8
 BOARD ?=
 ifeq ($(BOARD),rock5b)
 KVER ?= 6.1-vendor

@@ -11,11 +11,14 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/gfp.h>
+#include <linux/jump_label.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/tracepoint.h>
+#include <trace/events/kmem.h>
 
 static struct task_struct *churn_task;
 static struct kmem_cache *churn_cache;
@@ -72,10 +75,50 @@ static int __init churn_init(void)
 	return 0;
 }
 
+#if defined(CONFIG_JUMP_LABEL) && defined(CONFIG_ARM64)
+/*
+ * What the kernel's text says of the kfree tracepoint's static key, for
+ * 83-attach's diagnosis of a round that saw no kfree event: whether the
+ * key is on, and at how many of its sites the instruction is a branch (on)
+ * or a NOP (off). The key's own entries only (no module uses it).
+ */
+static void churn_text(const char *name, struct tracepoint *tp)
+{
+	struct static_key *key = &tp->key;
+	struct jump_entry *e;
+	unsigned int b = 0, n = 0, other = 0;
+
+	if (key->type & JUMP_TYPE_LINKED) {
+		pr_info("%s: key enabled %d, sites linked\n", name,
+			static_key_enabled(key));
+		return;
+	}
+	e = (struct jump_entry *)(key->type & ~JUMP_TYPE_MASK);
+	for (; e && jump_entry_key(e) == key; e++) {
+		u32 insn = READ_ONCE(*(u32 *)jump_entry_code(e));
+
+		if (insn == 0xd503201f)
+			n++;
+		else if ((insn & 0xfc000000) == 0x14000000)
+			b++;
+		else
+			other++;
+	}
+	pr_info("%s: key enabled %d, sites: %u branch, %u nop, %u other\n",
+		name, static_key_enabled(key), b, n, other);
+}
+#else
+static void churn_text(const char *name, struct tracepoint *tp)
+{
+}
+#endif
+
 static void __exit churn_exit(void)
 {
 	kthread_stop(churn_task);
 	kmem_cache_destroy(churn_cache);
+	churn_text("kfree", &__tracepoint_kfree);
+	churn_text("kmem_cache_free", &__tracepoint_kmem_cache_free);
 	pr_info("%lu rounds\n", churn_rounds);
 }
 
