@@ -1331,6 +1331,8 @@ int kmp_site_text(char *buf, unsigned long site)
 		[KMP_PRIOR_OTHER]	= "other",
 		[KMP_PRIOR_HUGETLB]	= "hugetlb",
 		[KMP_PRIOR_RESERVED]	= "reserved",
+		[KMP_PRIOR_STACK]	= "stack",
+		[KMP_PRIOR_PERCPU]	= "percpu",
 	};
 	size_t n, flen;
 

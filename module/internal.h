@@ -234,6 +234,8 @@ enum kmp_prior {
 	KMP_PRIOR_OTHER,
 	KMP_PRIOR_HUGETLB,
 	KMP_PRIOR_RESERVED,
+	KMP_PRIOR_STACK,	/* the stacks of the tasks alive at the walk */
+	KMP_PRIOR_PERCPU,	/* the pages of percpu's dynamic chunks */
 	KMP_PRIOR_NR,
 };
 

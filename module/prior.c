@@ -10,9 +10,11 @@
  * struct page tells: slab, anonymous memory, page cache, page tables,
  * the hugetlb pool (its pages free or in use: a free one has no reference,
  * and is still the pool's), reserved (memblock's, the kernel image, the
- * memory map: kept apart, since the page allocator never handed them out)
- * and other (everything else the kernel allocated: vmalloc, stacks,
- * drivers' pages). Their frees then pair, and /proc/kmemprof adds up to
+ * memory map: kept apart, since the page allocator never handed them out),
+ * kernel stacks and percpu's dynamic chunks (found from the tasks and the
+ * chunks' mappings just before the walk: see kmp_prior_stack() and
+ * kmp_prior_percpu()) and other (everything else the kernel allocated:
+ * vmalloc, drivers' pages). Their frees then pair, and /proc/kmemprof adds up to
  * the memory in use.
  *
  * A block is a compound page (its head, of its order, or of the largest
@@ -178,8 +180,15 @@
 #include <linux/memory_hotplug.h>
 #include <linux/mm.h>
 #include <linux/page-flags.h>
+#include <linux/percpu.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/sched/task_stack.h>
 #include <linux/tracepoint.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
 
 #include "internal.h"
 #include "tables.h"
@@ -681,6 +690,319 @@ static unsigned long kmp_prior_batch(unsigned long pfn, unsigned long end,
 }
 
 /*
+ * Kernel stacks and percpu chunks, entered before the walk on their own
+ * tags (before_load:stack, before_load:percpu), so that the walk finds
+ * their entries and passes them over. Both use the walk's rules: an entry
+ * is written with cmpxchg() from 0 (an allocation's entry, there first,
+ * wins), the frontier stays where kmp_prior_begin() set it, and after the
+ * entries the owner is checked again; if it let the pages go, the entries
+ * are taken back (kmp_account_prior_undo()).
+ */
+
+/* Tasks looked at with interrupts off at a time. */
+#define KMP_PRIOR_TASKS		32
+
+#define KMP_STACK_PAGES		DIV_ROUND_UP(THREAD_SIZE, PAGE_SIZE)
+
+/*
+ * Enter the stack of task @t on @tag, unless @t is exiting; the pages
+ * entered. With interrupts off, under rcu_read_lock() (which keeps @t).
+ *
+ * A task frees its stack only after it has set PF_EXITING (do_exit()'s
+ * exit_signals()), in any kernel and on any path: through the per-CPU
+ * cache of VMAP stacks, vfree(), RCU or at once. So PF_EXITING clear when
+ * read again after the entries (a full barrier between) means the stack
+ * was the task's while it was read: what was entered is its pages, and
+ * their frees are still to come, with their events. Set, the entries are
+ * taken back, and the walk enters the pages as it finds them.
+ */
+static unsigned long kmp_prior_stack(struct task_struct *t, u32 tag)
+{
+#ifdef CONFIG_VMAP_STACK
+	/* the frames entered: @vm is not read again once they are */
+	unsigned long in[KMP_STACK_PAGES];
+	struct vm_struct *vm;
+	unsigned int i, n, k = 0;
+
+	if (READ_ONCE(t->flags) & PF_EXITING)
+		return 0;
+	vm = READ_ONCE(t->stack_vm_area);
+	if (!vm)
+		return 0;
+	/* vmalloc()'s pages, each a block of order 0 */
+	n = min_t(unsigned int, READ_ONCE(vm->nr_pages), KMP_STACK_PAGES);
+	for (i = 0; i < n; i++) {
+		struct page *page = READ_ONCE(vm->pages[i]);
+
+		if (page && kmp_account_prior(page_to_pfn(page), 0, tag))
+			in[k++] = page_to_pfn(page);
+	}
+	smp_mb();	/* the entries before the task's flags */
+	if (!(READ_ONCE(t->flags) & PF_EXITING))
+		return k;
+	for (i = 0; i < k; i++)
+		kmp_account_prior_undo(in[i], 0, tag);
+	return 0;
+#elif THREAD_SIZE >= PAGE_SIZE
+	/* one block of alloc_pages_node(), not compound: its head's entry */
+	unsigned int order = get_order(THREAD_SIZE);
+	struct page *page;
+	void *stack;
+
+	if (READ_ONCE(t->flags) & PF_EXITING)
+		return 0;
+	stack = READ_ONCE(t->stack);
+	if (!stack || !virt_addr_valid(stack))
+		return 0;
+	page = virt_to_page(stack);
+	if (PageReserved(page) || PageSlab(page) ||
+	    !kmp_account_prior(page_to_pfn(page), order, tag))
+		return 0;
+	smp_mb();	/* the entry before the task's flags */
+	if (!(READ_ONCE(t->flags) & PF_EXITING))
+		return 1UL << order;
+	kmp_account_prior_undo(page_to_pfn(page), order, tag);
+	return 0;
+#else
+	/* stacks of a slab cache (THREAD_SIZE < PAGE_SIZE): on slab */
+	return 0;
+#endif
+}
+
+/*
+ * Every task with a PID, by PID (find_ge_pid(), as /proc lists them), a
+ * batch at a time with interrupts off. The idle tasks have none: their
+ * stacks are the walk's.
+ */
+static void kmp_prior_stacks(unsigned long *pages)
+{
+	u32 tag = kmp_prior_tags[KMP_PRIOR_STACK];
+	unsigned long flags;
+	struct pid *pid;
+	unsigned int i;
+	int nr = 1;
+
+	do {
+		rcu_read_lock();
+		local_irq_save(flags);
+		for (i = 0; i < KMP_PRIOR_TASKS; i++) {
+			struct task_struct *t;
+
+			pid = find_ge_pid(nr, &init_pid_ns);
+			if (!pid)
+				break;
+			nr = pid_nr(pid) + 1;
+			t = pid_task(pid, PIDTYPE_PID);
+			if (t)
+				*pages += kmp_prior_stack(t, tag);
+		}
+		local_irq_restore(flags);
+		rcu_read_unlock();
+		cond_resched();
+	} while (pid);
+}
+
+#ifdef CONFIG_SMP
+/*
+ * percpu's dynamic chunks (percpu-vm.c): each unit's populated pages are
+ * pages of order 0 mapped at the chunk's base address, plus the unit's
+ * offset, plus their index in the unit; pcpu_set_page_chunk() stores the
+ * chunk's pointer in each (kmp_pcpu_page_chunk()). struct pcpu_chunk is
+ * percpu's own, so the base address is found without its layout: a word
+ * among the chunk's first KMP_PCPU_WORDS, read with
+ * copy_from_kernel_nofault() (the pointer may be any value), that is a
+ * page-aligned vmalloc address at which, plus a unit's offset and an
+ * index in the unit, the page that pointed there is mapped. A chunk is
+ * believed only so, and only the pages its mapping holds that point back
+ * at it are entered: a page whose pointer is left from a chunk that let
+ * it go is not at its place in the mapping. The units' offsets are
+ * per_cpu_offset() less the lowest (the lowest unit is at offset 0 in the
+ * layouts percpu makes on arm64), and a unit's size is the
+ * smallest gap between two, so at most the gap between groups (NUMA) is
+ * read past a unit: pages there point at another chunk, and are not
+ * entered. The first chunk is memblock's (before_load:reserved), and a
+ * chunk beyond the KMP_PCPU_CHUNKS found first, or after
+ * KMP_PCPU_PROBES lookups of the mapping, is left to the walk
+ * (before_load:other).
+ */
+#define KMP_PCPU_CHUNKS		64
+#define KMP_PCPU_WORDS		32
+#define KMP_PCPU_UNIT_MAX	1024
+#define KMP_PCPU_PROBES		BIT(20)
+
+static struct {
+	unsigned long chunk;
+	unsigned long base;
+} kmp_pcpu[KMP_PCPU_CHUNKS];
+static unsigned int kmp_pcpu_nr;
+static unsigned long kmp_pcpu_off0, kmp_pcpu_unit_pages, kmp_pcpu_probes;
+
+/* The units' offsets (their lowest) and the pages of a unit. */
+static void kmp_pcpu_geometry(void)
+{
+	unsigned long lo = ULONG_MAX, gap = ULONG_MAX;
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		lo = min(lo, per_cpu_offset(cpu));
+	for_each_possible_cpu(cpu)
+		if (per_cpu_offset(cpu) != lo)
+			gap = min(gap, per_cpu_offset(cpu) - lo);
+	kmp_pcpu_off0 = lo;
+	kmp_pcpu_unit_pages = gap == ULONG_MAX ? KMP_PCPU_UNIT_MAX :
+			      min(gap >> PAGE_SHIFT, (unsigned long)KMP_PCPU_UNIT_MAX);
+	kmp_pcpu_nr = 0;
+	kmp_pcpu_probes = KMP_PCPU_PROBES;
+}
+
+/* The page mapped at @va in the vmalloc area, or NULL. */
+static struct page *kmp_pcpu_at(unsigned long va)
+{
+	return is_vmalloc_addr((void *)va) ? vmalloc_to_page((void *)va) :
+					      NULL;
+}
+
+/* @page may be a page of a dynamic chunk, with no entry yet. */
+static bool kmp_pcpu_candidate(unsigned long pfn, struct page *page)
+{
+	return !PageReserved(page) && !PageSlab(page) && !PageTable(page) &&
+	       !PageBuddy(page) && !PageCompound(page) &&
+	       page_ref_count(page) == 1 && !READ_ONCE(page->mapping) &&
+	       !kmp_account_pfn_peek(pfn);
+}
+
+/* @page is mapped in a unit of the chunk whose base is @base. */
+static bool kmp_pcpu_maps(unsigned long base, struct page *page)
+{
+	unsigned long i, va;
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		va = base + per_cpu_offset(cpu) - kmp_pcpu_off0;
+		for (i = 0; i < kmp_pcpu_unit_pages; i++, va += PAGE_SIZE) {
+			if (!kmp_pcpu_probes)
+				return false;
+			kmp_pcpu_probes--;
+			if (kmp_pcpu_at(va) == page)
+				return true;
+		}
+	}
+	return false;
+}
+
+/* The base address of the chunk at @chunk that @page says it is of, or 0. */
+static unsigned long kmp_pcpu_base(unsigned long chunk, struct page *page)
+{
+	unsigned long w[KMP_PCPU_WORDS];
+	unsigned int i;
+
+	if (!chunk || (chunk & (sizeof(long) - 1)) ||
+	    (!virt_addr_valid((void *)chunk) && !is_vmalloc_addr((void *)chunk)))
+		return 0;
+	if (copy_from_kernel_nofault(w, (void *)chunk, sizeof(w)))
+		return 0;
+	for (i = 0; i < KMP_PCPU_WORDS; i++)
+		if (w[i] && !(w[i] & ~PAGE_MASK) &&
+		    is_vmalloc_addr((void *)w[i]) && kmp_pcpu_maps(w[i], page))
+			return w[i];
+	return 0;
+}
+
+/*
+ * Find the dynamic chunks: one read of every struct page, with interrupts
+ * on (nothing is entered here), each chunk pointer tried once.
+ */
+static void kmp_pcpu_find(void)
+{
+	unsigned long pfn = kmp_tab.pfn_base, end = pfn + kmp_tab.pfn_span;
+	unsigned long no[8] = { 0 };
+	unsigned int i, nno = 0;
+
+	for (; pfn < end; pfn++) {
+		struct page *page;
+		unsigned long chunk, base;
+
+		if (!(pfn & (KMP_PRIOR_BATCH - 1)))
+			cond_resched();
+		page = pfn_to_online_page(pfn);
+		if (!page || !kmp_pcpu_candidate(pfn, page))
+			continue;
+		chunk = kmp_pcpu_page_chunk(page);
+		for (i = 0; i < kmp_pcpu_nr && kmp_pcpu[i].chunk != chunk; i++)
+			;
+		if (i < kmp_pcpu_nr)
+			continue;
+		for (i = 0; i < ARRAY_SIZE(no) && no[i] != chunk; i++)
+			;
+		if (i < ARRAY_SIZE(no))
+			continue;
+		if (kmp_pcpu_nr == KMP_PCPU_CHUNKS || !kmp_pcpu_probes)
+			return;
+		base = kmp_pcpu_base(chunk, page);
+		if (!base) {
+			no[nno++ % ARRAY_SIZE(no)] = chunk;
+			continue;
+		}
+		kmp_pcpu[kmp_pcpu_nr].chunk = chunk;
+		kmp_pcpu[kmp_pcpu_nr].base = base;
+		kmp_pcpu_nr++;
+	}
+}
+
+/*
+ * Enter the page mapped at @va if it is one of @chunk's, on @tag; 1 if
+ * entered. A chunk's page is unmapped before it is freed
+ * (pcpu_depopulate_chunk()): still mapped after the entry (cmpxchg(), a
+ * full barrier), its free and event are still to come. With interrupts
+ * off.
+ */
+static unsigned long kmp_pcpu_enter(unsigned long va, unsigned long chunk,
+				    u32 tag)
+{
+	struct page *page = kmp_pcpu_at(va);
+	unsigned long pfn;
+
+	if (!page)
+		return 0;
+	pfn = kmp_prior_page_pfn(page);
+	if (pfn == -1UL || kmp_pcpu_page_chunk(page) != chunk ||
+	    !kmp_pcpu_candidate(pfn, page) || !kmp_account_prior(pfn, 0, tag))
+		return 0;
+	if (kmp_pcpu_at(va) == page && kmp_pcpu_page_chunk(page) == chunk)
+		return 1;
+	kmp_account_prior_undo(pfn, 0, tag);
+	return 0;
+}
+
+/* The dynamic chunks' pages on before_load:percpu, a unit at a time. */
+static void kmp_prior_percpu(unsigned long *pages)
+{
+	u32 tag = kmp_prior_tags[KMP_PRIOR_PERCPU];
+	unsigned long flags, va, i;
+	unsigned int c, cpu;
+
+	kmp_pcpu_geometry();
+	kmp_pcpu_find();
+	for (c = 0; c < kmp_pcpu_nr; c++) {
+		for_each_possible_cpu(cpu) {
+			va = kmp_pcpu[c].base + per_cpu_offset(cpu) -
+			     kmp_pcpu_off0;
+			local_irq_save(flags);
+			for (i = 0; i < kmp_pcpu_unit_pages; i++, va += PAGE_SIZE)
+				*pages += kmp_pcpu_enter(va, kmp_pcpu[c].chunk,
+							 tag);
+			local_irq_restore(flags);
+		}
+		cond_resched();
+	}
+}
+#else
+static void kmp_prior_percpu(unsigned long *pages)
+{
+}
+#endif
+
+/*
  * From here until the walk ends (kmp_prior_scan(), kmp_prior_end()), a
  * page block's free that finds no entry is of a block from before the
  * attach (tables.h, kmp_page_nofind()). Before the page probes attach,
@@ -721,6 +1043,9 @@ void kmp_prior_scan(void)
 	kmp_hist_areas(kmp_self_area, NULL);
 	kmp_stacks_areas(kmp_self_area, NULL);
 	kmp_pfnmap_areas(kmp_self_area, NULL);
+	/* then the stacks and percpu chunks, or they would be other too */
+	kmp_prior_stacks(&pages);
+	kmp_prior_percpu(&pages);
 	while (pfn < end) {
 		local_irq_save(flags);
 		pfn = kmp_prior_batch(pfn, min(pfn + KMP_PRIOR_BATCH, end),

@@ -624,4 +624,18 @@ static inline u32 kmp_cycles_rate(void)
 #define KMP_HAVE_NOLOCK			0
 #endif
 
+/*
+ * The word of a percpu chunk's page that percpu-vm.c's
+ * pcpu_set_page_chunk() stores the chunk pointer in: page->index on 5.10
+ * to 6.12, page->private on the newest kernels; 6.16, where struct page
+ * lost its index, is taken as the change. prior.c checks the pointer
+ * against the chunk's mapping before it believes it, so a wrong word here
+ * costs the before_load:percpu line its pages, never a wrong page.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 16, 0)
+#define kmp_pcpu_page_chunk(page)	READ_ONCE((page)->private)
+#else
+#define kmp_pcpu_page_chunk(page)	READ_ONCE((page)->index)
+#endif
+
 #endif /* _KMEMPROF_COMPAT_H */

@@ -12,6 +12,15 @@
 # both from before load, are on before_load:file and before_load:anon, and
 # their frees take at least that off each, unpaired.page unchanged. The
 # other kinds hold something; kmemprof:tables holds its tables' pages.
+# Kernel stacks and percpu chunks (issue 38): the hog's THREADS sleeping
+# kernel threads and PCPU per-CPU areas of 4 KiB are from before load.
+# before_load:stack holds the stack of every task alive at load: with the
+# stacks fork allocated since, meminfo's KernelStack less the idle tasks
+# of the other CPUs (no PID: their stacks stay on other); stopping the threads takes their stacks off
+# it, but for those fork keeps in its per-CPU cache (2 a CPU), and
+# unpaired.page does not move. before_load:percpu holds at least the pages
+# of the hog's areas outside the first chunk (whose dynamic part is under
+# 32 KiB a CPU) and at most meminfo's Percpu.
 . /tests/lib.sh
 keep_module
 
@@ -19,6 +28,8 @@ PAGE=$(awk '$1 == "KernelPageSize:" { print $2 * 1024; exit }' /proc/self/smaps)
 PAGE=${PAGE:-4096}
 N=256
 NC=8
+THREADS=32
+PCPU=64
 HOLD=4194304
 NCPU=$(tr ',' '\n' < /sys/devices/system/cpu/possible |
 	awk -F- '{ n += NF == 2 ? $2 - $1 + 1 : 1 } END { print n }')
@@ -95,12 +106,15 @@ round() {
 	rmmod kmemprof_hog 2>/dev/null	# a round before that ended early
 	rmmod kmemprof || fail "rmmod kmemprof"
 	hold_start
-	insmod /modules/kmemprof_hog.ko pages=$N order=0 nc=$NC || fail "insmod hog"
+	insmod /modules/kmemprof_hog.ko pages=$N order=0 nc=$NC \
+		threads=$THREADS pcpu=$PCPU || fail "insmod hog"
 	reload || fail "insmod kmemprof"
+	ks=$(awk '$1 == "KernelStack:" { print $2 * 1024 }' /proc/meminfo)
+	stack=$(live before_load:stack)
 	prior=$(stat_value prior_pages)
 	echo "INFO prior_pages $prior"
 	[ "${prior:-0}" -gt 0 ] || fail "no pages entered from before load"
-	for w in slab anon file pagetable other reserved; do
+	for w in slab anon file pagetable stack percpu other reserved; do
 		echo "INFO before_load:$w $(live before_load:$w)"
 	done
 	echo "INFO kmemprof:tables $(live kmemprof:tables)"
@@ -119,6 +133,54 @@ round() {
 		[ "$got" != none ] && [ "$got" -gt 0 ] ||
 			fail "before_load:$w is '$got', not > 0"
 	done
+	# Kernel stacks: before_load:stack and the stacks fork allocated
+	# since (tasks started by the load) are KernelStack (read right after
+	# the load) less the idle tasks of the other online CPUs, within what
+	# fork's per-CPU cache holds (2 stacks a CPU: a task started since may
+	# have taken one cached at load, on other, and one that exited since
+	# may have left its stack there, on before_load:stack).
+	T=$(cat /sys/module/kmemprof_hog/parameters/stack_size)
+	online=$(awk -F, '{ for (i = 1; i <= NF; i++) {
+			n = split($i, r, "-"); c += n == 2 ? r[2] - r[1] + 1 : 1 } }
+		END { print c }' /sys/devices/system/cpu/online)
+	want=$((ks - (online - 1) * T))
+	[ "$stack" != none ] || fail "no before_load:stack line"
+	forked=$(awk '/ kind:page / && $4 ~ /^func:(alloc_thread_stack_node|dup_task_struct|copy_process)$/ { s += $1 } END { print s + 0 }' /proc/kmemprof)
+	echo "INFO before_load:stack $stack ($((stack / T)) stacks of $T), since load $forked; KernelStack $ks less $((online - 1)) idle stacks: $want"
+	d=$((stack + forked - want))
+	[ ${d#-} -le $((2 * NCPU * T)) ] ||
+		fail "before_load:stack $stack and $forked since, not KernelStack's $want within $((2 * NCPU)) stacks"
+	# percpu chunks: the hog's areas, and at most meminfo's Percpu
+	pc=$(live before_load:percpu)
+	pmax=$(awk '$1 == "Percpu:" { print $2 * 1024 }' /proc/meminfo)
+	pmin=$(((PCPU * 4096 - 32768) * NCPU))
+	echo "INFO before_load:percpu $pc, between the hog's $pmin and Percpu $pmax"
+	[ "$pc" != none ] && [ "$pc" -ge $pmin ] && [ "$pc" -le "$pmax" ] ||
+		fail "before_load:percpu $pc, not between $pmin and $pmax"
+	# the threads stopped: their stacks leave before_load:stack (freed
+	# after a grace period, vfree()'s work), but the cached ones
+	unpaired=$(stat_value unpaired.page)
+	echo 1 > /sys/module/kmemprof_hog/parameters/threads_stop ||
+		fail "threads_stop"
+	low=$(((THREADS - 2 * NCPU) * T))
+	i=0
+	while :; do
+		now=$(live before_load:stack)
+		[ $((stack - now)) -ge $low ] || [ $i -ge 100 ] || {
+			sleep 0.1
+			i=$((i + 1))
+			continue
+		}
+		break
+	done
+	left=$(stat_value unpaired.page)
+	echo "INFO threads stopped: before_load:stack $stack -> $now (-$(((stack - now) / T)) stacks, of $THREADS), unpaired.page $unpaired -> $left"
+	[ $((stack - now)) -ge $low ] ||
+		fail "before_load:stack went down by $((stack - now)), not the threads' $((THREADS * T)) but 2 a CPU"
+	[ $((stack - now)) -le $((THREADS * T)) ] ||
+		{ echo "INFO more stacks than the threads' went (another task exited)"; return 1; }
+	[ "$left" = "$unpaired" ] ||
+		{ echo "INFO stacks: unpaired.page moved"; return 1; }
 	# kmemprof:tables (prior.c's kmp_self_area() at the walk): each page
 	# of the tables allocated with vmalloc() (tags.c, live.c, pfnmap.c's
 	# chunks; hist.c's and stacks.c's when on), and the pages its counter

@@ -7,7 +7,9 @@
 # what awk makes of the files; and kmemprof's lines hold at least the
 # meminfo categories they claim (Slab, PageTables, AnonPages, Cached,
 # Buffers, VmallocUsed: pages kmemprof sees whole, before load or since).
-# What nothing tracks, untracked, is within 1% of MemTotal.
+# What nothing tracks, untracked, is within 1% of MemTotal. The kernel
+# stacks and percpu chunks lines hold meminfo's KernelStack and Percpu
+# (less what nothing can find: idle tasks' stacks, the first chunk).
 . /tests/lib.sh
 keep_module
 
@@ -110,7 +112,7 @@ expect_eq "reserved, outside MemTotal" \
 	"$(awk '/^kmemprof_meminfo_reserved_bytes\{/ { print $NF }' /tmp/mic.prom)" \
 	"$(site before_load:reserved)"
 for w in slab:slab pagetable:pagetables anon:anon file:file hugetlb:hugetlb \
-	other:other; do
+	stack:stacks percpu:percpu other:other; do
 	expect_eq "before load: before_load:${w%%:*}" \
 		"$(series /tmp/mic.prom ${w#*:} before_load_bytes)" \
 		"$(site before_load:${w%%:*})"
@@ -161,6 +163,48 @@ want=$(kb Slab $M)
 got=$(($(series /tmp/mic.prom slab) + $(site before_load:other)))
 echo "INFO slab + before_load:other $got, meminfo Slab $want"
 [ "$got" -ge "$want" ] || fail "slab: $got, less than meminfo's $want"
+
+# Kernel stacks (issue 38): those from before load on before_load:stack,
+# those since on fork's sites. The line is meminfo's KernelStack less the
+# idle tasks' stacks of the other online CPUs (no PID: on other), give or
+# take what fork's per-CPU cache holds (2 stacks a CPU: on the line, not in
+# KernelStack, or taken from the cache at load, on other) and the stacks
+# of tasks that exited a grace period ago at most (not yet freed).
+T=$(cat /sys/module/kmemprof_hog/parameters/stack_size)
+NCPU=$(tr ',' '\n' < /sys/devices/system/cpu/possible |
+	awk -F- '{ n += NF == 2 ? $2 - $1 + 1 : 1 } END { print n }')
+online=$(tr ',' '\n' < /sys/devices/system/cpu/online |
+	awk -F- '{ n += NF == 2 ? $2 - $1 + 1 : 1 } END { print n }')
+want=$(($(kb KernelStack $M) - (online - 1) * T))
+got=$(series /tmp/mic.prom stacks)
+echo "INFO kernel stacks $got (before load $(site before_load:stack)), meminfo KernelStack $(kb KernelStack $M) less $((online - 1)) idle stacks: $want"
+d=$((got - want))
+[ ${d#-} -le $(((2 * NCPU + 4) * T)) ] ||
+	fail "kernel stacks: $got, not KernelStack's $want within $((2 * NCPU + 4)) stacks"
+expect_eq "kernel stacks beside it" \
+	"$(series /tmp/mic.prom stacks reported_bytes)" "$(kb KernelStack $M)"
+# percpu chunks: the dynamic chunks' pages, before load and since; with
+# the first chunk's size from the boot log (percpu: Embedded N pages/cpu),
+# meminfo's Percpu less it and less the pages of kmemprof's own counter
+# blocks (per-CPU tables, on kmemprof:tables: 2 at load and one more per
+# 256 tags, 12 KiB a CPU each, under 2 pages more where they lie), within
+# 4 pages a CPU (percpu's balance work populates and frees pages when it
+# likes, between the reads)
+got=$(series /tmp/mic.prom percpu)
+pcpu=$(kb Percpu $M)
+first=$(dmesg | sed -n 's/.*percpu: Embedded \([0-9]*\) pages\/cpu.*/\1/p' | head -1)
+echo "INFO percpu chunks $got (before load $(site before_load:percpu)), meminfo Percpu $pcpu, first chunk ${first:-?} pages a CPU"
+[ "$got" -gt 0 ] && [ "$got" -le "$pcpu" ] ||
+	fail "percpu chunks: $got, not between 0 and meminfo's Percpu $pcpu"
+if [ -n "$first" ]; then
+	want=$((pcpu - first * NCPU * page))
+	blocks=$((2 + ($(stat_value tags.used) + 255) / 256))
+	self=$((blocks * (12288 + 2 * page) * NCPU))
+	d=$((want - got))
+	echo "INFO percpu chunks: Percpu less the first chunk $want, $d more than the line; kmemprof's counter blocks $blocks, at most $self"
+	[ $d -ge $((-4 * NCPU * page)) ] && [ $d -le $((self + 4 * NCPU * page)) ] ||
+		fail "percpu chunks: $got, not Percpu less the first chunk, $want, less kmemprof's blocks (up to $self), within 4 pages a CPU"
+fi
 
 # The picture: two bars, the first of the 12 lines.
 kmemprof plot meminfo -o /tmp/mi.svg || fail "kmemprof plot meminfo"

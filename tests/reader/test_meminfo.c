@@ -242,6 +242,8 @@ static void classifies_page_lines(void **state)
 		{ "before_load:file", NULL, "before_load", KP_ML_FILE, true },
 		{ "before_load:other", NULL, "before_load", KP_ML_OTHER, true },
 		{ "before_load:hugetlb", NULL, "before_load", KP_ML_HUGETLB, true },
+		{ "before_load:stack", NULL, "before_load", KP_ML_STACK, true },
+		{ "before_load:percpu", NULL, "before_load", KP_ML_PERCPU, true },
 		{ "before_load:reserved", NULL, "before_load", KP_ML_NR, true },
 		{ "before_load:newkind", NULL, "before_load", KP_ML_OTHER, true },
 		{ "kmemprof:tables", NULL, "kmemprof", KP_ML_SELF, false },
@@ -307,7 +309,9 @@ static void accounts_the_capture(void **state)
 	assert_int_equal(a.l[KP_ML_OTHER].sites, 5);
 	assert_int_equal(a.l[KP_ML_FILE].since, 0);
 	assert_int_equal(a.l[KP_ML_FILE].sites, 0);	/* shmem's line is at 0 */
-	assert_true(a.l[KP_ML_STACK].before == KP_NONE);
+	/* a kernel stacks line with no before_load:stack line: 0 before */
+	assert_int_equal(a.l[KP_ML_STACK].before, 0);
+	assert_int_equal(a.l[KP_ML_PERCPU].before, 0);
 	assert_true(a.l[KP_ML_SELF].since == KP_NONE);
 	/* meminfo beside */
 	assert_int_equal(a.l[KP_ML_FREE].meminfo, MEMFREE);
@@ -453,6 +457,48 @@ static void accounts_hugetlb(void **state)
 	assert_string_equal(kp_mline_info(KP_ML_HUGETLB)->field, "Hugetlb");
 }
 
+/*
+ * Kernel stacks and percpu chunks from before load (before_load:stack,
+ * before_load:percpu) on the KernelStack and Percpu lines with fork's and
+ * percpu's sites since load, not on other.
+ */
+static void accounts_prior_stacks_percpu(void **state)
+{
+	struct kp_meminfo m;
+	struct kp_profile p;
+	struct kp_account a;
+	char err[256];
+	int64_t sum = 0;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(parse_text("MemTotal: 102400 kB\nMemFree: 2048 kB\n"
+				    "KernelStack: 1024 kB\nPercpu: 768 kB\n",
+				    &m, err, sizeof(err)), 0);
+	assert_int_equal(profile_text("kmemprof - version: 1.0\n#\n"
+		"    983040 240 before_load:stack func:before_load kind:page allocs:240 frees:0 bytes:983040 req:983040\n"
+		"     65536 16 alloc_thread_stack_node+0x90/0x1c0 func:alloc_thread_stack_node kind:page allocs:20 frees:4 bytes:81920 req:81920\n"
+		"    524288 128 before_load:percpu func:before_load kind:page allocs:128 frees:0 bytes:524288 req:524288\n"
+		"     32768 8 pcpu_populate_chunk+0x1e8/0x3b0 func:pcpu_populate_chunk kind:page allocs:8 frees:0 bytes:32768 req:32768\n"
+		"     16384 4 before_load:other func:before_load kind:page allocs:4 frees:0 bytes:16384 req:16384\n",
+		&p), 0);
+	assert_int_equal(kp_account(&p, &m, NULL, 4096, &a, err, sizeof(err)), 0);
+	kp_free(&p);
+	assert_int_equal(a.l[KP_ML_STACK].bytes, 983040 + 65536);
+	assert_int_equal(a.l[KP_ML_STACK].before, 983040);
+	assert_int_equal(a.l[KP_ML_STACK].since, 65536);
+	assert_int_equal(a.l[KP_ML_STACK].meminfo, 1048576);
+	assert_int_equal(a.l[KP_ML_PERCPU].bytes, 524288 + 32768);
+	assert_int_equal(a.l[KP_ML_PERCPU].before, 524288);
+	assert_int_equal(a.l[KP_ML_PERCPU].since, 32768);
+	assert_int_equal(a.l[KP_ML_PERCPU].meminfo, 786432);
+	assert_int_equal(a.l[KP_ML_OTHER].bytes, 16384);
+	assert_int_equal(a.before_load, 983040 + 524288 + 16384);
+	for (i = 0; i < KP_ML_NR; i++)
+		sum += a.l[i].bytes;
+	assert_int_equal(sum, 104857600);
+}
+
 static void refuses_allocinfo(void **state)
 {
 	struct kp_meminfo m;
@@ -551,8 +597,8 @@ static void cli_meminfo(void **state)
 		"page tables                    204K         124K          80K         128K  PageTables\n"
 		"anonymous                      220K         108K         112K          76K  AnonPages\n"
 		"page cache                      18M            0          18M          18M  Cached+Buffers\n"
-		"kernel stacks                   48K          48K            -         880K  KernelStack\n"
-		"percpu chunks                     0            0            -         6.2M  Percpu\n"
+		"kernel stacks                   48K          48K            0         880K  KernelStack\n"
+		"percpu chunks                     0            0            0         6.2M  Percpu\n"
 		"hugetlb pool                      0            0            0            0  Hugetlb\n"
 		"other kernel pages             9.3M         2.1M         7.2M            -\n"
 		"kmemprof's tables               29M            -            -            -  (kmemprof:tables)\n"
@@ -728,6 +774,7 @@ const struct CMUnitTest kp_meminfo_tests[] = {
 	cmocka_unit_test(accounts_without_zoneinfo),
 	cmocka_unit_test(accounts_below_zero),
 	cmocka_unit_test(accounts_hugetlb),
+	cmocka_unit_test(accounts_prior_stacks_percpu),
 	cmocka_unit_test(refuses_allocinfo),
 	cmocka_unit_test_setup_teardown(cli_meminfo, setup, teardown),
 	cmocka_unit_test_setup_teardown(cli_meminfo_machine, setup, teardown),

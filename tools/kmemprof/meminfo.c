@@ -16,7 +16,8 @@
  *                                  the above (signed)
  *
  * A kind:page line counts on exactly one line: before_load:<what> on
- * <what> (slab, pagetable, anon, file, hugetlb; other on other),
+ * <what> (slab, pagetable, anon, file, hugetlb; stack on stacks, percpu
+ * on percpu, other on other),
  * kmemprof:tables on kmemprof, a call site's line by its function (the
  * table below; any other function, and module code, on other). hugetlb is
  * the pool, its free pages and those in use, as meminfo's Hugetlb counts
@@ -244,7 +245,8 @@ enum kp_mline kp_mline_of(const char *site, const char *module,
 	} prior[] = {
 		{ "slab", KP_ML_SLAB }, { "pagetable", KP_ML_PGTABLE },
 		{ "anon", KP_ML_ANON }, { "file", KP_ML_FILE },
-		{ "hugetlb", KP_ML_HUGETLB }, { "other", KP_ML_OTHER },
+		{ "hugetlb", KP_ML_HUGETLB }, { "stack", KP_ML_STACK },
+		{ "percpu", KP_ML_PERCPU }, { "other", KP_ML_OTHER },
 		{ "reserved", KP_ML_NR },
 	};
 	size_t i, n;
@@ -460,6 +462,8 @@ int kp_account(const struct kp_profile *p, const struct kp_meminfo *m,
 	a->l[KP_ML_PGTABLE].before = 0;
 	a->l[KP_ML_ANON].before = 0;
 	a->l[KP_ML_FILE].before = 0;
+	a->l[KP_ML_STACK].before = 0;
+	a->l[KP_ML_PERCPU].before = 0;
 	a->l[KP_ML_HUGETLB].before = 0;
 	a->l[KP_ML_OTHER].before = 0;
 
