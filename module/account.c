@@ -24,6 +24,7 @@
 #include <linux/percpu.h>
 
 #include "internal.h"
+#include "paths.h"
 #include "stack.h"
 #include "tables.h"
 
@@ -105,6 +106,7 @@ static void kmp_account_table(unsigned long key, const struct kmp_obj *obj,
 		break;
 	case KMP_INS_STALE:
 		kmp_account_stale(&old);
+		kmp_path_note(KMP_PC_STALE);
 		break;
 	}
 }
@@ -121,10 +123,13 @@ static void kmp_pfn_stale(u32 v)
 
 	if (v & KMP_PFN_VALID) {
 		kmp_pfn_obj(v, &old);
-		if (test_bit(KMP_TAG_PRIOR, &kmp_tag_at(old.tag)->flags))
+		if (test_bit(KMP_TAG_PRIOR, &kmp_tag_at(old.tag)->flags)) {
 			kmp_count_free(old.tag, &old, 1);
-		else
+			kmp_path_note(KMP_PC_PRIOR);
+		} else {
 			kmp_account_stale(&old);
+			kmp_path_note(KMP_PC_STALE);
+		}
 	}
 }
 
@@ -730,6 +735,8 @@ static void kmp_account_page_free(unsigned long pfn, size_t bytes)
 	table = !slot || READ_ONCE(kmp_tab.pages_hashed);
 	found = kmp_page_take(pfn, order, slot, table, &obj);
 	if (!found) {
+		u64 t = kmp_psub_begin();
+
 		lock = kmp_split_lock(pfn);
 		raw_spin_lock(lock);
 		found = kmp_page_take(pfn, order, slot, table, &obj) ||
@@ -739,6 +746,7 @@ static void kmp_account_page_free(unsigned long pfn, size_t bytes)
 			moved = cmpxchg(slot, kmp_pfn_moved(order), 0) ==
 				kmp_pfn_moved(order);
 		raw_spin_unlock(lock);
+		kmp_psub_end(t, KMP_PC_SPLIT);
 	}
 	if (found)
 		__kmp_account_freed(&obj, 0);
@@ -854,6 +862,7 @@ void kmp_account_free(unsigned long key, size_t bytes)
 		kmp_stat_inc(KMP_ST_UNPAIRED_SLAB + kind);
 		if (kind == KMP_KIND_SLAB && kmp_slab_old(key & ~3UL))
 			kmp_stat_inc(KMP_ST_UNPAIRED_OLD);
+		kmp_path_note(KMP_PC_UNPAIRED);
 		return;
 	}
 	__kmp_account_freed(&obj, bytes);

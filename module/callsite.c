@@ -58,6 +58,7 @@
 #include <linux/string.h>
 
 #include "internal.h"
+#include "paths.h"
 #include "tables.h"
 
 #define KMP_FRAME_CACHE_BITS	12
@@ -498,7 +499,8 @@ void kmp_modtext_exit(void)
 		kvfree_rcu(t, rcu);
 }
 
-static unsigned long kmp_frame_lookup(unsigned long addr)
+static __always_inline unsigned long
+__kmp_frame_lookup(unsigned long addr)
 {
 	char *name = this_cpu_ptr(kmp_sym_buf);
 	unsigned long verdict = 0;
@@ -534,6 +536,17 @@ static unsigned long kmp_frame_lookup(unsigned long addr)
 	return verdict;
 }
 
+/* A miss of the frame cache (timed in the path build, paths.h). */
+static unsigned long kmp_frame_lookup(unsigned long addr)
+{
+	unsigned long verdict;
+	u64 t = kmp_psub_begin();
+
+	verdict = __kmp_frame_lookup(addr);
+	kmp_psub_end(t, KMP_PC_FRAME_MISS);
+	return verdict;
+}
+
 static unsigned long kmp_frame_kind(unsigned long addr)
 {
 	unsigned long *slot = &kmp_frame_cache[hash_long(addr,
@@ -548,7 +561,8 @@ static unsigned long kmp_frame_kind(unsigned long addr)
 }
 
 /* Whether the event's own call site will not do (see the top of file). */
-bool kmp_site_needs_unwind(enum kmp_kind kind, unsigned long call_site)
+static __always_inline bool
+__kmp_site_needs_unwind(enum kmp_kind kind, unsigned long call_site)
 {
 	if (kind == KMP_KIND_PAGE)
 		return true;
@@ -564,6 +578,16 @@ bool kmp_site_needs_unwind(enum kmp_kind kind, unsigned long call_site)
 		return true;
 	return KMP_KMALLOC_SITE_MAY_BE_SLAB &&
 	       (kmp_frame_kind(call_site) & KMP_FRAME_SLAB);
+}
+
+bool kmp_site_needs_unwind(enum kmp_kind kind, unsigned long call_site)
+{
+	bool ret;
+	u64 t = kmp_psub_begin();
+
+	ret = __kmp_site_needs_unwind(kind, call_site);
+	kmp_psub_end(t, KMP_PC_SITE_CHECK);
+	return ret;
 }
 
 /*
@@ -609,7 +633,7 @@ bool kmp_pages_bulk_exits;
  * pages that were never allocated (KMP_FRAME_RETURN). With interrupts off,
  * never in NMI; only on that rare path, as it unwinds.
  */
-bool kmp_page_free_returns(void)
+static __always_inline bool __kmp_page_free_returns(void)
 {
 	unsigned long e[2 * KMP_SITE_SEARCH];
 	unsigned int i, n;
@@ -619,6 +643,17 @@ bool kmp_page_free_returns(void)
 		if (kmp_frame_kind(e[i]) & KMP_FRAME_RETURN)
 			return true;
 	return false;
+}
+
+bool kmp_page_free_returns(void)
+{
+	bool ret;
+	u64 t = kmp_psub_begin();
+
+	ret = __kmp_page_free_returns();
+	kmp_psub_end(t, KMP_PC_GIVEN_BACK);
+	kmp_path_note(ret ? KMP_PC_RETURNED : KMP_PC_UNPAIRED);
+	return ret;
 }
 
 /*
@@ -676,8 +711,9 @@ static int kmp_exit_splice(struct kmp_frames *f)
  * frame outside kmemprof. f->site is its index in f->e, or -1 if the
  * event's call site is not on the stack (a tail call).
  */
-unsigned long kmp_unwind(struct kmp_frames *f, enum kmp_kind kind,
-			 unsigned long call_site, unsigned int after)
+static __always_inline unsigned long
+__kmp_unwind(struct kmp_frames *f, enum kmp_kind kind, unsigned long call_site,
+	     unsigned int after)
 {
 	unsigned long want = kind == KMP_KIND_PAGE ? KMP_FRAME_PAGE :
 			     kind == KMP_KIND_PERCPU ? KMP_FRAME_PERCPU :
@@ -739,6 +775,17 @@ unsigned long kmp_unwind(struct kmp_frames *f, enum kmp_kind kind,
 	return f->site >= 0 ? f->e[f->site] : 0;
 }
 
+unsigned long kmp_unwind(struct kmp_frames *f, enum kmp_kind kind,
+			 unsigned long call_site, unsigned int after)
+{
+	unsigned long site;
+	u64 t = kmp_psub_begin();
+
+	site = __kmp_unwind(f, kind, call_site, after);
+	kmp_psub_end(t, KMP_PC_UNWIND);
+	return site;
+}
+
 /* The size of the function at @addr, its start: 0, or -ENOENT. */
 int kmp_fn_size(unsigned long addr, unsigned long *size)
 {
@@ -776,8 +823,8 @@ bool kmp_site_is_relay(unsigned long site)
  * walked, or leave the stack the walk started on (kmp_fp_last()), the
  * unwinder finds it, into @f.
  */
-unsigned long kmp_page_site(unsigned long fp, struct kmp_frames *f,
-			    unsigned int after)
+static __always_inline unsigned long
+__kmp_page_site(unsigned long fp, struct kmp_frames *f, unsigned int after)
 {
 #if KMP_HAVE_FP_WALK
 	struct kmp_fp_walk w;
@@ -813,6 +860,17 @@ unsigned long kmp_page_site(unsigned long fp, struct kmp_frames *f,
 	}
 #endif
 	return kmp_unwind(f, KMP_KIND_PAGE, 0, after);
+}
+
+unsigned long kmp_page_site(unsigned long fp, struct kmp_frames *f,
+			    unsigned int after)
+{
+	unsigned long site;
+	u64 t = kmp_psub_begin();
+
+	site = __kmp_page_site(fp, f, after);
+	kmp_psub_end(t, KMP_PC_PAGE_WALK);
+	return site;
 }
 
 /*

@@ -31,6 +31,7 @@
 
 #include <kmemprof/format.h>
 #include "internal.h"
+#include "paths.h"
 
 static struct dentry *kmp_debugfs_dir;
 
@@ -602,6 +603,7 @@ int kmp_debugfs_init(void)
 	debugfs_create_file("cpus", 0400, kmp_debugfs_dir, NULL, &cpus_fops);
 	debugfs_create_file("stacks", 0400, kmp_debugfs_dir, NULL,
 			    &stacks_fops);
+	kmp_paths_debugfs(kmp_debugfs_dir);
 	return 0;
 }
 

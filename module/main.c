@@ -33,6 +33,7 @@
 #include <kmemprof/knobs.h>
 
 #include "internal.h"
+#include "paths.h"
 
 static DEFINE_MUTEX(kmp_gone_lock);
 
@@ -105,8 +106,13 @@ static int __init kmp_cpu_bufs_init(void)
 	ret = kmp_nmi_init();
 	if (ret)
 		goto err_account;
+	ret = kmp_paths_init();
+	if (ret)
+		goto err_nmi;
 	return 0;
 
+err_nmi:
+	kmp_nmi_exit();
 err_account:
 	kmp_account_exit();
 err_callsite:
@@ -116,6 +122,7 @@ err_callsite:
 
 static void kmp_cpu_bufs_exit(void)
 {
+	kmp_paths_exit();
 	kmp_nmi_exit();
 	kmp_account_exit();
 	kmp_callsite_exit();

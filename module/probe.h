@@ -15,6 +15,7 @@
 
 #include "hist.h"
 #include "internal.h"
+#include "paths.h"
 #include "stack.h"
 #include "tables.h"
 
@@ -474,26 +475,124 @@ void kmp_page_free_opts(enum kmp_event ev, const struct page *page,
  * run at the defaults too.
  */
 
+/*
+ * The path build's reasons (paths.h): why the defaults' fast path gave
+ * an event up, read again before the general path changes anything,
+ * with interrupts still off. Never run in the other builds.
+ */
+static __always_inline unsigned int kmp_why_slab_alloc(unsigned long site)
+{
+	const struct kmp_site *e;
+
+	if (!kmp_site_get(kmp_site_key(site, KMP_KIND_SLAB), &e))
+		return KMP_PC_W_NOSITE;
+	return e->flags ? KMP_PC_W_SLOWSITE : KMP_PC_W_FULL;
+}
+
+static __always_inline unsigned int kmp_why_slab_free(const void *ptr)
+{
+	struct kmp_slot *s;
+
+	return kmp_live_find(kmp_key_addr(KMP_KIND_SLAB, (unsigned long)ptr),
+			     &s) ? KMP_PC_W_OTHER : KMP_PC_W_NOENTRY;
+}
+
+/* __kmp_page_site_fast()'s walk, and where it gave up. */
+static __always_inline unsigned int kmp_why_page_walk(unsigned long fp,
+						      unsigned int skip)
+{
+#if KMP_HAVE_FP_WALK
+	const struct kmp_site *e;
+	struct kmp_fp_walk w;
+	unsigned int i;
+
+	kmp_fp_start(&w, fp);
+	for (i = 0; i < skip; i++)
+		if (!kmp_fp_up(&w))
+			return KMP_PC_W_WALK;
+	for (i = 0; i < KMP_FP_FRAMES; i++) {
+		if (!kmp_site_get(kmp_site_key(kmp_fp_ret(&w), KMP_KIND_PAGE),
+				  &e))
+			return KMP_PC_W_NOSITE;
+		if (!(e->flags & KMP_SITE_FRAME))
+			return e->flags ? KMP_PC_W_SLOWSITE : 0;
+		if (!kmp_fp_up(&w))
+			return KMP_PC_W_WALK;
+	}
+#endif
+	return KMP_PC_W_WALK;
+}
+
+static __always_inline unsigned int
+kmp_why_page_alloc(unsigned long fp, unsigned int skip, const struct page *page)
+{
+	unsigned int why = kmp_why_page_walk(fp, skip);
+	u32 *slot;
+
+	if (why)
+		return why;
+	if (!kmp_page_get(page, &slot))
+		return KMP_PC_W_NOMAP;
+	return READ_ONCE(*slot) ? KMP_PC_W_TAKEN : KMP_PC_W_OTHER;
+}
+
+static __always_inline unsigned int kmp_why_page_free(const struct page *page)
+{
+	u32 *slot, v;
+
+	if (!kmp_page_get(page, &slot))
+		return KMP_PC_W_NOMAP;
+	v = READ_ONCE(*slot);
+	if (!(v & KMP_PFN_VALID))
+		return v ? KMP_PC_W_MARKER : KMP_PC_W_NOENTRY;
+	return KMP_PC_W_ORDER;
+}
+
+/*
+ * In the path build, each of the four below is an outer section
+ * (paths.h) of the event's row: the fast path, or the general path with
+ * the fast path's try (and, with an option on, every event: the bench's
+ * path mode runs at the defaults).
+ */
+
 /* A slab allocation of @ptr at @call_site. */
 static __always_inline void kmp_slab_alloc(enum kmp_event ev,
 					   unsigned long call_site,
 					   const void *ptr, size_t bytes_alloc,
 					   size_t bytes_req)
 {
-	if (kmp_opts())
+	struct kmp_path_sec ps;
+
+	kmp_path_begin(&ps, kmp_path_row(ev, KMP_PR_HOOK_SLAB_ALLOC));
+	if (kmp_opts()) {
 		kmp_slab_alloc_opts(ev, call_site, ptr, bytes_req, bytes_alloc);
-	else if (!__kmp_slab_alloc_fast(ev, call_site, ptr, bytes_alloc,
-					bytes_req, false, false, false))
+		kmp_path_end(&ps, KMP_PC_GENERAL);
+	} else if (!__kmp_slab_alloc_fast(ev, call_site, ptr, bytes_alloc,
+					bytes_req, false, false, false)) {
+		KMP_PATH_WHY(&ps, kmp_why_slab_alloc(call_site));
 		kmp_slab_alloc_slow(ev, call_site, ptr, bytes_req,
 				    bytes_alloc);
+		kmp_path_end(&ps, KMP_PC_GENERAL);
+	} else {
+		kmp_path_end(&ps, KMP_PC_FAST);
+	}
 }
 
 static __always_inline void kmp_slab_free(enum kmp_event ev, const void *ptr)
 {
-	if (kmp_opts())
+	struct kmp_path_sec ps;
+
+	kmp_path_begin(&ps, kmp_path_row(ev, KMP_PR_HOOK_SLAB_FREE));
+	if (kmp_opts()) {
 		kmp_slab_free_opts(ev, ptr);
-	else if (!__kmp_slab_free_fast(ev, ptr, false, false))
+		kmp_path_end(&ps, KMP_PC_GENERAL);
+	} else if (!__kmp_slab_free_fast(ev, ptr, false, false)) {
+		KMP_PATH_WHY(&ps, kmp_why_slab_free(ptr));
 		kmp_slab_free_slow(ev, ptr);
+		kmp_path_end(&ps, KMP_PC_GENERAL);
+	} else {
+		kmp_path_end(&ps, KMP_PC_FAST);
+	}
 }
 
 /*
@@ -506,11 +605,20 @@ static __always_inline void kmp_page_alloc(enum kmp_event ev,
 					   const struct page *page,
 					   unsigned int order)
 {
-	if (kmp_opts())
+	struct kmp_path_sec ps;
+
+	kmp_path_begin(&ps, kmp_path_row(ev, KMP_PR_HOOK_PAGE_ALLOC));
+	if (kmp_opts()) {
 		kmp_page_alloc_opts(ev, fp, skip, page, order);
-	else if (!__kmp_page_alloc_fast(ev, fp, skip, page, order, false,
-					false, false))
+		kmp_path_end(&ps, KMP_PC_GENERAL);
+	} else if (!__kmp_page_alloc_fast(ev, fp, skip, page, order, false,
+					false, false)) {
+		KMP_PATH_WHY(&ps, kmp_why_page_alloc(fp, skip, page));
 		kmp_page_alloc_slow(ev, fp, page, order);
+		kmp_path_end(&ps, KMP_PC_GENERAL);
+	} else {
+		kmp_path_end(&ps, KMP_PC_FAST);
+	}
 }
 
 static __always_inline void kmp_page_free(enum kmp_event ev,
@@ -518,17 +626,26 @@ static __always_inline void kmp_page_free(enum kmp_event ev,
 					  unsigned int order)
 {
 	enum kmp_page_fast r;
+	struct kmp_path_sec ps;
 
+	kmp_path_begin(&ps, kmp_path_row(ev, KMP_PR_OTHER));
 	if (kmp_opts()) {
 		kmp_page_free_opts(ev, page, order);
+		kmp_path_end(&ps, KMP_PC_GENERAL);
 		return;
 	}
 	/* each call the last thing: nothing to keep across it */
 	r = __kmp_page_free_fast(ev, page, order, false, false);
-	if (r == KMP_PF_SLOW)
+	if (r == KMP_PF_SLOW) {
+		KMP_PATH_WHY(&ps, kmp_why_page_free(page));
 		kmp_page_free_slow(ev, page, order);
-	else if (r == KMP_PF_TABLE)
+		kmp_path_end(&ps, KMP_PC_GENERAL);
+	} else if (r == KMP_PF_TABLE) {
 		kmp_page_free_table(ev, page, order);
+		kmp_path_end(&ps, KMP_PC_TABLE);
+	} else {
+		kmp_path_end(&ps, KMP_PC_FAST);
+	}
 }
 
 #endif /* _KMEMPROF_PROBE_H */

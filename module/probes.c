@@ -190,10 +190,12 @@ void kmp_page_move(unsigned long dst, unsigned long src, unsigned int order)
 {
 	unsigned int max = KMP_PAGE_ORDERS - 1, step = min(order, max);
 	unsigned long i, n = 1UL << (order - step), flags;
+	struct kmp_path_sec ps;
 	u64 t0;
 
 	if (WARN_ON_ONCE(in_nmi()))
 		return;
+	kmp_path_begin(&ps, KMP_PR_MIGRATE);
 	/*
 	 * A block above the largest order (a gigantic hugetlb folio) was
 	 * entered as largest-order blocks (account.c): each moves on its
@@ -208,6 +210,7 @@ void kmp_page_move(unsigned long dst, unsigned long src, unsigned int order)
 		kmp_account_page_move(dst + off, src + off, step);
 		kmp_leave(flags, t0);
 	}
+	kmp_path_end(&ps, KMP_PC_MOVE);
 }
 
 /*
@@ -438,8 +441,15 @@ size_t kmp_cache_bulk_slot(struct kmem_cache *s, void **p, size_t n)
 static void notrace __flatten kmp_probe_kmem_cache_alloc(KMP_CACHE_ALLOC_PROTO)
 {
 #if KMP_CACHE_ALLOC_HAS_CACHE
-	unsigned int req = kmem_cache_size(s);
-	size_t size = kmp_cache_slot(s, ptr, req);
+	struct kmp_path_sec ps;
+	unsigned int req;
+	size_t size;
+
+	/* the path build times the slot's table on its own (paths.h) */
+	kmp_path_begin(&ps, KMP_EV_KMEM_CACHE_ALLOC);
+	req = kmem_cache_size(s);
+	size = kmp_cache_slot(s, ptr, req);
+	kmp_path_end(&ps, KMP_PC_SLOT);
 #else
 	size_t req = bytes_req, size = bytes_alloc;
 #endif
@@ -512,12 +522,14 @@ static void notrace __flatten kmp_probe_page_free(KMP_PAGE_FREE_PROTO)
 static void notrace kmp_probe_percpu_alloc(KMP_PERCPU_ALLOC_PROTO)
 {
 	unsigned long flags;
+	struct kmp_path_sec ps;
 	u64 t0;
 
 	if (unlikely(in_nmi())) {
 		kmp_stat_nmi();
 		return;
 	}
+	kmp_path_begin(&ps, KMP_EV_PERCPU_ALLOC);
 	kmp_enter(KMP_EV_PERCPU_ALLOC, &flags, &t0);
 
 	if (ptr)
@@ -528,23 +540,27 @@ static void notrace kmp_probe_percpu_alloc(KMP_PERCPU_ALLOC_PROTO)
 				  KMP_PERCPU_BYTES(bytes_alloc, size),
 				  size * num_possible_cpus(), 0);
 	kmp_leave(flags, t0);
+	kmp_path_end(&ps, KMP_PC_GENERAL);
 }
 
 static void notrace kmp_probe_percpu_free(KMP_PERCPU_FREE_PROTO)
 {
 	unsigned long flags;
+	struct kmp_path_sec ps;
 	u64 t0;
 
 	if (unlikely(in_nmi())) {
 		kmp_stat_nmi();
 		return;
 	}
+	kmp_path_begin(&ps, KMP_EV_PERCPU_FREE);
 	kmp_enter(KMP_EV_PERCPU_FREE, &flags, &t0);
 
 	if (ptr)
 		kmp_account_free(kmp_key_addr(KMP_KIND_PERCPU,
 					      (__force unsigned long)ptr), 0);
 	kmp_leave(flags, t0);
+	kmp_path_end(&ps, KMP_PC_GENERAL);
 }
 
 /*

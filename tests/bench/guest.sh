@@ -14,7 +14,7 @@ MODES="bare disabled default hist lifetimes stack8 key2 sample64 allocinfo ftrac
 WORKLOADS=kmalloc32,kmalloc256,kmalloc2048,sites1000,kmem_cache,bulk16,kfree_rcu,pages0,pagesbulk16,pages2,leaky100k,xcpu,name10k
 CALIB=calib_loop,calib_irq,calib_percpu,calib_lock,calib_clock,calib_stack6,calib_stack12,calib_tp_kmalloc32,calib_tp_pages0
 procread=1
-MACRO_MODES="bare allocinfo ftrace disabled default hist lifetimes stack8 key2 sample64"
+MACRO_MODES="bare allocinfo ftrace disabled default hist lifetimes stack8 key2 sample64 ref ref-hist ref-stack8 paths"
 macro_scale=1
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
@@ -58,6 +58,18 @@ set_mode() {
 	stack8) insmod /modules/kmemprof.ko $P && echo 8 > $KMP_SYSCTL/stack_depth ;;
 	key2) insmod /modules/kmemprof.ko $P && echo 2 > $KMP_SYSCTL/key_depth ;;
 	sample64) insmod /modules/kmemprof.ko $P && echo 64 > $KMP_SYSCTL/sample_rate ;;
+	# The reference commit's module (tools/rig/bench.sh: BENCH_REF),
+	# built for this kernel, and the path build of this one (paths.h).
+	ref | ref-*)
+		[ -e /modules/ref/kmemprof.ko ] || return 1
+		insmod /modules/ref/kmemprof.ko $P || return 1
+		case "$1" in
+		ref-hist) echo 1 > $KMP_SYSCTL/hist ;;
+		ref-stack8) echo 8 > $KMP_SYSCTL/stack_depth ;;
+		esac ;;
+	paths)
+		[ -e /modules/paths/kmemprof.ko ] || return 1
+		insmod /modules/paths/kmemprof.ko $P ;;
 	allocinfo) [ -w $PROF ] && echo 1 > $PROF ;;
 	ftrace)
 		echo 1 > $T/tracing_on
@@ -81,6 +93,16 @@ if [ -n "$MACRO_MODES" ]; then
 			kmpload /tmp "$macro_scale" | while read -r phase ns; do
 				echo "RESULT $m macro_$phase 1 $ns"
 			done
+			# the path build's counts of this round's load
+			if [ "$m" = paths ]; then
+				sed "s/^/PATH $r /" $KMP_DEBUGFS/paths
+				for k in hooks.alloc hook.kmem_cache_alloc_bulk.calls \
+					 hook.kmem_cache_free_bulk.calls \
+					 hook.alloc_pages_bulk.calls hook.migrate.calls \
+					 unpaired.page page_returned page_split; do
+					echo "PATHSTAT $r $k $(stat_value $k)"
+				done
+			fi
 		done
 		echo "bench: macro round $r done"
 		r=$((r + 1))

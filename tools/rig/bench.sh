@@ -11,7 +11,18 @@
 #
 # A quick look at part of it: BENCH_MODES="bare default" (comma or space
 # separated), BENCH_WORKLOADS=kmalloc32,pages0, BENCH_CALIB= (none) or a
-# list, BENCH_PROCREAD=0 leaves out the read of 10k tags.
+# list, BENCH_PROCREAD=0 leaves out the read of 10k tags, BENCH_MACRO
+# the macro load's modes (none: BENCH_MACRO=), BENCH_MACRO_SCALE=N runs
+# N times its work.
+#
+# The macro load also runs, in the same boot, the module of a fixed
+# reference commit (BENCH_REF, 886faf1: the defaults before CMA, migration,
+# callers and before-load), built for the same kernel from git archive
+# into .build/ref-<commit>/ (never committed), as modes ref, ref-hist and
+# ref-stack8; BENCH_REF= leaves it out. And the path build of today's
+# module (module/paths.h: KMEMPROF_PATHS=1, into .build/<kernel>-paths),
+# as mode paths, whose counts give the table of where the defaults' cost
+# goes (benchtable.py).
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -22,7 +33,9 @@ part=
 [ -n "${BENCH_CALIB+set}" ] && part="$part benchcalib=$BENCH_CALIB"
 [ -n "${BENCH_PROCREAD:-}" ] && part="$part benchprocread=$BENCH_PROCREAD"
 [ -n "${BENCH_MACRO+set}" ] && part="$part benchmacro=$(echo $BENCH_MACRO | tr ' ' ,)"
+[ -n "${BENCH_MACRO_SCALE:-}" ] && part="$part benchmacroscale=$BENCH_MACRO_SCALE"
 ROUNDS=${BENCH_ROUNDS:-3}
+REF=${BENCH_REF-886faf1}
 MTTCG=${BENCH_MTTCG:-1}
 OUT=$TOP/.build/bench
 mkdir -p "$OUT/results"
@@ -31,7 +44,20 @@ mkdir -p "$OUT/results"
 for k in $KERNELS; do
 	"$TOP/tools/rig/kernel.sh" "$k" > /dev/null
 	"$TOP/tools/rig/build.sh" "$k" "$TOP/.build/$k"
+	# The guest's /modules/paths and /modules/ref (tests/bench/guest.sh).
+	extra=$OUT/$k-extra
+	rm -rf "$extra"
+	mkdir -p "$extra/modules/paths"
+	"$TOP/tools/rig/build.sh" "$k" "$TOP/.build/$k-paths" KMEMPROF_PATHS=1
+	cp "$TOP/.build/$k-paths/module/kmemprof.ko" "$extra/modules/paths/"
+	if [ -n "$REF" ]; then
+		ko=$("$TOP/tools/rig/bench-ref.sh" "$REF" "$k") &&
+			mkdir -p "$extra/modules/ref" &&
+			cp "$ko" "$extra/modules/ref/" ||
+			echo "bench $k: no module of $REF: no ref modes" >&2
+	fi
 	echo "bench $k: icount, 1 CPU, $ROUNDS rounds" >&2
+	KMEMPROF_ROOT_EXTRA=$extra \
 	KMEMPROF_SMP=1 KMEMPROF_TIMEOUT=3000 \
 	KMEMPROF_QEMU_EXTRA="-icount shift=0,align=off,sleep=off" \
 	KMEMPROF_APPEND="benchcpus=1 benchrounds=$ROUNDS$part" \
@@ -39,7 +65,7 @@ for k in $KERNELS; do
 	runs=icount
 	if [ "$MTTCG" = 1 ]; then
 		echo "bench $k: multi-threaded TCG, 4 CPUs, $ROUNDS rounds" >&2
-		KMEMPROF_TIMEOUT=3000 \
+		KMEMPROF_ROOT_EXTRA=$extra KMEMPROF_TIMEOUT=3000 \
 		KMEMPROF_APPEND="benchcpus=1,2,4 benchrounds=$ROUNDS$part benchmacro=" \
 			"$TOP/tests/qemu/run.sh" "$k" bench "$TOP/.build/$k" \
 			"$OUT/$k-mttcg"
@@ -53,7 +79,8 @@ for k in $KERNELS; do
 		}
 	done
 	md=$OUT/results/$k-$(date +%Y%m%d-%H%M).md
-	"$TOP/tools/rig/benchtable.py" "$k" "$OUT/$k-icount/bench.txt" \
+	"$TOP/tools/rig/benchtable.py" ${REF:+--ref=$REF} "$k" \
+		"$OUT/$k-icount/bench.txt" \
 		$([ "$MTTCG" = 1 ] && echo "$OUT/$k-mttcg/bench.txt") | tee "$md"
 	echo
 	echo "(written to ${md#"$TOP"/})"

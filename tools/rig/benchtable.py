@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Turn make bench's RESULT lines into Markdown tables.
 
-    benchtable.py KERNEL ICOUNT_TXT [MTTCG_TXT]
+    benchtable.py [--ref=COMMIT] KERNEL ICOUNT_TXT [MTTCG_TXT]
 
 ICOUNT_TXT comes from a -smp 1 -icount shift=0 guest, where a guest ns is
 one instruction; MTTCG_TXT from a -smp 4 guest without icount, used only
@@ -11,12 +11,17 @@ for ratios between CPU counts. Each holds lines
 'STAT <key> <value>'. Medians over the rounds are reported, except for
 the macro load (workloads macro_*), where a whole userspace load varies
 by about 1% between runs and the least of the rounds is taken.
+
+Modes ref, ref-hist and ref-stack8 are the reference commit's module
+(--ref names it) in the same boot; mode paths is the path build
+(module/paths.h), whose 'PATH <round> <row> <col> <n> <ticks>' lines
+give the breakdown of the defaults' cost on the macro load.
 """
 import statistics
 import sys
 
-MODES = ['bare', 'disabled', 'default', 'hist', 'lifetimes', 'stack8', 'key2',
-         'sample64', 'allocinfo', 'ftrace']
+MODES = ['bare', 'disabled', 'default', 'ref', 'hist', 'lifetimes', 'stack8',
+         'key2', 'sample64', 'allocinfo', 'ftrace']
 WORKLOADS = ['kmalloc32', 'kmalloc256', 'kmalloc2048', 'sites1000',
              'kmem_cache', 'bulk16', 'kfree_rcu', 'pages0', 'pagesbulk16',
              'pages2', 'leaky100k', 'xcpu']
@@ -24,7 +29,7 @@ CALIB = ['calib_loop', 'calib_irq', 'calib_percpu', 'calib_lock',
          'calib_clock', 'calib_stack6', 'calib_stack12']
 
 
-def load(path):
+def load(path, paths=None):
     res, stats = {}, {}
     with open(path, errors='replace') as fh:
         for line in fh:
@@ -33,12 +38,19 @@ def load(path):
                 res.setdefault((f[1], f[2], int(f[3])), []).append(float(f[4]))
             elif len(f) == 3 and f[0] == 'STAT':
                 stats[f[1]] = f[2]
+            elif paths is not None and len(f) >= 4 and f[0] in ('PATH',
+                                                                'PATHSTAT'):
+                paths.setdefault(int(f[1]), []).append(f[0:1] + f[2:])
     return {k: (min(v) if k[1].startswith('macro_') else
                 statistics.median(v)) for k, v in res.items()}, stats
 
 
 MACRO_MODES = ['bare', 'allocinfo', 'ftrace', 'disabled', 'default', 'hist',
-               'lifetimes', 'stack8', 'key2', 'sample64']
+               'lifetimes', 'stack8', 'key2', 'sample64', 'ref', 'ref-hist',
+               'ref-stack8', 'paths']
+# Each mode of today's module beside the reference commit's.
+REF_PAIRS = [('default', 'ref', 'defaults'), ('hist', 'ref-hist', '`hist=1`'),
+             ('stack8', 'ref-stack8', '`stack_depth=8`')]
 MACRO_PHASES = ['msg', 'fork', 'file']
 
 
@@ -47,7 +59,9 @@ def pct(v, bare):
 
 
 def macro_table(kernel, res):
-    modes = [m for m in MACRO_MODES if (m, 'macro_total', 1) in res]
+    # paths: the path build, whose clock reads make its total no figure
+    modes = [m for m in MACRO_MODES
+             if (m, 'macro_total', 1) in res and m != 'paths']
     bare = res.get(('bare', 'macro_total', 1))
     if not modes or not bare:
         return []
@@ -75,6 +89,194 @@ def macro_table(kernel, res):
             '%.2fx' % (over[m] / ai) if ai and ai > 0 and m != 'bare' else '-',
             '%.2fx' % (over[m] / over['default'])
             if df and df > 0 and m != 'bare' else '-'))
+    return out
+
+
+def ref_table(kernel, res, ref):
+    """Today's modes beside the reference commit's, from the same boot."""
+    bare = res.get(('bare', 'macro_total', 1))
+    ai = res.get(('allocinfo', 'macro_total', 1))
+    rows = [(m, r, name) for m, r, name in REF_PAIRS
+            if (m, 'macro_total', 1) in res and (r, 'macro_total', 1) in res]
+    if not bare or not rows:
+        return []
+    aio = ai - bare if ai else None
+    out = ['## %s: the macro load, today against %s (icount, 1 CPU, the same '
+           'boot)' % (kernel, ref or 'the reference commit'), '',
+           'The reference commit\'s module, built for this kernel, runs as '
+           'one more mode in each round; the least of the rounds, as above. '
+           'A drift spread over many commits shows here, where the table '
+           'above only compares modes.', '',
+           '| mode | today over bare | %s over bare | today /allocinfo | '
+           '%s /allocinfo | today - %s | today / %s |' % ((ref or 'ref',) * 4),
+           '|---|---|---|---|---|---|---|']
+    for m, r, name in rows:
+        t, o = res[(m, 'macro_total', 1)], res[(r, 'macro_total', 1)]
+        out.append('| %s | %s | %s | %s | %s | %+.1f points | %s |' % (
+            name, pct(t, bare), pct(o, bare),
+            '%.2fx' % ((t - bare) / aio) if aio and aio > 0 else '-',
+            '%.2fx' % ((o - bare) / aio) if aio and aio > 0 else '-',
+            100.0 * (t - o) / bare,
+            '%.2fx' % ((t - bare) / (o - bare)) if o > bare else '-'))
+    return out
+
+
+PATH_ROWS = ['kmalloc', 'kmem_cache_alloc', 'kfree', 'kmem_cache_free',
+             'mm_page_alloc', 'mm_page_free', 'percpu_alloc', 'percpu_free',
+             'hook_slab_alloc', 'hook_slab_free', 'hook_page_alloc',
+             'migrate', 'other']
+OUTER = ['fast', 'general', 'table', 'slot', 'move']
+INNER = ['site_check', 'page_walk', 'unwind', 'frame_miss', 'given_back',
+         'split']
+WHY = ['why_nosite', 'why_slowsite', 'why_walk', 'why_full', 'why_nomap',
+       'why_taken', 'why_noentry', 'why_marker', 'why_order', 'why_other']
+NOTES = ['prior', 'stale', 'returned', 'unpaired']
+PATH_TEXT = {
+    'fast': 'fast path', 'general': 'general path (with the fast try)',
+    'table': 'live table first (pages_hashed)',
+    'slot': 'kmem_cache slot-size table (every kmem_cache_alloc)',
+    'move': 'migration hook\'s accounting',
+    'site_check': 'slab site check (kmp_site_needs_unwind)',
+    'page_walk': 'general path\'s page walk (kmp_page_site)',
+    'unwind': 'unwind (kmp_unwind: stack_trace_save)',
+    'frame_miss': 'frame-cache miss (symbol named)',
+    'given_back': 'given-back-pages test (an unwind)',
+    'split': 'free with no block of its order (split lock)',
+    'why_nosite': 'site or walked frame not in the site table',
+    'why_slowsite': 'site entry says general (unwind for a caller, relay)',
+    'why_walk': 'fast walk gave up (record, depth)',
+    'why_full': 'no slot claimed (group full)',
+    'why_nomap': 'PFN not in the map', 'why_taken': 'an entry at the PFN already',
+    'why_noentry': 'no entry to pair', 'why_marker': 'a migration marker',
+    'why_order': 'entry of another order (split)', 'why_other': 'other',
+    'prior': 'a before-load entry paid off at an allocation',
+    'stale': 'a stale entry paid off', 'returned': 'given-back test: yes',
+    'unpaired': 'unpaired free'}
+
+
+def breakdown(kernel, res, paths):
+    """Where the defaults' cost goes on the macro load (mode paths)."""
+    if not paths:
+        return []
+    rnd = max(paths)
+    cells, pstat, rate, calib = {}, {}, None, None
+    for f in paths[rnd]:
+        if f[0] == 'PATHSTAT':
+            pstat[f[1]] = f[2] if len(f) > 2 else ''
+        elif f[1] == 'rate':
+            rate = float(f[2])
+        elif f[1] == 'calib':
+            calib = [float(x) for x in f[2:7]]
+        elif len(f) == 5:
+            cells[(f[1], f[2])] = (int(f[3]), float(f[4]))
+    if not rate or not calib:
+        return []
+    ipt = 1e9 / rate        # instructions a tick, under icount shift=0
+    n_cal = calib[0]
+    zero, sub, note, why = (c / n_cal for c in calib[1:5])
+
+    def cell(r, c):
+        return cells.get((r, c), (0, 0.0))
+
+    # each outer section less its own clock reads, and the general path
+    # less what its inner sections' and notes' instrumentation added
+    cost = {}
+    for r in PATH_ROWS:
+        for c in OUTER:
+            n, t = cell(r, c)
+            if n:
+                cost[(r, c)] = (n, (t - n * zero) * ipt)
+        host = next((c for c in ('general', 'move', 'table')
+                     if (r, c) in cost), None)
+        if host:
+            extra = sum(cell(r, c)[0] for c in INNER) * sub + \
+                sum(cell(r, c)[0] for c in WHY) * why + \
+                sum(cell(r, c)[0] for c in NOTES) * note
+            n, ins = cost[(r, host)]
+            cost[(r, host)] = (n, ins - extra * ipt)
+        for c in INNER:
+            n, t = cell(r, c)
+            if n:
+                cost[(r, c)] = (n, (t - n * zero) * ipt)
+    bare = res.get(('bare', 'macro_total', 1))
+    dflt = res.get(('default', 'macro_total', 1))
+    over = dflt - bare if bare and dflt else None
+    # The tracepoint's own cost per event, from calib_tp_* in this boot.
+    fl_slab = fl_page = None
+    tk, bk = res.get(('bare', 'calib_tp_kmalloc32', 1)), res.get(('bare', 'kmalloc32', 1))
+    if tk and bk:
+        fl_slab = (tk - bk) / 2
+    tp, bp = res.get(('bare', 'calib_tp_pages0', 1)), res.get(('bare', 'pages0', 1))
+    if tp and bp:
+        fl_page = (tp - bp) / 2
+
+    def share(ins):
+        return '%.1f%%' % (100.0 * ins / over) if over and over > 0 else '-'
+
+    out = ['## %s: where the defaults\' cost goes on the macro load '
+           '(mode paths, icount)' % kernel, '',
+           'The path build (module/paths.h, KMEMPROF_PATHS=1) counts every '
+           'event by the way it took and times each way with the counter '
+           '(a guest ns is an instruction), interrupts off within; the '
+           'clock reads and the counting are taken out again by the '
+           'calibration at load (%.1f instructions a section, %.1f an inner '
+           'section, %.1f a note). Round %d of the load. Inner paths are '
+           'included in the general path\'s figure, and in each other '
+           'where one calls the other (a frame-cache miss inside an unwind). '
+           'The share is of the defaults\' overhead over bare in the same '
+           'boot (%s instructions).' % (zero * ipt, sub * ipt, note * ipt, rnd,
+                                       '%.2f M' % (over / 1e6) if over else '?'),
+           '', '| event | path | events | instructions each | total (M) | '
+           'share of the overhead |', '|---|---|---|---|---|---|']
+    tot_events, tot_ins = 0, 0.0
+    for r in PATH_ROWS:
+        for c in OUTER + INNER:
+            if (r, c) not in cost:
+                continue
+            n, ins = cost[(r, c)]
+            if c in ('fast', 'general', 'table', 'move') and r != 'other':
+                tot_events += n
+            if c in OUTER and r != 'other':
+                tot_ins += ins
+            out.append('| %s | %s%s | %d | %.0f | %.3f | %s |' % (
+                r, '' if c in OUTER else '↳ ', PATH_TEXT[c], n, ins / n,
+                ins / 1e6, share(ins)))
+    out += ['', 'Why the fast path gave an event to the general path, and '
+            'what the general path found (counts):', '',
+            '| event | ' + ' | '.join(c.replace('why_', '') for c in WHY + NOTES) + ' |',
+            '|---|' + '---|' * len(WHY + NOTES)]
+    for r in PATH_ROWS:
+        row = [cell(r, c)[0] for c in WHY + NOTES]
+        if any(row):
+            out.append('| %s | %s |' % (r, ' | '.join(str(v) if v else ''
+                                                    for v in row)))
+    keys = ', '.join('%s %s' % (k, v) for k, v in sorted(pstat.items()))
+    out += ['', 'Columns: ' + '; '.join('%s: %s' % (c.replace('why_', ''),
+                                                   PATH_TEXT[c])
+                                        for c in WHY + NOTES) + '.']
+    if keys:
+        out += ['', 'stats after the round: ' + keys + '.']
+    # The budget: timed paths, plus the tracepoint's own cost per event.
+    if over:
+        slab = sum(cost.get((r, c), (0, 0))[0] for r in PATH_ROWS[:4]
+                   for c in ('fast', 'general'))
+        page = sum(cost.get((r, c), (0, 0))[0] for r in PATH_ROWS[4:6]
+                   for c in ('fast', 'general', 'table'))
+        line = ('The sum: %d events (hooks\' objects and migrations '
+                'included), %.2f M instructions in kmemprof\'s paths '
+                '(%s of the overhead)' % (tot_events, tot_ins / 1e6,
+                                          share(tot_ins)))
+        if fl_slab is not None and fl_page is not None:
+            fl = slab * fl_slab + page * fl_page
+            line += ('; the tracepoints\' own cost, %.0f a slab event and '
+                     '%.0f a page event (calib_tp_*), %.2f M (%s); the rest, '
+                     '%.2f M (%s), is outside both: the probes\' entry and '
+                     'exit, the percpu events\' tracepoints, the hooks\' '
+                     'ftrace calls, and the kernel running differently' % (
+                         fl_slab, fl_page, fl / 1e6, share(fl),
+                         (over - tot_ins - fl) / 1e6,
+                         share(over - tot_ins - fl)))
+        out += ['', line + '.']
     return out
 
 
@@ -187,14 +389,23 @@ def scaling_table(kernel, res):
 
 
 def main(argv):
+    ref = None
+    for a in argv[1:]:
+        if a.startswith('--ref='):
+            ref = a[len('--ref='):]
+    argv = [a for a in argv if not a.startswith('--ref=')]
     if len(argv) < 3:
         print(__doc__.strip(), file=sys.stderr)
         return 2
-    res, stats = load(argv[2])
+    paths = {}
+    res, stats = load(argv[2], paths)
     out = icount_table(argv[1], res, stats)
     macro = macro_table(argv[1], res)
     if macro:
         out += [''] + macro
+    for extra in (ref_table(argv[1], res, ref), breakdown(argv[1], res, paths)):
+        if extra:
+            out += [''] + extra
     if len(argv) > 3:
         mres, _ = load(argv[3])
         out += [''] + scaling_table(argv[1], mres)
