@@ -754,8 +754,8 @@ static void kmp_account_page_free(unsigned long pfn, size_t bytes)
 		return;
 	else if (kmp_page_free_returns())
 		kmp_stat_inc(KMP_ST_PAGE_RETURNED);
-	/* a block the walk found on its way back (KMP_PFN_WALKED) */
-	else if (slot && cmpxchg(slot, KMP_PFN_WALKED, 0) == KMP_PFN_WALKED)
+	/* a block the walk found on its way back (kmp_pfn_walked()) */
+	else if (slot && cmpxchg(slot, kmp_pfn_walked(), 0) == kmp_pfn_walked())
 		kmp_stat_inc(KMP_ST_PRIOR_FREED);
 	else
 		kmp_stat_inc(kmp_page_nofind(pfn));
@@ -988,7 +988,7 @@ void kmp_account_pfn_drop(unsigned long pfn, u32 v, bool freed)
 		return;
 	if (freed) {
 		/* its free's event, if it is still to come: prior_freed */
-		cmpxchg(slot, 0, KMP_PFN_WALKED);
+		cmpxchg(slot, 0, kmp_pfn_walked());
 		kmp_pfn_obj(v, &old);
 		kmp_count_free(old.tag, &old, 1);
 	} else {
@@ -999,20 +999,20 @@ void kmp_account_pfn_drop(unsigned long pfn, u32 v, bool freed)
 /*
  * Take back the entry kmp_account_prior() made, if it is still there: the
  * block was freed meanwhile, and its free's event may be still to come
- * (KMP_PFN_WALKED). With interrupts off.
+ * (kmp_pfn_walked()). With interrupts off.
  */
 void kmp_account_prior_undo(unsigned long pfn, unsigned int order, u32 tag)
 {
 	u32 *slot = kmp_pfn_slot(pfn), e = kmp_pfn_entry(tag, order);
 	size_t bytes = PAGE_SIZE << order;
 
-	if (slot && cmpxchg(slot, e, KMP_PFN_WALKED) == e)
+	if (slot && cmpxchg(slot, e, kmp_pfn_walked()) == e)
 		kmp_count_alloc(tag, bytes, bytes, -1);
 }
 
 /*
  * The walk found the frame at @pfn unreferenced, in no free block of the
- * buddy allocator (KMP_PFN_WALKED): marked, from an empty entry only, an
+ * buddy allocator (kmp_pfn_walked()): marked, from an empty entry only, an
  * allocation's entry there first wins. With interrupts off.
  */
 void kmp_account_prior_unref(unsigned long pfn)
@@ -1020,7 +1020,7 @@ void kmp_account_prior_unref(unsigned long pfn)
 	u32 *slot = kmp_pfn_slot(pfn);
 
 	if (slot && !READ_ONCE(*slot))
-		cmpxchg(slot, 0, KMP_PFN_WALKED);
+		cmpxchg(slot, 0, kmp_pfn_walked());
 }
 
 /*

@@ -96,7 +96,7 @@
  *   went before and found no entry (prior_freed, below); after the
  *   cmpxchg() (a full barrier) the scan reads the page again and, if it
  *   is free now, takes its own entry back with cmpxchg(), leaving the
- *   marker KMP_PFN_WALKED (tables.h) in its place, unless the free's
+ *   marker kmp_pfn_walked() (tables.h) in its place, unless the free's
  *   event took the entry already. A free whose event is still to come
  *   (its reference is dropped long before it: folios are freed in
  *   batches) consumes the marker and counts in prior_freed;

@@ -500,14 +500,17 @@ static __always_inline u32 kmp_pfn_moved(unsigned int order)
 }
 
 /*
- * A frame that prior.c's walk found unreferenced and outside the buddy
- * allocator's free blocks, with no entry kept (kmp_account_prior_unref()):
+ * The marker of a frame that prior.c's walk found unreferenced and outside
+ * the buddy allocator's free blocks, with no entry kept (kmp_account_prior_unref()):
  * a free page on a per-CPU list, one the allocator is handing out, or a
  * block whose free is under way, its event still to come. That event
  * consumes the marker (prior_freed); an allocation writes over it, as
  * over a migration's. Not VALID, and no kmp_pfn_moved() (tag 0) is it.
  */
-#define KMP_PFN_WALKED		(KMP_PFN_MOVED | 1)
+static __always_inline u32 kmp_pfn_walked(void)
+{
+	return KMP_PFN_MOVED | 1;
+}
 
 static __always_inline u32 kmp_pfn_tag(u32 e)
 {
