@@ -299,7 +299,9 @@ grown=$(($2 + $3 + $4 + $5))
 #  - the pages of tmpfs files and of processes that are still there, on
 #    shmem's sites and the swap-in path's (shmem_*, __read_swap_cache_async,
 #    do_swap_page, swapin_* kind:page, where swapoff brought them back),
-#    together up to what meminfo's Shmem and AnonPages grew by.
+#    together up to what meminfo's Shmem and AnonPages grew by, plus what
+#    the before-load lines lost (the initramfs's own files and processes,
+#    swapped out under the load and back in on the swap-in path's sites).
 # residue BEFORE AFTER SHMEM-GROWTH [SLACK]: "grown live site kind allocs"
 # lines.
 RESIDUE_SLACK=65536
@@ -308,6 +310,7 @@ residue() {
 	function kind(   i) { for (i = 3; i <= NF; i++) if ($i ~ /^kind:/) return $i; return "" }
 	function allocs(   i) { for (i = 3; i <= NF; i++) if ($i ~ /^allocs:/) return substr($i, 8); return 0 }
 	FNR <= 2 { next }
+	$3 ~ /^before_load:/ { if (FILENAME == ARGV[1]) pb += $1; else pa += $1 }
 	$3 ~ /^(before_load|kmemprof):/ { next }
 	{ f = $3; sub(/\+.*/, "", f) }
 	f ~ /^kmp_/ { next }
@@ -326,8 +329,11 @@ residue() {
 			}
 			if (d > slack) printf "%d %d %s allocs:+%d\n", d, a[k], k, aa[k] - ab[k]
 		}
-		if (slack && pool - (shmem > 0 ? shmem : 0) > slack)
-			printf "%d %d shmem-and-swap-in-pages kind:page (net, beyond Shmem+AnonPages growth %d)\n", pool - shmem, pool, shmem
+		# and pages from before load that were swapped out and in again:
+		# their before-load entries went at the swap-out
+		back = pb - pa > 0 ? pb - pa : 0
+		if (slack && pool - (shmem > 0 ? shmem : 0) - back > slack)
+			printf "%d %d shmem-and-swap-in-pages kind:page (net, beyond Shmem+AnonPages growth %d and before-load pages gone %d)\n", pool - shmem - back, pool, shmem, back
 	}' "$1" "$2" | sort -rn
 }
 # grown BEFORE AFTER: the sites that hold more, all of them, for the log.
