@@ -86,7 +86,12 @@ chmod +x "$T/pkg/usr/bin/busybox"
 printf 'Package: busybox-static\nVersion: 1.37.0-6\nArchitecture: arm64\nMaintainer: t <t@t>\nDescription: t\n' \
 	> "$T/pkg/DEBIAN/control"
 dpkg-deb -Zgzip --build "$T/pkg" "$T/busybox-static_1.37.0-6_arm64.deb" > /dev/null
-# numfmt and the sysroot are there already: only busybox is fetched.
+# numfmt, the sysroot and stress-ng are there already: only busybox is
+# fetched (apt-cache gives stress-ng's version, which its stamp holds).
+printf '#!/bin/sh\necho "Version: 9.9-1"\n' > "$T/bin/apt-cache"
+chmod +x "$T/bin/apt-cache"
+mkdir -p "$C/guest/stress-ng"
+echo 9.9-1 > "$C/guest/stress-ng/.version"
 echo numfmt > "$C/guest/numfmt"
 chmod +x "$C/guest/numfmt"
 sed -n '/^SYSROOT_PKGS="/,/"$/p' "$TOP/tools/rig/deps.sh" > "$T/pkgs.sh"
