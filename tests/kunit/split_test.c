@@ -56,7 +56,6 @@ struct split_base {
 	u64 unpaired;
 	u64 moved;
 	u64 returned;
-	u64 prior_freed;
 };
 
 static struct kmp_totals fn_totals(struct kunit *test, const void *fn,
@@ -79,7 +78,6 @@ static void split_begin(struct kunit *test, const void *fn,
 	b->unpaired = kmemprof_stat(KMP_ST_UNPAIRED_PAGE);
 	b->moved = kmemprof_stat(KMP_ST_PAGE_MOVED);
 	b->returned = kmemprof_stat(KMP_ST_PAGE_RETURNED);
-	b->prior_freed = kmemprof_stat(KMP_ST_PRIOR_FREED);
 }
 
 /*
@@ -158,21 +156,6 @@ static bool split_moves(struct kunit *test, const struct split_base *b,
 	KMP_EXPECT_EQ_MSG(test, dm, moved, "page_moved");
 	KMP_EXPECT_EQ_MSG(test, dr, returned, "page_returned");
 	return false;
-}
-
-/*
- * The same for a case of the walk's: no split, @unpaired unpaired frees
- * and @freed counted in prior_freed.
- */
-static bool split_prior(struct kunit *test, const struct split_base *b,
-			const char *what, u64 unpaired, u64 freed, bool last)
-{
-	u64 df = kmemprof_stat(KMP_ST_PRIOR_FREED) - b->prior_freed;
-	bool ok = split_stats(test, b, what, 0, unpaired, last);
-
-	if (df != freed && last)
-		KMP_EXPECT_EQ_MSG(test, df, freed, "prior_freed: %s", what);
-	return ok && df == freed;
 }
 
 /* Run @once until its statistics are exact, up to SPLIT_TRIES times. */
@@ -772,6 +755,7 @@ static bool split_unwalked_once(struct kunit *test, bool last)
 {
 	struct page *ahead, *behind;
 	struct split_base b;
+	u64 unwalked, dw;
 
 	/* two blocks from before the attach, which the walk entered */
 	KMP_ASSERT_EQ(test, kmemprof_set_enabled(false), 0);
@@ -792,12 +776,19 @@ static bool split_unwalked_once(struct kunit *test, bool last)
 	if (page_to_pfn(behind) > page_to_pfn(ahead))
 		swap(ahead, behind);
 	split_begin(test, rescan_alloc, &b);
+	unwalked = kmemprof_stat(KMP_ST_PRIOR_FREED);
 	/* the walk is at @ahead's frame: it has passed @behind's */
 	kmemprof_test_frontier(page_to_pfn(ahead));
 	__free_pages(ahead, SPLIT_ORDER);
 	__free_pages(behind, SPLIT_ORDER);
 	kmemprof_test_frontier(ULONG_MAX);
-	return split_prior(test, &b, "unwalked", 1, 1, last);
+	dw = kmemprof_stat(KMP_ST_PRIOR_FREED) - unwalked;
+	if (!split_stats(test, &b, "unwalked", 0, 1, last) || dw != 1) {
+		if (last)
+			KMP_EXPECT_EQ_MSG(test, dw, 1, "prior_freed");
+		return false;
+	}
+	return true;
 }
 
 static void split_unwalked(struct kunit *test)
@@ -825,6 +816,7 @@ static bool split_walked_once(struct kunit *test, bool last)
 {
 	struct split_base b;
 	struct page *page;
+	u64 freed, df;
 
 	KMP_ASSERT_EQ(test, kmemprof_set_enabled(false), 0);
 	walked_alloc(&page);
@@ -833,11 +825,18 @@ static bool split_walked_once(struct kunit *test, bool last)
 	/* from before the attach, and its free under way as the walk reads */
 	kmemprof_test_page_forget(page);
 	split_begin(test, walked_alloc, &b);
+	freed = kmemprof_stat(KMP_ST_PRIOR_FREED);
 	KUNIT_ASSERT_TRUE(test, put_page_testzero(page));
 	KMP_ASSERT_EQ(test, kmemprof_test_rescan(), 0);
 	page_ref_inc(page);
 	__free_pages(page, 1);
-	return split_prior(test, &b, "walked", 0, 1, last);
+	df = kmemprof_stat(KMP_ST_PRIOR_FREED) - freed;
+	if (!split_stats(test, &b, "walked", 0, 0, last) || df != 1) {
+		if (last)
+			KMP_EXPECT_EQ_MSG(test, df, 1, "prior_freed");
+		return false;
+	}
+	return true;
 }
 
 static void split_walked(struct kunit *test)
