@@ -101,10 +101,13 @@
  *   (its reference is dropped long before it: folios are freed in
  *   batches) consumes the marker and counts in prior_freed;
  * - freed as the scan reads it, its reference gone and its event still to
- *   come: the frame looks free, in no buddy block, and the scan marks it
- *   so too, from an empty entry only (as it marks a page of a per-CPU
- *   free list, which it cannot tell from one: an allocation writes over
- *   the marker as over an empty entry, and a free's event takes it);
+ *   come: the frame looks free, in no buddy block and on no free list by
+ *   its links (kmp_prior_listed(): a page of a per-CPU list gets no
+ *   marker, or its next allocation would leave the fast path), and the
+ *   scan marks it so, from an empty entry only (an allocation writes over
+ *   the marker as over an empty entry, and a free's event takes it). A
+ *   page that 5.10-6.1's release_pages() has put on its own list to free
+ *   looks listed, and its free counts unpaired if the scan has passed;
  * - freed before the scan reached its frame: its event finds no entry,
  *   and the walk's frontier (kmp_prior_next: the first frame it has not
  *   passed, set before the attach's first probe and ULONG_MAX after the
@@ -663,8 +666,9 @@ static unsigned long kmp_prior_batch(unsigned long pfn, unsigned long end,
 		if (kind < 0) {
 			if (!PageTail(page)) {
 				kmp_prior_drop(pfn, page, KMP_PF_UNREF);
-				/* on a free list, or on its way to or from one */
-				if (kmp_prior_still(page, page, KMP_PF_UNREF))
+				/* on its way to or from a free list */
+				if (kmp_prior_still(page, page, KMP_PF_UNREF) &&
+				    !kmp_prior_listed(page, pfn, pfn + 1))
 					kmp_account_prior_unref(pfn);
 			}
 			pfn++;

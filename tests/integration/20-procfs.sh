@@ -11,7 +11,7 @@ expect_eq "header" "$(sed -n 1p $P)" "kmemprof - version: 1.0"
 sed -n 2p $P | grep -q '^# <live bytes> <live objects> <site> ' ||
 	fail "column line: $(sed -n 2p $P)"
 
-LINE='^[ 0-9]{11}[0-9] [ 0-9]{7}[0-9] ([^ ]+\+0x[0-9a-f]+/0x[0-9a-f]+( \[[^] ]+\])?|0x[0-9a-f]+|before_load:(slab|anon|file|pagetable|hugetlb|other|reserved)|kmemprof:tables) func:[^ ]+ kind:(slab|page|percpu) allocs:[0-9]+ frees:[0-9]+ bytes:[0-9]+ req:[0-9]+( caller:[^ ]+)*( sampled:yes)?( accurate:no)?( module:unloaded)?$'
+LINE='^[ 0-9]{11}[0-9] [ 0-9]{7}[0-9] ([^ ]+\+0x[0-9a-f]+/0x[0-9a-f]+( \[[^] ]+\])?|0x[0-9a-f]+|before_load:(slab|anon|file|pagetable|hugetlb|other|reserved|stack|percpu)|kmemprof:tables) func:[^ ]+ kind:(slab|page|percpu) allocs:[0-9]+ frees:[0-9]+ bytes:[0-9]+ req:[0-9]+( caller:[^ ]+)*( sampled:yes)?( accurate:no)?( module:unloaded)?$'
 bad=$(sed 1,2d $P | grep -Ev "$LINE" | head -n 3)
 [ -z "$bad" ] || fail "lines not in the format: $bad"
 n=$(sed 1,2d $P | wc -l)
