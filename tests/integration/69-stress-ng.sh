@@ -128,12 +128,6 @@ stressng() {
 		--epoll-domain unix > "$2" 2>&1 &
 	sng_pid=$!
 }
-# stop_stressng: end the run now, as its --timeout would (stress-ng's
-# timer is SIGALRM), and wait for it.
-stop_stressng() {
-	kill -ALRM $sng_pid 2>/dev/null
-	wait_stressng
-}
 wait_stressng() {
 	wait $sng_pid
 	rc=$?
@@ -361,10 +355,11 @@ untracked "after the exact run"
 # detach each, then a reset, while stress-ng runs; then until it exits.
 uptime_ms() { awk '{ printf "%d", $1 * 1000 }' /proc/uptime; }
 stats_snap t0
-# stress-ng runs until the reset's window has been taken (stop_stressng):
-# a detach and the walk at each attach take as long as the machine makes
-# them, so its --timeout is only a bound.
-stressng $((20 * (ROUNDS + 2) * W + 60)) $R/run2.log
+# stress-ng's time: the steady window, the cycles (a second detached, the
+# walk to attach again, then W), the reset (about as long) and W after
+# it, with room for a walk of 8 s at each attach. (Stopping it early with
+# SIGALRM, its timer, made it take tens of seconds to stop and exit 3.)
+stressng $(((ROUNDS + 2) * W + 10 * ROUNDS + 14)) $R/run2.log
 sleep "$W"
 stats_snap t1
 window steady2 exact $R/t0.stats $R/t1.stats
@@ -409,7 +404,7 @@ echo "INFO reset took $(($(uptime_ms) - t_a)) ms"
 sleep "$W"
 stats_snap r1
 window reset toggle /dev/null $R/r1.stats
-stop_stressng
+wait_stressng
 stats_snap r2
 window exit-after-reset toggle $R/r1.stats $R/r2.stats
 ran $R/run2.log $rc
