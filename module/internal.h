@@ -347,6 +347,9 @@ struct kmp_tag *kmp_tag_get(unsigned long site, enum kmp_kind kind,
 u32 kmp_tags_used(void);
 bool kmp_tag_ready(u32 idx);
 void kmp_site_add(unsigned long key, u32 idx, u32 flags);
+struct kmp_site;
+void kmp_site_set_cache(const struct kmp_site *ce, const struct kmem_cache *s,
+			unsigned int obj, unsigned int slot);
 u32 kmp_sites_count(void);
 u32 kmp_tags_unnamed(void);
 u64 kmp_tags_naming_ns(void);
@@ -492,6 +495,9 @@ int kmp_probes_init(void);
 int kmp_probes_set(unsigned int kinds, bool frees);
 /* hooks.c's kmem_cache_alloc_bulk(): the slot of @s, as the probe charges */
 size_t kmp_cache_bulk_slot(struct kmem_cache *s, void **p, size_t n);
+/* the slot of @s's object @ptr of @obj bytes: @e's, or the table's */
+size_t kmp_cache_slot_of(const struct kmp_site *e, const struct kmem_cache *s,
+			 const void *ptr, unsigned int obj);
 int kmp_probes_log_order(unsigned int *n);	/* KMP_TEST_HOOKS only */
 unsigned int kmp_probes_avail(void);
 #ifdef KMEMPROF_TEST_BUILD

@@ -10,12 +10,12 @@
  * Each event is a row (its kind: enum kmp_event, then the hooks' events,
  * which have none). A section is timed with the cycle counter (under
  * -icount shift=0, one ns of it is one instruction) and counted in a
- * column: the outer sections (kmp_path_begin()/_end(): the fast
- * or the general path of the event, the kmem_cache slot table, a
- * migration) with interrupts off throughout, so that nothing but the
- * event is in their time; the inner ones (kmp_psub_begin()/_end(): the
- * unwinds, the frame cache's misses, the given-back test) on the row of
- * the outer section they are in. kmp_path_note() only counts (why a fast
+ * column: the outer sections (kmp_path_begin()/_end(): the fast or the
+ * general path of the event, a migration) with interrupts off
+ * throughout, so that nothing but the event is in their time; the inner
+ * ones (kmp_psub_begin()/_end(): the unwinds, the frame cache's misses,
+ * the given-back test, a kmem_cache slot that its site's entry did not
+ * have) on the row of the outer section they are in. kmp_path_note() only counts (why a fast
  * path gave up). debugfs "paths" prints the sums over the CPUs, and what
  * a section and a note cost the time they are in (paths.c), so that the
  * table can take the instrumentation out again.
@@ -51,7 +51,6 @@ enum kmp_pcol {
 	KMP_PC_FAST,		/* done on the inline fast path */
 	KMP_PC_GENERAL,		/* the fast path's try, then the general path */
 	KMP_PC_TABLE,		/* page free: the live table's look first */
-	KMP_PC_SLOT,		/* kmem_cache_alloc: the slot size table */
 	KMP_PC_MOVE,		/* a migration */
 	/* inner sections, timed */
 	KMP_PC_SITE_CHECK,	/* kmp_site_needs_unwind() */
@@ -61,6 +60,8 @@ enum kmp_pcol {
 	KMP_PC_GIVEN_BACK,	/* kmp_page_free_returns(): an unwind */
 	KMP_PC_SPLIT,		/* a page free that found no block of its */
 				/* order: the split lock and the search */
+	KMP_PC_SLOT,		/* kmem_cache_alloc: its slot, not from */
+				/* its site's entry (kmp_cache_slot_of()) */
 	/* notes: counted only */
 	KMP_PC_W_NOSITE,	/* fast path: site or a walked frame unknown */
 	KMP_PC_W_SLOWSITE,	/* fast path: the site's entry says general */

@@ -203,7 +203,9 @@ static_assert(KMALLOC_MAX_SIZE <= U32_MAX);
 static __always_inline bool __kmp_slab_alloc_fast(enum kmp_event ev,
 						  unsigned long site,
 						  const void *ptr, size_t bytes,
-						  size_t req, const bool timed,
+						  size_t req,
+						  const struct kmem_cache *s,
+						  const bool timed,
 						  const bool stacks,
 						  const bool opts)
 {
@@ -249,6 +251,9 @@ static __always_inline bool __kmp_slab_alloc_fast(enum kmp_event ev,
 	    !kmp_walk_fast(ev, (unsigned long)__builtin_frame_address(0), 0,
 			   site, KMP_KIND_SLAB, kd, &idx, &ctr, &st, &sctr))
 		goto out;
+	/* a kmem_cache_alloc(): its slot from the site's entry, or else */
+	if (s && (kd || !kmp_site_slot(e, s, req, &bytes)))
+		bytes = kmp_cache_slot_of(kd ? NULL : e, s, ptr, req);
 	if (kmp_sampling() && !kmp_sample_track(idx)) {
 		kmp_count_alloc_ev(ev, ctr, bytes, req);
 		done = true;
@@ -457,7 +462,8 @@ void kmp_page_free_table(enum kmp_event ev, const struct page *page,
 			 unsigned int order);
 
 void kmp_slab_alloc_opts(enum kmp_event ev, unsigned long call_site,
-			 const void *ptr, size_t bytes_req, size_t bytes_alloc);
+			 const void *ptr, size_t bytes_req, size_t bytes_alloc,
+			 const struct kmem_cache *s);
 void kmp_slab_free_opts(enum kmp_event ev, const void *ptr);
 void kmp_page_alloc_opts(enum kmp_event ev, unsigned long fp,
 			 unsigned int skip, const struct page *page,
@@ -556,26 +562,55 @@ static __always_inline unsigned int kmp_why_page_free(const struct page *page)
  */
 
 /* A slab allocation of @ptr at @call_site. */
-static __always_inline void kmp_slab_alloc(enum kmp_event ev,
-					   unsigned long call_site,
-					   const void *ptr, size_t bytes_alloc,
-					   size_t bytes_req)
+/*
+ * @s: a kmem_cache_alloc() from @s (6.1+, whose event has no slot size),
+ * whose slot the fast path takes from the site's entry (tables.h) and
+ * the other paths from kmp_cache_slot_of(); @bytes_alloc is unused then.
+ * NULL for every other event, which has its sizes.
+ */
+static __always_inline void __kmp_slab_alloc(enum kmp_event ev,
+					     unsigned long call_site,
+					     const void *ptr,
+					     size_t bytes_alloc,
+					     size_t bytes_req,
+					     const struct kmem_cache *s)
 {
 	struct kmp_path_sec ps;
 
 	kmp_path_begin(&ps, kmp_path_row(ev, KMP_PR_HOOK_SLAB_ALLOC));
 	if (kmp_opts()) {
-		kmp_slab_alloc_opts(ev, call_site, ptr, bytes_req, bytes_alloc);
+		kmp_slab_alloc_opts(ev, call_site, ptr, bytes_req, bytes_alloc,
+				    s);
 		kmp_path_end(&ps, KMP_PC_GENERAL);
 	} else if (!__kmp_slab_alloc_fast(ev, call_site, ptr, bytes_alloc,
-					bytes_req, false, false, false)) {
+					bytes_req, s, false, false, false)) {
 		KMP_PATH_WHY(&ps, kmp_why_slab_alloc(call_site));
+		if (s)
+			bytes_alloc = kmp_cache_slot_of(NULL, s, ptr,
+							bytes_req);
 		kmp_slab_alloc_slow(ev, call_site, ptr, bytes_req,
 				    bytes_alloc);
 		kmp_path_end(&ps, KMP_PC_GENERAL);
 	} else {
 		kmp_path_end(&ps, KMP_PC_FAST);
 	}
+}
+
+static __always_inline void kmp_slab_alloc(enum kmp_event ev,
+					   unsigned long call_site,
+					   const void *ptr, size_t bytes_alloc,
+					   size_t bytes_req)
+{
+	__kmp_slab_alloc(ev, call_site, ptr, bytes_alloc, bytes_req, NULL);
+}
+
+static __always_inline void kmp_cache_alloc(enum kmp_event ev,
+					    unsigned long call_site,
+					    const void *ptr,
+					    const struct kmem_cache *s,
+					    unsigned int obj)
+{
+	__kmp_slab_alloc(ev, call_site, ptr, 0, obj, s);
 }
 
 static __always_inline void kmp_slab_free(enum kmp_event ev, const void *ptr)

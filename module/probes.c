@@ -250,21 +250,25 @@ noinline void kmp_page_free_table(enum kmp_event ev, const struct page *page,
 noinline notrace void kmp_slab_alloc_opts(enum kmp_event ev,
 					  unsigned long call_site,
 					  const void *ptr, size_t bytes_req,
-					  size_t bytes_alloc)
+					  size_t bytes_alloc,
+					  const struct kmem_cache *s)
 {
 	bool done;
 
 	if (kmp_timed())
 		done = __kmp_slab_alloc_fast(ev, call_site, ptr, bytes_alloc,
-					     bytes_req, true, true, true);
+					     bytes_req, s, true, true, true);
 	else if (kmp_stacked())
 		done = __kmp_slab_alloc_fast(ev, call_site, ptr, bytes_alloc,
-					     bytes_req, false, true, true);
+					     bytes_req, s, false, true, true);
 	else
 		done = __kmp_slab_alloc_fast(ev, call_site, ptr, bytes_alloc,
-					     bytes_req, false, false, true);
-	if (!done)
-		kmp_slab_alloc_slow(ev, call_site, ptr, bytes_req, bytes_alloc);
+					     bytes_req, s, false, false, true);
+	if (done)
+		return;
+	if (s)
+		bytes_alloc = kmp_cache_slot_of(NULL, s, ptr, bytes_req);
+	kmp_slab_alloc_slow(ev, call_site, ptr, bytes_req, bytes_alloc);
 }
 
 noinline notrace void kmp_slab_free_opts(enum kmp_event ev, const void *ptr)
@@ -335,13 +339,17 @@ static void notrace __flatten kmp_probe_kmalloc(KMP_KMALLOC_PROTO)
 #if KMP_CACHE_ALLOC_HAS_CACHE
 /*
  * A cache's slot size (s->size, what allocinfo charges), from ksize() of
- * one of its objects, kept per CPU in a small direct-mapped table keyed
- * by the cache and its object size. See the locking note at the top.
+ * one of its objects. A kmem_cache_alloc() site keeps the first cache it
+ * allocates from in its site entry (tables.h, kmp_site_slot()), which is
+ * where the fast path finds it; a site's other caches, and the events the
+ * fast path does not serve, find it in a small direct-mapped table per CPU
+ * keyed by the cache and its object size. See the locking note at the
+ * top, and tags.c's for the site entry.
  */
 /*
- * Small: it is static per-CPU data (the fast path reaches it without a
- * pointer load), which comes from the kernel's module reserve, 8 KiB on
- * 6.1 for all modules; make lint holds kmemprof's share to 1 KiB.
+ * Small: it is static per-CPU data, which comes from the kernel's module
+ * reserve, 8 KiB on 6.1 for all modules; make lint holds kmemprof's
+ * share to 1 KiB.
  */
 #define KMP_CACHE_SLOTS_BITS	3
 
@@ -358,7 +366,7 @@ struct kmp_cache_slots {
 static DEFINE_PER_CPU(struct kmp_cache_slots, kmp_cache_slots);
 
 /*
- * ksize() of @ptr, an object of @obj bytes just allocated, or @obj where
+ * ksize() of @ptr, an object of @obj bytes just allocated, or 0 where
  * ksize() is not a plain report (6.1 with KASAN), where @ptr is none or
  * a KFENCE object (whose ksize() is the object size), or where it says
  * less than the object.
@@ -373,22 +381,8 @@ static size_t kmp_ksize(const void *ptr, size_t obj)
 	return size >= obj ? size : 0;
 }
 
-static noinline size_t kmp_cache_slot_fill(struct kmp_cache_slot *e,
-					   const struct kmem_cache *s,
-					   const void *ptr, unsigned int obj)
-{
-	size_t size = kmp_ksize(ptr, obj);
-
-	if (!size)
-		return obj;
-	e->s = s;
-	e->obj = obj;
-	e->size = size;
-	return size;
-}
-
-static __always_inline size_t kmp_cache_slot(const struct kmem_cache *s,
-					     const void *ptr, unsigned int obj)
+static size_t kmp_cache_slot(const struct kmem_cache *s, const void *ptr,
+			     unsigned int obj)
 {
 	struct kmp_cache_slot *e;
 	unsigned long flags;
@@ -399,12 +393,50 @@ static __always_inline size_t kmp_cache_slot(const struct kmem_cache *s,
 		return kmp_ksize(ptr, obj) ?: obj;
 	local_irq_save(flags);
 	e = this_cpu_ptr(&kmp_cache_slots.e[hash_ptr(s, KMP_CACHE_SLOTS_BITS)]);
-	if (likely(e->s == s && e->obj == obj))
+	if (likely(e->s == s && e->obj == obj)) {
 		size = e->size;
-	else
-		size = kmp_cache_slot_fill(e, s, ptr, obj);
+	} else {
+		size = kmp_ksize(ptr, obj);
+		if (size) {
+			e->s = s;
+			e->obj = obj;
+			e->size = size;
+		} else {
+			size = obj;
+		}
+	}
 	local_irq_restore(flags);
 	return size;
+}
+
+/*
+ * The slot of @s's object @ptr, of @obj bytes, where the site entry @e
+ * (NULL: none, or the fast path did not look) did not have it: the
+ * entry takes it if it has no cache yet, else the table serves.
+ */
+noinline size_t kmp_cache_slot_of(const struct kmp_site *e,
+				  const struct kmem_cache *s,
+				  const void *ptr, unsigned int obj)
+{
+	u64 t = kmp_psub_begin();
+	size_t size = 0;
+
+	if (e && !READ_ONCE(e->cache)) {
+		size = kmp_ksize(ptr, obj);
+		if (size)
+			kmp_site_set_cache(e, s, obj, size);
+	}
+	if (!size)
+		size = kmp_cache_slot(s, ptr, obj);
+	kmp_psub_end(t, KMP_PC_SLOT);
+	return size;
+}
+#else
+/* Before 6.1 the event has its slot: never called (tables.h). */
+size_t kmp_cache_slot_of(const struct kmp_site *e, const struct kmem_cache *s,
+			 const void *ptr, unsigned int obj)
+{
+	return obj;
 }
 #endif
 
@@ -441,20 +473,12 @@ size_t kmp_cache_bulk_slot(struct kmem_cache *s, void **p, size_t n)
 static void notrace __flatten kmp_probe_kmem_cache_alloc(KMP_CACHE_ALLOC_PROTO)
 {
 #if KMP_CACHE_ALLOC_HAS_CACHE
-	struct kmp_path_sec ps;
-	unsigned int req;
-	size_t size;
-
-	/* the path build times the slot's table on its own (paths.h) */
-	kmp_path_begin(&ps, KMP_EV_KMEM_CACHE_ALLOC);
-	req = kmem_cache_size(s);
-	size = kmp_cache_slot(s, ptr, req);
-	kmp_path_end(&ps, KMP_PC_SLOT);
+	kmp_cache_alloc(KMP_EV_KMEM_CACHE_ALLOC, call_site, ptr, s,
+			kmem_cache_size(s));
 #else
-	size_t req = bytes_req, size = bytes_alloc;
+	kmp_slab_alloc(KMP_EV_KMEM_CACHE_ALLOC, call_site, ptr, bytes_alloc,
+		       bytes_req);
 #endif
-
-	kmp_slab_alloc(KMP_EV_KMEM_CACHE_ALLOC, call_site, ptr, size, req);
 }
 
 #if KMP_HAVE_NODE_EVENTS

@@ -39,6 +39,7 @@
  * pages_hashed (account.c), which page blocks set until the next reset,
  * and times (live.c), set once while the probes may be attached.
  */
+struct kmem_cache;
 struct kmp_site;
 struct kmp_slot;
 
@@ -119,9 +120,20 @@ static __always_inline u32 kmp_hash(unsigned long key)
 struct kmp_site {
 	unsigned long key;
 	struct kmp_counters __percpu *ctr;	/* the tag's counters */
-	u32 idx;	/* tag index */
-	u32 flags;	/* KMP_SITE_* */
+	/*
+	 * A kmem_cache_alloc() site's cache (6.1+, whose event has the
+	 * cache, not its slot), with its object size and slot: set once,
+	 * after the entry is published (kmp_site_set_cache(), tags.c), and
+	 * read with kmp_site_slot(). NULL until then, and for other sites.
+	 */
+	const struct kmem_cache *cache;
+	u32 idx:24;	/* tag index: KMP_MAX_TAGS is 2^24 */
+	u32 flags:8;	/* KMP_SITE_* */
+	u16 obj;	/* kmem_cache_size(cache) */
+	u16 slot;	/* its slot: ksize() of one of its objects */
 };
+
+static_assert(sizeof(struct kmp_site) == 32);
 
 #define KMP_SITE_TOMB	4UL	/* low bits 0: no kind */
 #define KMP_SITE_FRAME	BIT(0)	/* a frame to pass over: go up one */
@@ -165,6 +177,23 @@ static __always_inline bool kmp_site_get(unsigned long key,
 		i = (i + 1) & kmp_tab.sites_mask;
 	}
 	return false;
+}
+
+/*
+ * The slot of a kmem_cache_alloc() object of @obj bytes from @s at the
+ * site of @e, into *@bytes; false if the entry holds no cache, or another
+ * (one cache destroyed and another made at its address with another
+ * object size is another). See tags.c.
+ */
+static __always_inline bool kmp_site_slot(const struct kmp_site *e,
+					  const struct kmem_cache *s,
+					  unsigned int obj, size_t *bytes)
+{
+	/* pairs with the release in kmp_site_set_cache() */
+	if (smp_load_acquire(&e->cache) != s || READ_ONCE(e->obj) != obj)
+		return false;
+	*bytes = READ_ONCE(e->slot);
+	return true;
 }
 
 /* The entry of @key, or NULL. */

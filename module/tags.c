@@ -35,7 +35,19 @@
  *   lookup's smp_load_acquire() pairs with. An entry is never changed
  *   again but to be made a tomb (KMP_SITE_TOMB) when its code goes away,
  *   and a tomb is never reused: a lookup that read a key reads the index
- *   and flags that were published with it.
+ *   and flags that were published with it. The one exception is a
+ *   kmem_cache_alloc() site's cache (kmp_site_set_cache()), set once
+ *   after the key, by the first event there that can read its slot, under
+ *   kmp_sites_lock: sizes first, then the cache with smp_store_release();
+ *   kmp_site_slot() reads the cache with smp_load_acquire() and the
+ *   sizes after it, so a reader that sees the cache sees its sizes. The
+ *   cache is never changed again: a site that allocates from other
+ *   caches too (a cache passed in) takes their slots from the per-CPU
+ *   table (probes.c). A cache destroyed and another made at its address
+ *   with the same object size is charged the old slot, as the table
+ *   would: nothing sees a cache's destruction, and the error is bounded
+ *   by the slot's slack; each pair stays exact, the free taking its
+ *   bytes from the live slot.
  * - A tag's texts (->text, ->ctext) are set once, with cmpxchg_release(),
  *   by the first reader or the module notifier, and read with
  *   smp_load_acquire(); they are freed at unload.
@@ -166,6 +178,29 @@ void kmp_site_add(unsigned long key, u32 idx, u32 flags)
 			break;
 		}
 		i = (i + 1) & kmp_tab.sites_mask;
+	}
+	raw_spin_unlock_irqrestore(&kmp_sites_lock, irq);
+}
+
+/*
+ * The cache of a kmem_cache_alloc() site's entry @ce: @s, of @obj bytes
+ * an object in slots of @slot, unless it has one (see the locking note).
+ * Sizes that do not fit the entry leave it without: the table serves.
+ */
+void kmp_site_set_cache(const struct kmp_site *ce, const struct kmem_cache *s,
+			unsigned int obj, unsigned int slot)
+{
+	struct kmp_site *e = (struct kmp_site *)ce;	/* the table's own */
+	unsigned long irq;
+
+	if (obj > U16_MAX || slot > U16_MAX)
+		return;
+	raw_spin_lock_irqsave(&kmp_sites_lock, irq);
+	if (!e->cache) {
+		e->obj = obj;
+		e->slot = slot;
+		/* pairs with the acquire in kmp_site_slot() */
+		smp_store_release(&e->cache, s);
 	}
 	raw_spin_unlock_irqrestore(&kmp_sites_lock, irq);
 }

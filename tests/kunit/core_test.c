@@ -330,6 +330,47 @@ static void core_two_sites_two_tags(struct kunit *test)
 		kfree(c->obj[i]);
 }
 
+/* One call site for any cache: its slot comes from the site's entry. */
+static noinline void *alloc_from(struct kmem_cache *s)
+{
+	return kmem_cache_alloc(s, GFP_KERNEL);
+}
+
+/*
+ * One site that allocates from two caches of other object sizes, in
+ * turn: each object is charged its own cache's slot and object size,
+ * whichever cache the site's entry took (tables.h, kmp_site_slot()) and
+ * whichever the per-CPU table serves.
+ */
+static void core_one_site_two_caches(struct kunit *test)
+{
+	struct core_ctx *c = test->priv;
+	struct kmem_cache *s;
+	struct kmp_totals t0, t;
+	u64 bytes = 0, req = 0;
+	int i;
+
+	t0 = site_totals(test, KMP_KIND_SLAB, alloc_from);
+	for (i = 0; i < 40; i++) {
+		s = i % 2 ? c->aligned : c->cache;
+		c->obj[i] = alloc_from(s);
+		KMP_ASSERT_NOT_NULL(test, c->obj[i]);
+		bytes += ksize(c->obj[i]);
+		req += kmem_cache_size(s);
+	}
+	t = delta(site_totals(test, KMP_KIND_SLAB, alloc_from), t0);
+	KMP_EXPECT_EQ(test, t.live_objs, 40);
+	KMP_EXPECT_EQ(test, t.live_bytes, bytes);
+	KMP_EXPECT_EQ(test, t.bytes, bytes);
+	KMP_EXPECT_EQ(test, t.req, req);
+	for (i = 0; i < 40; i++)
+		kmem_cache_free(i % 2 ? c->aligned : c->cache, c->obj[i]);
+	t = delta(site_totals(test, KMP_KIND_SLAB, alloc_from), t0);
+	KMP_EXPECT_EQ(test, t.live_objs, 0);
+	KMP_EXPECT_EQ(test, t.live_bytes, 0);
+	KMP_EXPECT_EQ(test, t.freed, bytes);
+}
+
 /*
  * A free of an object allocated while detached is unpaired: no tag moves.
  * The object comes from a cache made for the case, so that its address
@@ -883,6 +924,7 @@ static struct kunit_case core_cases[] = {
 	KUNIT_CASE(core_get_reused_address),
 	KUNIT_CASE(core_exact),
 	KUNIT_CASE(core_two_sites_two_tags),
+	KUNIT_CASE(core_one_site_two_caches),
 	KUNIT_CASE(core_unpaired_free_changes_no_tag),
 	KUNIT_CASE(core_large_kmalloc_counted_once),
 	KUNIT_CASE(core_large_kmalloc_key_depth),

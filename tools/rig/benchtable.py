@@ -125,16 +125,16 @@ PATH_ROWS = ['kmalloc', 'kmem_cache_alloc', 'kfree', 'kmem_cache_free',
              'mm_page_alloc', 'mm_page_free', 'percpu_alloc', 'percpu_free',
              'hook_slab_alloc', 'hook_slab_free', 'hook_page_alloc',
              'migrate', 'other']
-OUTER = ['fast', 'general', 'table', 'slot', 'move']
+OUTER = ['fast', 'general', 'table', 'move']
 INNER = ['site_check', 'page_walk', 'unwind', 'frame_miss', 'given_back',
-         'split']
+         'split', 'slot']
 WHY = ['why_nosite', 'why_slowsite', 'why_walk', 'why_full', 'why_nomap',
        'why_taken', 'why_noentry', 'why_marker', 'why_order', 'why_other']
 NOTES = ['prior', 'stale', 'returned', 'unpaired']
 PATH_TEXT = {
     'fast': 'fast path', 'general': 'general path (with the fast try)',
     'table': 'live table first (pages_hashed)',
-    'slot': 'kmem_cache slot-size table (every kmem_cache_alloc)',
+    'slot': 'kmem_cache slot, not in its site entry (kmp_cache_slot_of)',
     'move': 'migration hook\'s accounting',
     'site_check': 'slab site check (kmp_site_needs_unwind)',
     'page_walk': 'general path\'s page walk (kmp_page_site)',
