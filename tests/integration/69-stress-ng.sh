@@ -66,6 +66,9 @@ cleanup() {
 	umount $T 2>/dev/null
 	umount /dev/shm 2>/dev/null
 	[ -z "${tmp_size:-}" ] || mount -o remount,size=${tmp_size}k /tmp
+	for kv in $sized; do
+		mount -o remount,size=${kv#*=}k ${kv%%=*}
+	done
 	for kv in $net_kept; do
 		echo "${kv#*=}" > "${kv%%=*}"
 	done
@@ -78,6 +81,18 @@ mount -t tmpfs -o size=64m tmpfs $T || fail "mount the temp tmpfs"
 # The tmpfs stressor fills a tmpfs it finds: /tmp as well, at half the RAM.
 tmp_size=$(df -k /tmp | awk 'NR == 2 { print $2 }')
 mount -o remount,size=64m /tmp || fail "remount /tmp at 64 MiB"
+# And every other tmpfs it can find (the stressor takes each mount whose
+# statfs says tmpfs): the root where it is one, and /dev (devtmpfs is a
+# tmpfs to statfs), each at half the RAM. In one run its file took 408 MB
+# there, and the OOM killer came. Each is held to what it holds and 64
+# MiB more; one that takes no size (ramfs) is not a tmpfs to the stressor.
+sized=
+for m in / /dev; do
+	set -- $(df -k $m | awk 'NR == 2 && $2 > 0 { print $2, $3 }')
+	[ -n "${1:-}" ] && mount -o remount,size=$(($2 + 65536))k $m 2>/dev/null &&
+		sized="$sized $m=$1"
+done
+echo "INFO tmpfs mounts held to 64 MiB free:${sized:- none}"
 mount -t tmpfs -o size=32m tmpfs /dev/shm || fail "mount /dev/shm"
 ifconfig lo 127.0.0.1 up 2>/dev/null
 
@@ -112,6 +127,8 @@ grep -E '^(MemTotal|HugePages_Total|Hugepagesize)' /proc/meminfo | tr -s ' ' | t
 echo
 
 # The stressors, each one instance, sized to fit a 1 GiB guest with room.
+# --malloc-bytes is the most one allocation takes, of up to --malloc-max
+# live (65536 by default: at 16M each, 330 MB were live in one run).
 STRESSORS="vm malloc mmap brk stack fork clone memfd shm tmpfs madvise
 	mremap userfaultfd pipe sock epoll dentry mmaphuge pageswap"
 # stressng SECONDS LOG: in the background, for SECONDS.
@@ -122,7 +139,7 @@ stressng() {
 	done
 	stress-ng --temp-path $T --timeout "$1"s --oom-avoid --vm-madvise mergeable \
 		--metrics-brief $args \
-		--vm-bytes 16M --malloc-bytes 16M --mmap-bytes 16M \
+		--vm-bytes 16M --malloc-bytes 256K --malloc-max 64 --mmap-bytes 16M \
 		--memfd-bytes 16M --shm-bytes 8M --mremap-bytes 8M \
 		--userfaultfd-bytes 8M --dentries 2048 \
 		--epoll-domain unix > "$2" 2>&1 &
@@ -338,6 +355,18 @@ shmem_grew=$((shmem_after - shmem_before))
 echo "INFO the sites holding more after the run than before (bytes more, live, site, kind, allocations during the run), of which those over $RESIDUE_SLACK are residue; meminfo's Shmem and AnonPages grew by $shmem_grew:"
 grown $R/before.kmemprof $R/after.kmemprof | head -n 25
 residue $R/before.kmemprof $R/after.kmemprof $shmem_grew > $R/residue
+# A residue is looked at again once, 5 s and another settle later: the
+# sockets and tasks of the load go asynchronously (in one run 22 order-3
+# pages of skb_page_frag_refill, the page fragments of sockets and tasks,
+# were still live at the first look). A leak is still there.
+if [ -s $R/residue ]; then
+	echo "INFO residue at the first look, looked at again in 5 s: $(tr '\n' ';' < $R/residue)"
+	sleep 5
+	settle
+	cp /proc/kmemprof $R/after.kmemprof
+	shmem_grew=$(($(awk '$1 == "Shmem:" || $1 == "AnonPages:" { s += $2 * 1024 } END { print s }' /proc/meminfo) - shmem_before))
+	residue $R/before.kmemprof $R/after.kmemprof $shmem_grew > $R/residue
+fi
 [ ! -s $R/residue ] || { cat $R/residue; fail "residue: $(wc -l < $R/residue) sites hold memory after stress-ng exited"; }
 echo "residue: none"
 # The check finds a leak: kmemprof_hog's 64 pages (256 KiB), held now.
@@ -415,6 +444,8 @@ echo "INFO $live_reset entries live at reset"
 set -- $(awk '{ for (i = 1; i <= 9; i++) t[i] += $i }
 	END { for (i = 1; i <= 9; i++) printf "%d ", t[i] }' $R/cycles)
 echo "cycles: events $1, unpaired.slab +$2 (budget $7), unpaired.page +$3 (budget $8), unpaired.percpu +$4 (budget $9), stale +$5 (live at disable $6)"
+# what the detaches can have missed and not seen freed before the reset
+missed_slab=$(($7 > $2 ? $7 - $2 : 0)) missed_pcpu=$(($9 > $4 ? $9 - $4 : 0))
 [ "$2" -le $(($7 + $1 / BOUND)) ] ||
 	fail "disable/enable: unpaired.slab +$2, more than the $7 slab allocations the detach can have missed"
 [ "$3" -le $(($8 + $1 / BOUND)) ] ||
@@ -425,13 +456,17 @@ echo "cycles: events $1, unpaired.slab +$2 (budget $7), unpaired.page +$3 (budge
 	fail "disable/enable: stale +$5, more than the $6 entries live at disable"
 # Since the reset: the page side and stale exact (the live table starts
 # empty, the walk enters every page block); unpaired slab and percpu
-# frees at most the entries there were at reset (each object allocated
-# before the reset is freed once).
+# frees at most the entries there were at reset, and the objects the
+# detaches missed that were not freed before it (each object allocated
+# before the reset is freed once). Frees on slabs from before load
+# (unpaired.slab_old) are named apart, as in the exact windows: their
+# objects may be from before load, which no entry ever held (in one run,
+# 36776 of 49352 after stress-ng's exit under the OOM killer).
 set -- $(counts $R/r2.stats)
 # The load went on after the reset, or the checks below say nothing.
 [ $(($1 * 4)) -ge "$ev_steady" ] ||
 	fail "since reset: $1 events, less than a quarter of the steady window's $ev_steady: the load had ended"
-echo "since reset: events $1, unpaired.slab +$2, unpaired.page +$3, unpaired.percpu +$4, stale +$5; live at reset $live_reset"
+echo "since reset: events $1, unpaired.slab +$2 (on slabs from before load: $8), unpaired.page +$3, unpaired.percpu +$4, stale +$5; live at reset $live_reset, missed by the detaches $missed_slab slab and $missed_pcpu percpu"
 [ $(($5 * BOUND)) -le "$1" ] ||
 	fail "since reset: stale +$5 in $1 events, more than 1 per $BOUND"
 # The blocks from before the reset that were freed before the walk reached
@@ -440,8 +475,8 @@ echo "since reset: events $1, unpaired.slab +$2, unpaired.page +$3, unpaired.per
 echo "INFO since reset: prior_freed $(awk '$1 == "prior_freed" { print $2 }' $R/r2.stats), prior_pages $(awk '$1 == "prior_pages" { print $2 }' $R/r2.stats)"
 [ $(($3 * BOUND)) -le "$1" ] ||
 	fail "since reset: unpaired.page +$3 in $1 events, more than 1 per $BOUND"
-[ $(($2 + $4)) -le $((live_reset + $1 / BOUND)) ] ||
-	fail "since reset: unpaired slab+percpu +$(($2 + $4)), more than the $live_reset entries live at reset"
+[ $(($2 - $8 + $4)) -le $((live_reset + missed_slab + missed_pcpu + $1 / BOUND)) ] ||
+	fail "since reset: unpaired slab+percpu +$(($2 - $8 + $4)) (less $8 on slabs from before load), more than the $live_reset entries live at reset and the $((missed_slab + missed_pcpu)) the detaches missed"
 settle
 untracked "after the toggle run"
 
