@@ -15,8 +15,8 @@
  * throughout, so that nothing but the event is in their time; the inner
  * ones (kmp_psub_begin()/_end(): the unwinds, the frame cache's misses,
  * the given-back test, a kmem_cache slot that its site's entry did not
- * have) on the row of the outer section they are in. kmp_path_note() only counts (why a fast
- * path gave up). debugfs "paths" prints the sums over the CPUs, and what
+ * have) on the row of the outer section they are in. kmp_path_note()
+ * only counts (why a fast path gave up). debugfs "paths" prints the sums over the CPUs, and what
  * a section and a note cost the time they are in (paths.c), so that the
  * table can take the instrumentation out again.
  *
