@@ -126,8 +126,8 @@ echo "$out" | sed -n 3p | grep -Eq "^        hog_alloc$IDENT \[kmemprof_hog\]$" 
 	fail "stacks frame 0: $(echo "$out" | sed -n 3p)"
 echo "$out" | sed -n 4p | grep -Eq "^        hog_init$IDENT \[kmemprof_hog\]$" ||
 	fail "stacks frame 1: $(echo "$out" | sed -n 4p)"
-# The live views, for the host's full build to read after the boot (pprof
-# and the other outputs the static arm64 build leaves out):
+# The live views, for the host's full build to read after the boot (the
+# outputs the static arm64 build leaves out, and pprof against them):
 # tools/rig/reader-live.sh.
 if [ -d /out ]; then
 	mkdir -p /out/reader

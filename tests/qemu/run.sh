@@ -58,9 +58,9 @@ mkdir -p "$root/lib" "$root/usr/bin"
 cp "$CACHE/guest/numfmt" "$root/usr/bin/numfmt"
 cp /usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1 /usr/aarch64-linux-gnu/lib/libc.so.6 "$root/lib/"
 # The reader, static for arm64, to run against the live module: the
-# board's build, with no optional library.
-make -s -C "$TOP/tools/kmemprof" CC=aarch64-linux-gnu-gcc LDFLAGS=-static \
-	NO_OPTIONAL=1 O="$(cd "$OUT" && pwd)/reader-arm64"; cp "$OUT/reader-arm64/kmemprof" "$root/bin/"
+# board's build (pprof from the sysroot's static protobuf-c and zlib).
+"$TOP/tools/rig/board-reader.sh" "$OUT/reader-arm64" "$CACHE/guest/sysroot"
+cp "$OUT/reader-arm64/kmemprof" "$root/bin/"
 # And the full reader as kmemprof-serve: dynamic, against the arm64
 # libraries tools/rig/deps.sh unpacks (libmicrohttpd, protobuf-c, zlib),
 # with every library it needs, found through DT_NEEDED, in /lib.

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Build the reader out of tree, run its cmocka unit tests, the external
 # consumers (check-outputs.sh, check-serve.sh), the man page against
-# --help (check-man.sh), the Prometheus rules' unit tests (check-rules.sh)
+# --help (check-man.sh), the static build with pprof and the optional
+# libraries one by one (check-static.sh), the Prometheus rules' unit tests
+# (check-rules.sh)
 # and a bounded libFuzzer run
 # over every parser; print 'P F S' last.
 #   KMEMPROF_FUZZ_TIME=SECS  fuzzing time (default 20; 0 skips it)
@@ -38,6 +40,12 @@ pass=$((pass + ${p:-0})) failed=$((failed + ${f:-1})) skip=$((skip + ${s:-0}))
 
 # The man page against --help (tools/kmemprof/man.sh makes its commands).
 res=$("$TOP/tests/reader/check-man.sh" "$O/kmemprof")
+echo "$res"
+read -r p f s <<< "$(echo "$res" | tail -1)"
+pass=$((pass + ${p:-0})) failed=$((failed + ${f:-1})) skip=$((skip + ${s:-0}))
+
+# One switch a library, and the static build with pprof (the board's).
+res=$("$TOP/tests/reader/check-static.sh")
 echo "$res"
 read -r p f s <<< "$(echo "$res" | tail -1)"
 pass=$((pass + ${p:-0})) failed=$((failed + ${f:-1})) skip=$((skip + ${s:-0}))
