@@ -73,8 +73,8 @@ else
 			     /^  value:/ { s[i++] += $2 }
 			     END { print n, s[0], s[1], s[2], s[3] }')"
 		if command -v go > /dev/null; then
-			export PPROF_TMPDIR=$T HOME=$T
-			pt() { timeout 60 go tool pprof -symbolize=none "$@" 2>&1; }
+			pt() { PPROF_TMPDIR=$T HOME=$T timeout 60 go tool pprof \
+				-symbolize=none "$@" 2>&1; }
 			check "static --pprof: go tool pprof -top, in use bytes, File:" \
 				"$b [kernel.kallsyms]" \
 				"$(pt -top -unit=B -sample_index=inuse_space "$T/p.pb.gz" |
@@ -89,7 +89,7 @@ else
 	"$S/kmemprof" top -i "$F/kmemprof-6.12.txt" --resolve=/nonexistent \
 		> /dev/null 2> "$T/err"
 	check "static build: --resolve left out, and says so" \
-		"kmemprof: built without libdw (--resolve)" "$(cat "$T/err")"
+		"kmemprof: --resolve: built without libdw (--resolve)" "$(cat "$T/err")"
 fi
 
 # NO_OPTIONAL=1 as before the split: static, and no pprof.
@@ -110,7 +110,8 @@ if ! command -v aarch64-linux-gnu-gcc > /dev/null; then
 	sk "board build" "no aarch64-linux-gnu-gcc"
 elif [ ! -f "$CACHE/guest/sysroot/usr/lib/aarch64-linux-gnu/libprotobuf-c.a" ]; then
 	sk "board build" "no arm64 sysroot with libprotobuf-c.a (tools/rig/deps.sh)"
-elif ! "$TOP/tools/rig/board-reader.sh" "$T/board" > "$T/build" 2>&1; then
+elif ! "$TOP/tools/rig/board-reader.sh" "$T/board" "$CACHE/guest/sysroot" \
+	> "$T/build" 2>&1; then
 	ko "board build" "$(tail -5 "$T/build")"
 else
 	check "board build: arm64, static, with protobuf-c and zlib linked in" \
