@@ -239,8 +239,9 @@ static void csv_quoting(void **state)
 	p.sites[0].srcline = NULL;
 	p.sites[0].srcfunc = NULL;
 	read_file("h.csv", out, sizeof(out));
+	/* 0xff, not UTF-8, as U+FFFD, as in every output (escape.c). */
 	assert_string_equal(strchr(out, '\n') + 1,
-			    "\"we\"\"ird\\x,<&>\xc3\xa9\xe2\x82\xac\xff\x01+0x1/0x2\",m'od,f,slab,x.c:1,100,2,3,1,300,200,\"a+0x1/0x2,b+0x3/0x4\",1,0,0,\"in\"\"lined,\"\r\n");
+			    "\"we\"\"ird\\x,<&>\xc3\xa9\xe2\x82\xac\xef\xbf\xbd\x01+0x1/0x2\",m'od,f,slab,x.c:1,100,2,3,1,300,200,\"a+0x1/0x2,b+0x3/0x4\",1,0,0,\"in\"\"lined,\"\r\n");
 	kp_free(&p);
 }
 
@@ -310,7 +311,8 @@ static void om_escaping(void **state)
 	write_out(om_out, &p, "h.om");
 	p.sites[0].func = saved;
 	read_file("h.om", out, sizeof(out));
-	has(out, "\nkmemprof_live_bytes{source=\"kmemprof\",site=\"we\\\"ird\\\\x,<&>\xc3\xa9\xe2\x82\xac?\x01+0x1/0x2\",func=\"new\\nline\",module=\"m'od\",kind=\"slab\"} 100\n");
+	/* 0xff as U+FFFD (escape.c), the control byte as it is. */
+	has(out, "\nkmemprof_live_bytes{source=\"kmemprof\",site=\"we\\\"ird\\\\x,<&>\xc3\xa9\xe2\x82\xac\xef\xbf\xbd\x01+0x1/0x2\",func=\"new\\nline\",module=\"m'od\",kind=\"slab\"} 100\n");
 	kp_free(&p);
 }
 
@@ -434,6 +436,27 @@ static void pprof_stacks(void **state)
 #endif
 }
 
+/* pprof's strings are proto3 strings: valid UTF-8, 0xff as U+FFFD. */
+static void pprof_escaping(void **state)
+{
+#ifdef KP_HAVE_PPROF
+	struct kp_profile p;
+	char err[256], path[512];
+
+	(void)state;
+	load_str(hostile, &p);
+	tmp_path(path, sizeof(path), "h.pb.gz");
+	assert_int_equal(kp_out_pprof(path, &p, NULL, 0600, err, sizeof(err)), 0);
+	/* protoc prints a string's bytes past ASCII in octal. */
+	decoded_is("h.pb.gz", "| grep 'string_table: .we'",
+		   "string_table: \"we\\\"ird\\\\x,<&>\\303\\251\\342\\202\\254\\357\\277\\275\\001\"\n");
+	kp_free(&p);
+#else
+	(void)state;
+	skip();
+#endif
+}
+
 static void pprof_errors(void **state)
 {
 	struct kp_profile p;
@@ -537,8 +560,9 @@ static void plot_top_escaping(void **state)
 	assert_int_equal(kp_plot_top(f, &p, 0), 0);
 	fclose(f);
 	xpath_is("h.svg", "count(//*[local-name()='rect'][@class='bar'])", "1");
+	/* 0xff and the control byte XML 1.0 forbids as U+FFFD (escape.c). */
 	xpath_is("h.svg", "string(//*[local-name()='text'][@class='label'])",
-		 "we\"ird\\x,<&>\xc3\xa9\xe2\x82\xac??+0x1/0x2 [m'od]");
+		 "we\"ird\\x,<&>\xc3\xa9\xe2\x82\xac\xef\xbf\xbd\xef\xbf\xbd+0x1/0x2 [m'od]");
 	kp_free(&p);
 }
 
@@ -918,6 +942,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(om_escaping),
 		cmocka_unit_test(pprof_sites),
 		cmocka_unit_test(pprof_stacks),
+		cmocka_unit_test(pprof_escaping),
 		cmocka_unit_test(pprof_errors),
 		cmocka_unit_test(plot_top),
 		cmocka_unit_test(plot_top_escaping),

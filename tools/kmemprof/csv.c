@@ -2,31 +2,30 @@
 /*
  * kmemprof reader: the profile as CSV (RFC 4180): a header row, then one
  * row per site, CRLF line ends. A field holding a comma, a quote, CR or LF
- * is quoted, with quotes doubled. Counts the source does not have are
- * empty fields. Columns: Documentation/kmemprof-output.rst.
+ * is quoted, with quotes doubled; a byte that is not valid UTF-8 is U+FFFD
+ * (escape.c). Counts the source does not have are empty fields. Columns:
+ * Documentation/kmemprof-output.rst.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
 
+#include "escape.h"
 #include "output.h"
 #include "profile.h"
 
 static void csv_str(FILE *out, const char *s)
 {
+	bool quote;
+
 	if (!s)
 		return;
-	if (!s[strcspn(s, ",\"\r\n")]) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
+	quote = s[strcspn(s, ",\"\r\n")];
+	if (quote)
+		fputc('"', out);
+	kp_escape(out, s, strlen(s), &kp_gr_csv);
+	if (quote)
+		fputc('"', out);
 }
 
 static void csv_int(FILE *out, int64_t v, bool absent_if_negative)

@@ -7,10 +7,10 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "escape.h"
+
 struct kp_site;
 
-/* Length of the valid UTF-8 sequence at @s, 0 if there is none. */
-size_t kp_utf8_len(const unsigned char *s);
 /* The first @len bytes of @str (up to a NUL) as a JSON string. */
 void kp_json_strn(FILE *out, const char *str, size_t len);
 /* @str as a JSON string; null for NULL. */

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonstr.h"
+#include "escape.h"
 #include "meminfo.h"
 #include "output.h"
 #include "profile.h"
@@ -107,34 +107,11 @@ static int cmp_series_first(const void *a, const void *b)
 	return x->first < y->first ? -1 : x->first > y->first;
 }
 
-/* A label value: '\\', '"' and newline escaped, invalid UTF-8 as '?'. */
+/* A label value: '\\', '"' and newline escaped (escape.c's policy). */
 static void om_value(FILE *out, const char *str)
 {
-	const unsigned char *s = (const unsigned char *)(str ? str : "");
-	size_t n;
-
-	while (*s) {
-		const unsigned char *run = s;
-
-		while (*s && *s < 0x80 && *s != '\\' && *s != '"' && *s != '\n')
-			s++;
-		if (s > run)
-			fwrite(run, 1, s - run, out);
-		if (!*s)
-			break;
-		if (*s == '\\' || *s == '"') {
-			fprintf(out, "\\%c", *s++);
-		} else if (*s == '\n') {
-			fputs("\\n", out);
-			s++;
-		} else if ((n = kp_utf8_len(s))) {
-			fwrite(s, 1, n, out);
-			s += n;
-		} else {
-			fputc('?', out);
-			s++;
-		}
-	}
+	if (str)
+		kp_escape(out, str, strlen(str), &kp_gr_om);
 }
 
 static void om_labels(FILE *out, const char *source, const struct kp_site *s)

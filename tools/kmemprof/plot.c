@@ -12,14 +12,16 @@
  *           MemTotal and the part in use, with a legend of every line.
  *
  * Elements carry classes the tests look for: "bar", "line", "axis",
- * "label", "title". Text is escaped for XML; bytes that are not valid
- * UTF-8, or control characters XML 1.0 forbids, become '?'.
+ * "label", "title". Text is escaped for XML (escape.c's kp_gr_xml): bytes
+ * that are not valid UTF-8, and control characters XML 1.0 forbids,
+ * become U+FFFD.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "meminfo.h"
 #include "output.h"
 #include "profile.h"
@@ -42,47 +44,14 @@ static const char *const palette[SERIES_MAX] = {
 /* @str, at most @max characters (UTF-8 sequences), escaped for XML. */
 static void xml_text(FILE *out, const char *str, size_t max)
 {
-	const unsigned char *s = (const unsigned char *)(str ? str : "");
-	size_t n, chars = 0;
+	size_t cut;
 
-	for (; *s; chars++) {
-		if (max && chars + 1 == max && s[kp_utf8_len(s) ?
-						 kp_utf8_len(s) : 1]) {
-			fputs("\u2026", out);	/* an ellipsis */
-			return;
-		}
-		switch (*s) {
-		case '&':
-			fputs("&amp;", out);
-			break;
-		case '<':
-			fputs("&lt;", out);
-			break;
-		case '>':
-			fputs("&gt;", out);
-			break;
-		case '"':
-			fputs("&quot;", out);
-			break;
-		case '\'':
-			fputs("&apos;", out);
-			break;
-		default:
-			if (*s < 0x20 || *s == 0x7f) {
-				fputc('?', out);
-				break;
-			}
-			n = kp_utf8_len(s);
-			if (!n) {
-				fputc('?', out);
-				break;
-			}
-			fwrite(s, 1, n, out);
-			s += n;
-			continue;
-		}
-		s++;
-	}
+	if (!str)
+		return;
+	cut = kp_utf8_cut(str, max);
+	kp_escape(out, str, cut, &kp_gr_xml);
+	if (str[cut])
+		fputs("\u2026", out);	/* an ellipsis */
 }
 
 static void svg_open(FILE *out, int w, int h, const char *title)

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "escape.h"
 #include "outfile.h"
 #include "output.h"
 #include "profile.h"
@@ -205,10 +206,14 @@ struct pp {
 	bool oom;
 };
 
+/* @s in the string table, valid UTF-8 as proto3 wants (escape.c). */
 static int64_t str(struct pp *pp, const char *s)
 {
-	int64_t i = intern(&pp->strs, s ? s : "", NULL);
+	char *copy;
+	const char *v = kp_utf8_fixed(s ? s : "", &copy);
+	int64_t i = v ? intern(&pp->strs, v, NULL) : -1;
 
+	free(copy);
 	if (i < 0) {
 		pp->oom = true;
 		return 0;
