@@ -521,7 +521,7 @@ else
 		'Leak suspects, live longer than 1000 ms: 2 objects, 128 bytes, 1 sites' \
 		'        LIVE     OBJS   OLDEST KIND   SITE' \
 		"         128        2     4.3s slab   $s1 ($la) inlined:fx_twice" \
-		'          64        1     4.3s slab     object 000000003f609b8a on cpu3')" \
+		'          64              4.3s          object 000000003f609b8a on cpu3')" \
 		"$(run leaks)"
 	check "auto resolve: leaks --json" "$la fx_twice" \
 		"$(run leaks --json | jq -r '.sites[0] | "\(.srcline) \(.srcfunc)"')"

@@ -450,24 +450,24 @@ static void cli_views(void **state)
 		"Leak suspects, live longer than 1000 ms: 586 objects, 2535160 bytes, 43 sites\n"
 		"        LIVE     OBJS   OLDEST KIND   SITE\n"
 		"     2097152      256     4.3s page   hog_alloc+0x38/0x48 [kmemprof_hog]\n"
-		"        8192        1     4.3s page     object 000000003f609b8a on cpu3\n"
-		"        8192        1     4.3s page     object 000000003f60d021 on cpu3\n"
-		"        8192        1     4.3s page     object 000000000d522450 on cpu3\n"
-		"        8192        1     4.3s page     object 0000000025c2aa25 on cpu3\n"
-		"        8192        1     4.3s page     object 00000000131ce54b on cpu3\n");
+		"        8192              4.3s          object 000000003f609b8a on cpu3\n"
+		"        8192              4.3s          object 000000003f60d021 on cpu3\n"
+		"        8192              4.3s          object 000000000d522450 on cpu3\n"
+		"        8192              4.3s          object 0000000025c2aa25 on cpu3\n"
+		"        8192              4.3s          object 00000000131ce54b on cpu3\n");
 	/* --older, as bcc's memleak: the objects that old, their sites */
 	assert_int_equal(run(out, sizeof(out), "leaks --older 5.57s -n 2"), 0);
 	assert_string_equal(out,
 		"Leak suspects, live longer than 1000 ms: 586 objects, 2535160 bytes, 43 sites\n"
 		"        LIVE     OBJS   OLDEST KIND   SITE\n"
 		"         448        7     5.6s slab   tracepoint_add_func+0x12c/0x418\n"
-		"          64        1     5.6s slab     object 00000000f09e287c on cpu2\n"
-		"          64        1     5.6s slab     object 0000000018941a6d on cpu2\n"
-		"          64        1     5.6s slab     object 00000000a4ccffbe on cpu2\n"
-		"          64        1     5.6s slab     object 000000003551d542 on cpu2\n"
-		"          64        1     5.6s slab     object 00000000e43d3fd5 on cpu2\n"
+		"          64              5.6s          object 00000000f09e287c on cpu2\n"
+		"          64              5.6s          object 0000000018941a6d on cpu2\n"
+		"          64              5.6s          object 00000000a4ccffbe on cpu2\n"
+		"          64              5.6s          object 000000003551d542 on cpu2\n"
+		"          64              5.6s          object 00000000e43d3fd5 on cpu2\n"
 		"         384        2     5.6s slab   alloc_worker+0x38/0x74\n"
-		"         192        1     5.6s slab     object 00000000500b5e35 on cpu2\n");
+		"         192              5.6s          object 00000000500b5e35 on cpu2\n");
 	assert_int_equal(run(out, sizeof(out), "leaks --older 5585 --json"), 0);
 	assert_non_null(strstr(out, "\"sites\":[\n{\"site\":\"tracepoint_add_func+0x12c/0x418\",\"module\":null,\"func\":\"tracepoint_add_func\",\"kind\":\"slab\",\"callers\":[],\"live_bytes\":448,\"live_objects\":7,\"objects\":[{\"addr\":\"00000000f09e287c\",\"size\":64,\"age_ms\":5585,\"cpu\":2}]}\n]}"));
 	assert_int_equal(run(out, sizeof(out), "leaks --older 1h"), 0);
@@ -714,6 +714,13 @@ static void cli_views_json(void **state)
 	assert_non_null(strstr(out, "\"site\":\"new_slab+0x2d8/0x454\""));
 	assert_int_equal(run(out, sizeof(out), "stats --json"), 0);
 	assert_non_null(strstr(out, "\"enabled\":\"1\""));
+	/* An object's address as a JSON string, whatever a -i file holds. */
+	write_file("hostile-leaks.txt", "kmemprof leaks - version: 1.0\n"
+		   "# live longer than 1000 ms: 1 objects, 64 bytes, 1 sites\n"
+		   "64 1 f+0x1/0x2 func:f kind:slab\n"
+		   "  a\"b\\c\xff size:64 age_ms:1500 cpu:0\n");
+	assert_int_equal(run(out, sizeof(out), "leaks --json -i hostile-leaks.txt"), 0);
+	assert_non_null(strstr(out, "\"objects\":[{\"addr\":\"a\\\"b\\\\c\\ufffd\",\"size\":64,"));
 }
 
 const struct CMUnitTest kp_cli_tests[] = {

@@ -80,11 +80,11 @@ static int leaks_run(struct kp_opts *o)
 			for (j = 0, obj1 = true; j < k->nobj; j++) {
 				if (k->obj[j].age_ms < o->older_ms)
 					continue;
-				printf("%s{\"addr\":\"%s\",\"size\":%" PRId64
-				       ",\"age_ms\":%" PRId64 ",\"cpu\":%d}",
-				       obj1 ? "" : ",", k->obj[j].addr,
-				       k->obj[j].size, k->obj[j].age_ms,
-				       k->obj[j].cpu);
+				printf("%s{\"addr\":", obj1 ? "" : ",");
+				kp_json_str(stdout, k->obj[j].addr);
+				printf(",\"size\":%" PRId64 ",\"age_ms\":%"
+				       PRId64 ",\"cpu\":%d}", k->obj[j].size,
+				       k->obj[j].age_ms, k->obj[j].cpu);
 				obj1 = false;
 			}
 			fputs("]}", stdout);
@@ -100,17 +100,19 @@ static int leaks_run(struct kp_opts *o)
 		kp_print_tag(stdout, &k->tag);
 		putchar('\n');
 		/*
-		 * Its oldest objects, each a row of the same columns: its
-		 * size, one object, its age, the kind; under SITE, indented,
-		 * the object's address and the CPU that allocated it.
+		 * Its oldest objects, a row each, as bcc's memleak lists
+		 * them (addr, size): under LIVE its size, under OLDEST its
+		 * age; OBJS (one) and KIND (the site's) cannot vary, and are
+		 * left blank; under SITE, indented, the object's address and
+		 * the CPU that allocated it.
 		 */
 		for (j = 0; j < k->nobj; j++) {
 			if (k->obj[j].age_ms < o->older_ms)
 				continue;
 			kp_cell(k->obj[j].size, o->human, sz, sizeof(sz));
 			kp_view_age(k->obj[j].age_ms, a, sizeof(a));
-			printf("%12s %8d %8s %-6s   object %s on cpu%d\n", sz, 1,
-			       a, k->tag.kind, k->obj[j].addr, k->obj[j].cpu);
+			printf("%12s %8s %8s %-6s   object %s on cpu%d\n", sz, "",
+			       a, "", k->obj[j].addr, k->obj[j].cpu);
 		}
 	}
 	if (o->json) {
