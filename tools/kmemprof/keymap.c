@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kmemprof reader: site keys to indexes (keymap.h), with glibc's
- * hsearch_r, for diff.c's matching and series.c's rows.
+ * kmemprof reader: the one hash table (keymap.h), strings to the indexes
+ * they were added at, with glibc's hsearch_r: diff.c's matching of sites
+ * (and top -s age's), series.c's rows, pprof.c's string table and
+ * interned functions, locations and mappings, resolve.c's modules.
  */
 #include <search.h>
 #include <stdint.h>

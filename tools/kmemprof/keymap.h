@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* kmemprof reader: a hash of site keys to indexes (keymap.c). */
+/* kmemprof reader: the one hash table, strings to indexes (keymap.c). */
 #ifndef KP_KEYMAP_H
 #define KP_KEYMAP_H
 
@@ -10,7 +10,7 @@
 /* Room for a site key (kp_site_key()). */
 #define KP_KEY_LEN 1024
 
-/* Keys numbered 0, 1, ... as they are added. */
+/* Keys (site keys, pprof's strings, module names) numbered 0, 1, ... */
 struct kp_keymap {
 	struct hsearch_data h;
 	char **keys;

@@ -26,6 +26,7 @@
 #include <time.h>
 
 #include "escape.h"
+#include "keymap.h"
 #include "outfile.h"
 #include "output.h"
 #include "profile.h"
@@ -78,99 +79,15 @@ typedef Perftools__Profiles__ValueType pb_vtype;
 typedef Perftools__Profiles__Label pb_label;
 
 /*
- * Interned strings: an open-addressed hash over offsets into one growing
- * arena of NUL-terminated strings, numbered in the order they came.
+ * Interned strings, numbered in the order they came: keymap.c's table (the
+ * string table is its keys, in their order). -1 on ENOMEM; @added (if
+ * not NULL) says whether @s was new.
  */
-struct intern {
-	char *arena;
-	size_t used, size;
-	size_t *off;		/* string i at arena + off[i] */
-	size_t n, cap;
-	size_t *slot;		/* index + 1, 0 empty */
-	size_t nslot;
-};
-
-static uint64_t hash(const char *s)
+static int64_t intern(struct kp_keymap *t, const char *s, bool *added)
 {
-	uint64_t h = 1469598103934665603ULL;
+	bool dummy;
 
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
-	return h;
-}
-
-static const char *intern_str(const struct intern *t, size_t i)
-{
-	return t->arena + t->off[i];
-}
-
-static int intern_rehash(struct intern *t)
-{
-	size_t n = t->nslot ? t->nslot * 2 : 1024, i, j;
-	size_t *slot = calloc(n, sizeof(*slot));
-
-	if (!slot)
-		return -1;
-	for (i = 0; i < t->n; i++) {
-		for (j = hash(intern_str(t, i)) & (n - 1); slot[j];
-		     j = (j + 1) & (n - 1))
-			;
-		slot[j] = i + 1;
-	}
-	free(t->slot);
-	t->slot = slot;
-	t->nslot = n;
-	return 0;
-}
-
-/* Index of @s in @t, added if new; -1 on ENOMEM. @added says which. */
-static int64_t intern(struct intern *t, const char *s, bool *added)
-{
-	size_t j, len = strlen(s) + 1;
-
-	if (added)
-		*added = false;
-	if (2 * (t->n + 1) > t->nslot && intern_rehash(t))
-		return -1;
-	for (j = hash(s) & (t->nslot - 1); t->slot[j];
-	     j = (j + 1) & (t->nslot - 1))
-		if (!strcmp(intern_str(t, t->slot[j] - 1), s))
-			return t->slot[j] - 1;
-	if (t->n >= t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 256;
-		size_t *v = realloc(t->off, cap * sizeof(*v));
-
-		if (!v)
-			return -1;
-		t->off = v;
-		t->cap = cap;
-	}
-	if (t->used + len > t->size) {
-		size_t size = t->size ? 2 * t->size : 16384;
-		char *v;
-
-		while (size < t->used + len)
-			size *= 2;
-		v = realloc(t->arena, size);
-		if (!v)
-			return -1;
-		t->arena = v;
-		t->size = size;
-	}
-	memcpy(t->arena + t->used, s, len);
-	t->off[t->n] = t->used;
-	t->used += len;
-	t->slot[j] = ++t->n;
-	if (added)
-		*added = true;
-	return t->n - 1;
-}
-
-static void intern_free(struct intern *t)
-{
-	free(t->arena);
-	free(t->off);
-	free(t->slot);
+	return kp_keymap_get(t, s, true, added ? added : &dummy);
 }
 
 /*
@@ -197,10 +114,10 @@ static void *grow(void *arr, size_t n, size_t *cap, size_t size)
 
 struct pp {
 	pb_profile prof;
-	struct intern strs;	/* the string table */
-	struct intern funcs;	/* "sym [module]" -> function id - 1 */
-	struct intern locs;	/* frame text -> location id - 1 */
-	struct intern maps;	/* module ("" kernel) -> mapping id - 1 */
+	struct kp_keymap strs;	/* the string table */
+	struct kp_keymap funcs;	/* "sym [module]" -> function id - 1 */
+	struct kp_keymap locs;	/* frame text -> location id - 1 */
+	struct kp_keymap maps;	/* module ("" kernel) -> mapping id - 1 */
 	size_t csample, cloc, cfunc, cmap;
 	void *tmp;		/* PUSH()'s */
 	bool oom;
@@ -499,20 +416,22 @@ static int build(struct pp *pp, const struct kp_profile *p,
 		{ "alloc_objects", "count" }, { "alloc_space", "bytes" },
 		{ "inuse_objects", "count" }, { "inuse_space", "bytes" },
 	};
-	struct intern keys = { 0 };
+	struct kp_keymap keys;
 	size_t i, j, *first = NULL, *next = NULL, *idx = NULL, nidx;
 	char key[1024];
 	pb_vtype *vt;
 	int64_t k;
 
+	if (kp_keymap_init(&keys, st ? st->n : 0))
+		return -ENOMEM;
 	str(pp, "");
 	pp->prof.sample_type = calloc(4, sizeof(*pp->prof.sample_type));
 	if (!pp->prof.sample_type)
-		return -ENOMEM;
+		goto oom;
 	for (i = 0; i < 4; i++) {
 		vt = calloc(1, sizeof(*vt));
 		if (!vt)
-			return -ENOMEM;
+			goto oom;
 		perftools__profiles__value_type__init(vt);
 		vt->type = str(pp, types[i][0]);
 		vt->unit = str(pp, types[i][1]);
@@ -521,7 +440,7 @@ static int build(struct pp *pp, const struct kp_profile *p,
 	pp->prof.default_sample_type = str(pp, deflt);
 	pp->prof.period_type = calloc(1, sizeof(*pp->prof.period_type));
 	if (!pp->prof.period_type)
-		return -ENOMEM;
+		goto oom;
 	perftools__profiles__value_type__init(pp->prof.period_type);
 	pp->prof.period_type->type = str(pp, "space");
 	pp->prof.period_type->unit = str(pp, "bytes");
@@ -530,7 +449,7 @@ static int build(struct pp *pp, const struct kp_profile *p,
 		(int64_t)time(NULL) * 1000000000;
 	pp->prof.comment = calloc(1, sizeof(*pp->prof.comment));
 	if (!pp->prof.comment)
-		return -ENOMEM;
+		goto oom;
 	snprintf(key, sizeof(key), "kmemprof: %s %s",
 		 p->source == KP_ALLOCINFO ? "allocinfo" : "kmemprof",
 		 p->version);
@@ -566,13 +485,13 @@ static int build(struct pp *pp, const struct kp_profile *p,
 		}
 		site_samples(pp, &p->sites[i], st, idx, nidx);
 	}
-	intern_free(&keys);
+	kp_keymap_free(&keys);
 	free(first);
 	free(next);
 	free(idx);
 	return pp->oom ? -ENOMEM : 0;
 oom:
-	intern_free(&keys);
+	kp_keymap_free(&keys);
 	free(first);
 	free(next);
 	free(idx);
@@ -611,10 +530,10 @@ static void pp_free(struct pp *pp)
 	free(pr->mapping);
 	free(pr->period_type);
 	free(pr->comment);
-	intern_free(&pp->strs);
-	intern_free(&pp->funcs);
-	intern_free(&pp->locs);
-	intern_free(&pp->maps);
+	kp_keymap_free(&pp->strs);
+	kp_keymap_free(&pp->funcs);
+	kp_keymap_free(&pp->locs);
+	kp_keymap_free(&pp->maps);
 }
 
 /* @in, gzipped (as gzip(1) writes it) into a malloc()ed buffer. */
@@ -655,25 +574,25 @@ int kp_pprof_gz(const struct kp_profile *p, const struct kp_stacks *st,
 {
 	struct pp pp = { 0 };
 	uint8_t *buf = NULL;
-	char **table = NULL;
-	size_t len, i;
+	size_t len;
 	int ret;
 
 	*out = NULL;
 	*olen = 0;
 	perftools__profiles__profile__init(&pp.prof);
-	ret = build(&pp, p, st, deflt);
-	/* The string table is the interned strings, in their order. */
-	if (!ret)
-		table = calloc(pp.strs.n ? pp.strs.n : 1, sizeof(*table));
-	if (!table) {
+	if (kp_keymap_init(&pp.strs, 4 * p->n + 64) ||
+	    kp_keymap_init(&pp.funcs, p->n + 16) ||
+	    kp_keymap_init(&pp.locs, 2 * p->n + 16) ||
+	    kp_keymap_init(&pp.maps, 64))
 		ret = -ENOMEM;
+	else
+		ret = build(&pp, p, st, deflt);
+	if (ret) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
-	for (i = 0; i < pp.strs.n; i++)
-		table[i] = pp.strs.arena + pp.strs.off[i];
-	pp.prof.string_table = table;
+	/* The string table is the interned strings, in their order. */
+	pp.prof.string_table = pp.strs.keys;
 	pp.prof.n_string_table = pp.strs.n;
 	len = perftools__profiles__profile__get_packed_size(&pp.prof);
 	buf = malloc(len ? len : 1);
@@ -690,7 +609,6 @@ int kp_pprof_gz(const struct kp_profile *p, const struct kp_stacks *st,
 		snprintf(err, errlen, "gzip: %s", strerror(-ret));
 out:
 	free(buf);
-	free(table);
 	pp_free(&pp);
 	return ret;
 }

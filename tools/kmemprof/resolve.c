@@ -25,6 +25,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "keymap.h"
 #include "output.h"
 #include "profile.h"
 
@@ -452,7 +453,20 @@ struct resolver {
 	size_t n, cap;
 	struct want *wants;	/* kp_resolve_auto(): the objects */
 	size_t nwants;
+	struct kp_keymap want_names;	/* name -> index in wants */
+	struct kp_keymap mods;	/* the profile's modules (wanted()) */
+	bool mods_ok;		/* mods holds them */
 };
+
+static void resolver_free(struct resolver *r)
+{
+	free(r->wants);
+	free(r->v);
+	if (r->wants)
+		kp_keymap_free(&r->want_names);
+	if (r->mods_ok)
+		kp_keymap_free(&r->mods);
+}
 
 /*
  * nftw()'s callbacks take no argument: the resolver whose walk it is,
@@ -493,19 +507,29 @@ static int add_file(struct resolver *r, const char *path, bool vmlinux)
 	return 0;
 }
 
-/* A module of the profile's that has no file yet. */
-static bool wanted(const struct resolver *r, const char *name)
+/*
+ * A module of the profile's that has no file yet: its modules in a hash
+ * (keymap.c) made at the first ask, as a walk asks for every file.
+ */
+static bool wanted(struct resolver *r, const char *name)
 {
+	bool added;
 	size_t i;
 
 	for (i = 0; i < r->n; i++)
 		if (!strcmp(r->v[i].name, name))
 			return false;
-	for (i = 0; i < r->p->n; i++)
-		if (r->p->sites[i].module &&
-		    !strcmp(r->p->sites[i].module, name))
-			return true;
-	return false;
+	if (!r->mods_ok) {
+		if (kp_keymap_init(&r->mods, 64))
+			return false;
+		r->mods_ok = true;
+		for (i = 0; i < r->p->n; i++)
+			if (r->p->sites[i].module &&
+			    kp_keymap_get(&r->mods, r->p->sites[i].module,
+					  true, &added) < 0)
+				return false;
+	}
+	return kp_keymap_get(&r->mods, name, false, &added) >= 0;
 }
 
 static int walk_one(const char *path, const struct stat *st, int type,
@@ -689,7 +713,7 @@ int kp_resolve(struct kp_profile *p, const char *spec, char *err,
 	ret = files_of(&r, spec, err, errlen);
 	if (!ret)
 		ret = resolve_files(&r, p, false, err, errlen);
-	free(r.v);
+	resolver_free(&r);
 	return ret;
 }
 
@@ -816,14 +840,12 @@ static bool try_path(struct resolver *r, struct want *w, const char *rel,
 	return true;
 }
 
-static struct want *want_of(const struct resolver *r, const char *name)
+static struct want *want_of(struct resolver *r, const char *name)
 {
-	size_t i;
+	bool added;
+	long k = kp_keymap_get(&r->want_names, name, false, &added);
 
-	for (i = 0; i < r->nwants; i++)
-		if (!r->wants[i].found && !strcmp(r->wants[i].name, name))
-			return &r->wants[i];
-	return NULL;
+	return k >= 0 && !r->wants[k].found ? &r->wants[k] : NULL;
 }
 
 static int walk_want(const char *path, const struct stat *st, int type,
@@ -931,17 +953,24 @@ static int want_objects(struct resolver *r, const struct kp_profile *p)
 	r->wants = calloc(p->n + 1, sizeof(*r->wants));
 	if (!r->wants)
 		return -ENOMEM;
+	if (kp_keymap_init(&r->want_names, 64)) {
+		free(r->wants);
+		r->wants = NULL;
+		return -ENOMEM;
+	}
 	for (i = 0; i < p->n; i++) {
 		const struct kp_site *s = &p->sites[i];
 		const char *name = s->module ? s->module : "";
-		size_t j;
+		bool added;
+		long k;
 
 		if (s->srcline || s->unloaded || !strstr(s->site, "+0x"))
 			continue;
-		for (j = 0; j < r->nwants && strcmp(r->wants[j].name, name);
-		     j++)
-			;
-		if (j < r->nwants)
+		/* Numbered as wants is: index k is wants[k]. */
+		k = kp_keymap_get(&r->want_names, name, true, &added);
+		if (k < 0)
+			return -ENOMEM;
+		if (!added)
 			continue;
 		w = &r->wants[r->nwants];
 		snprintf(w->name, sizeof(w->name), "%s", name);
@@ -980,8 +1009,7 @@ int kp_resolve_auto(struct kp_profile *p)
 		find_debug_files(&r, rel);
 		ret = r.n ? resolve_files(&r, p, true, err, sizeof(err)) : 0;
 	}
-	free(r.wants);
-	free(r.v);
+	resolver_free(&r);
 	return ret;
 }
 
