@@ -19,15 +19,24 @@
 #include "redact.h"
 #endif
 
-/* The oldest live object of each site, from the ages view. */
+/*
+ * The oldest live object of each site, from the ages view: each tag's
+ * oldest age bucket, joined to the sites by numbered key (kp_tagkey(), as
+ * diff matches them). The view lists the tags with live objects only:
+ * match it against those, so that repeated tags (a module loaded again)
+ * pair in order.
+ */
 static int add_ages(struct kp_profile *p, const struct kp_opts *o)
 {
-	char path[512], err[512];
+	char path[512], err[512], key[KP_KEY_LEN + 24];
+	struct kp_tagkeys ta, tp;
+	struct kp_keymap m;
 	struct kp_ages a;
-	struct kp_diff d;
-	struct kp_profile ap = { 0 }, live = { 0 };
-	size_t i, b, *idx;
+	int64_t *age;
+	size_t i, b;
+	bool added;
 	FILE *in;
+	long k;
 	int rc;
 
 	if (o->ages)
@@ -43,52 +52,44 @@ static int add_ages(struct kp_profile *p, const struct kp_opts *o)
 		fprintf(stderr, "kmemprof: %s\n", err);
 		return -1;
 	}
-	/* Match through kp_diff: the ages as a profile of age_ms. */
-	ap.sites = calloc(a.n + 1, sizeof(*ap.sites));
-	if (!ap.sites) {
-		kp_ages_free(&a);
-		return -1;
-	}
+	rc = -1;
+	age = calloc(a.n + 1, sizeof(*age));
+	if (!age || kp_keymap_init(&m, a.n))
+		goto out_age;
+	if (kp_tagkeys_init(&ta, a.n))
+		goto out_m;
+	if (kp_tagkeys_init(&tp, p->n))
+		goto out_ta;
 	for (i = 0; i < a.n; i++) {
-		struct kp_site *s = &ap.sites[ap.n++];
-
-		s->site = a.v[i].tag.site;
-		s->module = a.v[i].tag.module;
-		s->func = a.v[i].tag.func;
-		s->kind = a.v[i].tag.kind;
-		s->callers = a.v[i].tag.callers;
+		if (!kp_tagkey(&ta, &a.v[i].tag, key, sizeof(key)))
+			goto out;
+		k = kp_keymap_get(&m, key, true, &added);
+		if (k < 0)
+			goto out;
 		for (b = a.v[i].nage; b > 0; b--)
 			if (a.v[i].age[b - 1])
 				break;
-		s->age_ms = b ? (int64_t)(kp_hist_lower(KP_B_LIFE, b - 1) /
-					  1000000) : 0;
+		age[k] = b ? (int64_t)(kp_hist_lower(KP_B_LIFE, b - 1) /
+				       1000000) : 0;
 	}
-	/*
-	 * The view lists the tags with live objects only: match it against
-	 * those, so that repeated tags (a module loaded again) pair in order.
-	 */
-	live.sites = calloc(p->n + 1, sizeof(*live.sites));
-	idx = calloc(p->n + 1, sizeof(*idx));
-	rc = -1;
-	if (live.sites && idx) {
-		for (i = 0; i < p->n; i++) {
-			if (p->sites[i].objs <= 0)
-				continue;
-			idx[live.n] = i;
-			live.sites[live.n++] = p->sites[i];
-		}
-		rc = kp_diff(&ap, &live, &d);
+	for (i = 0; i < p->n; i++) {
+		if (p->sites[i].objs <= 0)
+			continue;
+		if (!kp_tagkey(&tp, &p->sites[i], key, sizeof(key)))
+			goto out;
+		k = kp_keymap_get(&m, key, false, &added);
+		if (k >= 0)
+			p->sites[i].age_ms = age[k];
 	}
-	if (!rc) {
-		for (i = 0; i < d.n; i++)
-			if (d.v[i].a && d.v[i].b)
-				p->sites[idx[d.v[i].b - live.sites]].age_ms =
-					d.v[i].a->age_ms;
-		kp_diff_free(&d);
-	}
-	free(live.sites);
-	free(idx);
-	free(ap.sites);
+	rc = 0;
+out:
+	kp_tagkeys_free(&tp);
+out_ta:
+	kp_tagkeys_free(&ta);
+out_m:
+	kp_keymap_free(&m);
+out_age:
+	free(age);
 	kp_ages_free(&a);
 	return rc;
 }

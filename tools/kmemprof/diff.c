@@ -29,42 +29,68 @@ static int delta_cmp(const void *x, const void *y)
 	return strcmp(sa->site, sb->site);
 }
 
-/*
- * The key of each site of @p, numbered when a key repeats (a module
- * loaded again at the same address gets new tags with the same text):
- * the n-th tag of a key in A matches the n-th in B, in the order of the
- * file, which is the order the tags were made in.
- */
-static char **numbered_keys(const struct kp_profile *p)
+int kp_tagkeys_init(struct kp_tagkeys *t, size_t max)
 {
-	char **keys = calloc(p->n + 1, sizeof(*keys));
-	long *count = calloc(p->n + 1, sizeof(*count));
-	char key[KP_KEY_LEN], num[24];
-	struct kp_keymap seen;
-	size_t i;
+	t->count = calloc(max + 1, sizeof(*t->count));
+	t->cap = max + 1;
+	if (!t->count || kp_keymap_init(&t->seen, max)) {
+		free(t->count);
+		return -1;
+	}
+	return 0;
+}
+
+void kp_tagkeys_free(struct kp_tagkeys *t)
+{
+	kp_keymap_free(&t->seen);
+	free(t->count);
+}
+
+const char *kp_tagkey(struct kp_tagkeys *t, const struct kp_site *s,
+		      char *buf, size_t len)
+{
+	char key[KP_KEY_LEN];
 	bool added;
 	long k;
 
-	if (!keys || !count || kp_keymap_init(&seen, p->n)) {
+	kp_site_key(s, key, sizeof(key));
+	k = kp_keymap_get(&t->seen, key, true, &added);
+	if (k < 0)
+		return NULL;
+	if ((size_t)k >= t->cap) {
+		size_t cap = 2 * t->cap;
+		long *v = realloc(t->count, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		memset(v + t->cap, 0, (cap - t->cap) * sizeof(*v));
+		t->count = v;
+		t->cap = cap;
+	}
+	if (t->count[k]++)
+		snprintf(buf, len, "%s #%ld", key, t->count[k]);
+	else
+		snprintf(buf, len, "%s", key);
+	return buf;
+}
+
+/* The numbered key of each site of @p (kp_tagkey()), in its order. */
+static char **numbered_keys(const struct kp_profile *p)
+{
+	char **keys = calloc(p->n + 1, sizeof(*keys));
+	char key[KP_KEY_LEN + 24];
+	struct kp_tagkeys t;
+	size_t i;
+
+	if (!keys || kp_tagkeys_init(&t, p->n)) {
 		free(keys);
-		free(count);
 		return NULL;
 	}
-	for (i = 0; i < p->n; i++) {
-		kp_site_key(&p->sites[i], key, sizeof(key));
-		k = kp_keymap_get(&seen, key, true, &added);
-		if (k < 0)
+	for (i = 0; i < p->n; i++)
+		if (!kp_tagkey(&t, &p->sites[i], key, sizeof(key)) ||
+		    !(keys[i] = strdup(key)))
 			break;
-		num[0] = '\0';
-		if (count[k]++)
-			snprintf(num, sizeof(num), " #%ld", count[k]);
-		if (asprintf(&keys[i], "%s%s", key, num) < 0) {
-			keys[i] = NULL;
-			break;
-		}
-	}
-	kp_keymap_free(&seen);
-	free(count);
+	kp_tagkeys_free(&t);
 	if (i < p->n) {
 		while (i--)
 			free(keys[i]);

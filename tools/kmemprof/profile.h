@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "keymap.h"
+
 enum kp_source {
 	KP_KMEMPROF,	/* /proc/kmemprof */
 	KP_ALLOCINFO,	/* /proc/allocinfo, 1.0 or 2.0 */
@@ -286,7 +288,26 @@ struct kp_diff {
 	double dt;		/* seconds between the snapshots, or 0 */
 };
 
-/* Match sites by kp_site_key(); sorted by bytes growth, largest first. */
+/*
+ * The keys sites are matched by: kp_site_key(), numbered when a key
+ * repeats (a module loaded again at the same address gets new tags with
+ * the same text), "KEY #2" for its second tag and so on. The n-th tag of
+ * a key in A matches the n-th in B, in the order of the file, which is
+ * the order the tags were made in.
+ */
+struct kp_tagkeys {
+	struct kp_keymap seen;
+	long *count;		/* tags so far of each key in seen */
+	size_t cap;
+};
+
+int kp_tagkeys_init(struct kp_tagkeys *t, size_t max);
+void kp_tagkeys_free(struct kp_tagkeys *t);
+/* The next numbered key of @s into @buf (KP_KEY_LEN + 24); NULL on ENOMEM. */
+const char *kp_tagkey(struct kp_tagkeys *t, const struct kp_site *s,
+		      char *buf, size_t len);
+
+/* Match sites by kp_tagkey(); sorted by bytes growth, largest first. */
 int kp_diff(const struct kp_profile *a, const struct kp_profile *b,
 	    struct kp_diff *d);
 void kp_diff_free(struct kp_diff *d);
