@@ -176,6 +176,18 @@ static int run_err(char *out, size_t len, const char *fmt, ...)
 	return rc;
 }
 
+/* stdout alone into @out. */
+static int run_out(char *out, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = vrun(out, len, "2>/dev/null", fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
 static void knob_writes(void **state)
 {
 	char buf[64], err[256], *v;
@@ -400,7 +412,8 @@ static void cli_snapshot_diff(void **state)
 	assert_int_equal(run(out, sizeof(out), "snapshot -o b.snap"), 0);
 	assert_string_equal(out, "");
 	assert_int_equal(run(out, sizeof(out), "diff b.snap b.snap"), 0);
-	assert_non_null(strstr(out, ": live +0 bytes; 0 sites grew, 0 new, 0 gone\n"));
+	/* A zero unsigned, as GROWTH has it, in the header too. */
+	assert_non_null(strstr(out, ": live 0 bytes; 0 sites grew, 0 new, 0 gone\n"));
 	snprintf(path, sizeof(path), "%s/snap-a.txt", kp_fixtures);
 	assert_int_equal(run(out, sizeof(out), "diff '%s' b.snap -n 2 -H", path), 0);
 	assert_non_null(strstr(out,
@@ -411,6 +424,42 @@ static void cli_snapshot_diff(void **state)
 	assert_int_equal(run(out, sizeof(out), "diff '%s' b.snap --min-bytes 100000", path), 0);
 	assert_non_null(strstr(out, "hog_alloc"));
 	assert_null(strstr(out, "new_slab"));
+	/* In the order of the snapshots, nothing on stderr. */
+	assert_int_equal(run_err(out, sizeof(out), "diff '%s' b.snap", path), 0);
+	assert_string_equal(out, "");
+}
+
+/*
+ * diff's words and signs: "1 site grew", 0 unsigned in OBJS as in
+ * GROWTH; A newer than B said on stderr (still B - A, exit 0): by the
+ * snapshots' times, or without them by allocations that went back.
+ */
+static void cli_diff_order(void **state)
+{
+	char out[16384], a[512], b[512], want[2048];
+
+	(void)state;
+	snprintf(a, sizeof(a), "%s/snap-a.txt", kp_fixtures);
+	snprintf(b, sizeof(b), "%s/snap-b.txt", kp_fixtures);
+	assert_int_equal(run_out(out, sizeof(out), "diff '%s' '%s'", b, a), 0);
+	assert_non_null(strstr(out, ": live -2261264 bytes; 1 site grew, 0 new, 24 gone\n"));
+	assert_non_null(strstr(out, "\n           0            0            0         0        -1 page   ___kmalloc_large_node+0xa8/0xc0\n"));
+	assert_null(strstr(out, "+0 "));
+	/* No times: the allocations that went back tell. */
+	assert_int_equal(run_err(out, sizeof(out), "diff '%s' '%s'", b, a), 0);
+	snprintf(want, sizeof(want), "kmemprof diff: allocations went back at 70 sites: %s is older than %s, or the counters were reset between them (a reload, kmemprof reset)\n",
+		 a, b);
+	assert_string_equal(out, want);
+	/* kmemprof snapshot's times: the newer one named. */
+	assert_int_equal(system("cd \"$KMEMPROF_ROOT\" && "
+		"sed '1a # snapshot time:1700000100.000 source:/proc/kmemprof' "
+		"\"$KMEMPROF_ROOT/proc/kmemprof\" > new.snap && "
+		"sed '1a # snapshot time:1700000000.000 source:/proc/kmemprof' "
+		"\"$KMEMPROF_ROOT/proc/kmemprof\" > old.snap"), 0);
+	assert_int_equal(run_err(out, sizeof(out), "diff new.snap old.snap"), 0);
+	assert_string_equal(out, "kmemprof diff: new.snap is 100.0 s newer than old.snap: each number is B minus A, so allocations count back; the growth since old.snap is 'kmemprof diff old.snap new.snap'\n");
+	assert_int_equal(run_err(out, sizeof(out), "diff old.snap new.snap"), 0);
+	assert_string_equal(out, "");
 }
 
 static void cli_watch(void **state)
@@ -731,6 +780,7 @@ const struct CMUnitTest kp_cli_tests[] = {
 	cmocka_unit_test_setup_teardown(cli_top, setup, teardown),
 	cmocka_unit_test_setup_teardown(cli_malformed, setup, teardown),
 	cmocka_unit_test_setup_teardown(cli_snapshot_diff, setup, teardown),
+	cmocka_unit_test_setup_teardown(cli_diff_order, setup, teardown),
 	cmocka_unit_test_setup_teardown(cli_watch, setup, teardown),
 	cmocka_unit_test_setup_teardown(cli_views, setup, teardown),
 	cmocka_unit_test_setup_teardown(cli_views_knobs_off, setup, teardown),

@@ -651,7 +651,7 @@ static void diff_sort_bytes(void **state)
 			     kp_fixtures, kp_fixtures), 0);
 	/* live B first, grown or not */
 	assert_non_null(strstr(out,
-		"           0        13568        13568        +0      +203 slab   copy_process+0x16c/0x127c\n"
+		"           0        13568        13568         0      +203 slab   copy_process+0x16c/0x127c\n"
 		"       +3136         7840        10976       +11       +25 slab   alloc_slab_obj_exts+0x70/0xec\n"));
 }
 

@@ -45,6 +45,39 @@ static int diff_machine(const struct kp_diff *d, const struct kp_opts *o)
 	return rc;
 }
 
+/* @v with its sign, as GROWTH shows it: "+3", "-3", and "0" unsigned. */
+static const char *signed_cell(int64_t v, char *buf, size_t len)
+{
+	snprintf(buf, len, v ? "%+" PRId64 : "0", v);
+	return buf;
+}
+
+/*
+ * A diff read the wrong way round still prints B - A, and says so on
+ * stderr rather than refusing: "diff B A" is a fair question (what the
+ * older one held that the newer does not), and a script may ask it. With
+ * the snapshots' times (kmemprof snapshot), it names the newer one; without
+ * them, allocations counting back at matched sites are the sign (they
+ * only grow, until a reload or kmemprof reset).
+ */
+static void diff_order(const struct kp_opts *o, const struct kp_profile *a,
+		       const struct kp_profile *b, const struct kp_diff *d)
+{
+	size_t i, back = 0;
+
+	if (a->time > 0 && b->time > 0 && a->time > b->time) {
+		kp_err("%s is %.1f s newer than %s: each number is B minus A, so allocations count back; the growth since %s is 'kmemprof diff %s %s'",
+		       o->args[0], a->time - b->time, o->args[1], o->args[1],
+		       o->args[1], o->args[0]);
+		return;
+	}
+	for (i = 0; i < d->n; i++)
+		back += d->v[i].a && d->v[i].b && d->v[i].allocs < 0;
+	if (back)
+		kp_err("allocations went back at %zu site%s: %s is older than %s, or the counters were reset between them (a reload, kmemprof reset)",
+		       back, back == 1 ? "" : "s", o->args[1], o->args[0]);
+}
+
 static int run(struct kp_opts *o)
 {
 	struct kp_profile a, b;
@@ -86,6 +119,7 @@ static int run(struct kp_opts *o)
 		fprintf(stderr, "kmemprof: out of memory\n");
 		goto out_b;
 	}
+	diff_order(o, &a, &b, &d);
 	/* kp_diff() ordered them by growth, diff's default. */
 	if (o->key_set)
 		kp_sort_deltas(d.v, d.n, &o->keys, false);
@@ -111,14 +145,15 @@ static int run(struct kp_opts *o)
 	printf("%s -> %s", o->args[0], o->args[1]);
 	if (d.dt > 0)
 		printf(" (%.1f s)", d.dt);
-	printf(": live %s%s bytes; %zu sites grew, %zu new, %zu gone\n",
-	       sum < 0 ? "-" : "+", g, grew, born, gone);
+	printf(": live %s%s bytes; %zu site%s grew, %zu new, %zu gone\n",
+	       sum < 0 ? "-" : sum ? "+" : "", g, grew, grew == 1 ? "" : "s",
+	       born, gone);
 	printf("%12s %12s %12s %9s %9s %-6s %s\n", "GROWTH", "LIVE A",
 	       "LIVE B", "OBJS", "ALLOCS", "KIND", "SITE");
 	for (i = 0; i < d.n && (!o->n || shown < (size_t)o->n); i++) {
 		const struct kp_delta *x = &d.v[i];
 		const struct kp_site *s = kp_delta_site(x);
-		char gb[40];
+		char gb[40], ob[24], al[24];
 
 		if (!x->bytes && !x->allocs && !x->objs)
 			continue;	/* nothing happened here */
@@ -129,9 +164,11 @@ static int run(struct kp_opts *o)
 			 x->bytes ? "+" : "", g);
 		kp_cell(x->a ? x->a->bytes : 0, o->human, la, sizeof(la));
 		kp_cell(x->b ? x->b->bytes : 0, o->human, lb, sizeof(lb));
-		printf("%12s %12s %12s %+9" PRId64 " %+9" PRId64 " %-6s ", gb,
-		       x->a ? la : "(new)", x->b ? lb : "(gone)", x->objs,
-		       x->allocs, s->kind ? s->kind : "-");
+		printf("%12s %12s %12s %9s %9s %-6s ", gb,
+		       x->a ? la : "(new)", x->b ? lb : "(gone)",
+		       signed_cell(x->objs, ob, sizeof(ob)),
+		       signed_cell(x->allocs, al, sizeof(al)),
+		       s->kind ? s->kind : "-");
 		kp_print_site_name(stdout, s->site, s->module, s->func,
 				s->callers);
 		kp_print_srcline(stdout, s->srcline, s->srcfunc);
