@@ -3,7 +3,6 @@
 #ifndef KP_KEYMAP_H
 #define KP_KEYMAP_H
 
-#include <search.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -12,9 +11,10 @@
 
 /* Keys (site keys, pprof's strings, module names) numbered 0, 1, ... */
 struct kp_keymap {
-	struct hsearch_data h;
-	char **keys;
+	char **keys;		/* by index */
 	size_t n, cap;		/* keys held, room for (kp_keymap_get grows it) */
+	size_t *slot;		/* the hash: index + 1, 0 empty */
+	size_t nslot;		/* a power of two, at least twice n */
 };
 
 /* Room for @max keys to begin with; -1 on ENOMEM. */
