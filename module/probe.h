@@ -323,7 +323,7 @@ __kmp_page_alloc_fast(enum kmp_event ev, unsigned long fp, unsigned int skip,
 		      const struct page *page, unsigned int order,
 		      const bool timed, const bool stacks, const bool opts)
 {
-	u32 bytes = PAGE_SIZE << order, *slot, h = KMP_NIL, idx;
+	u32 bytes = PAGE_SIZE << order, *slot, v, h = KMP_NIL, idx;
 	u64 time_cpu = 0, sctr = KMP_STACK_NO_CTR;
 	unsigned long flags, key, site, rec;
 	struct kmp_counters __percpu *ctr;
@@ -340,10 +340,18 @@ __kmp_page_alloc_fast(enum kmp_event ev, unsigned long fp, unsigned int skip,
 	walk = stacks && kmp_stacked();
 	if (walk)
 		kd = kmp_key_depth_fast();
-	/* with key_depth, the site whatever its entry: kmp_walk_fast() */
+	/*
+	 * With key_depth, the site whatever its entry: kmp_walk_fast(). An
+	 * entry at the frame is the general path's (a lost free); a marker
+	 * (a migration's, or the walk's: tables.h) is written over, as the
+	 * general path does, where the block goes into the map.
+	 */
 	if (unlikely(!__kmp_page_site_fast(fp, skip, &e, stacks && kd, &site,
 					   &rec, &passed) ||
-		     !kmp_page_get(page, &slot) || READ_ONCE(*slot)))
+		     !kmp_page_get(page, &slot)))
+		goto out;
+	v = READ_ONCE(*slot);
+	if (unlikely(v & KMP_PFN_VALID))
 		goto out;
 	if (!kd) {
 		idx = e->idx;
@@ -361,7 +369,8 @@ __kmp_page_alloc_fast(enum kmp_event ev, unsigned long fp, unsigned int skip,
 	 * once the general path has set pages_hashed.
 	 */
 	if (unlikely(READ_ONCE(kmp_tab.pages_hashed) || timed)) {
-		if (!READ_ONCE(kmp_tab.pages_hashed))
+		/* the general path takes the marker off the map first */
+		if (v || !READ_ONCE(kmp_tab.pages_hashed))
 			goto out;
 		key = kmp_key_pfn(page_to_pfn(page));
 		if (timed) {
