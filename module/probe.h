@@ -369,8 +369,8 @@ __kmp_page_alloc_fast(enum kmp_event ev, unsigned long fp, unsigned int skip,
 	 * once the general path has set pages_hashed.
 	 */
 	if (unlikely(READ_ONCE(kmp_tab.pages_hashed) || timed)) {
-		/* the general path takes the marker off the map first */
-		if (v || !READ_ONCE(kmp_tab.pages_hashed))
+		/* a timed block's marker: the general path takes it off */
+		if (!READ_ONCE(kmp_tab.pages_hashed) || (timed && v))
 			goto out;
 		key = kmp_key_pfn(page_to_pfn(page));
 		if (timed) {

@@ -191,15 +191,49 @@ static void keys_page_site_zero(struct kunit *test)
  * general path writes over a marker; the fast path gave each such
  * allocation back to it, so after every attach the pages the walk had
  * marked went the general way (walk_key_depth_fast saw 10 on 6.12).
- * Now the fast path writes over it too, and the frees pair.
+ * Now the fast path writes over it too, and the frees pair: with page
+ * blocks in the live table too (pages_hashed, once an object had a time)
+ * as without.
  */
+static void page_over_marker(struct kunit *test, struct page *src,
+			     struct page *dst, const unsigned long *rec,
+			     const char *what)
+{
+	struct kmp_totals t0, t;
+	struct keys_stats s0;
+
+	stats_get(&s0);
+	/* site 0's tag and its entry in the site table */
+	page_events(src, rec, 1);
+	t0 = site0(KMP_KIND_PAGE);
+	kmemprof_test_page_event((unsigned long)rec, src, 0);
+	kmemprof_test_page_move(dst, src, 0);
+
+	kmemprof_test_watch(KMP_KIND_PAGE, 0, 1);
+	kmemprof_test_page_event((unsigned long)rec, src, 0);
+	KMP_EXPECT_EQ_MSG(test, kmemprof_test_watched(), 0U,
+			  "%s: an allocation over a marker went the general way",
+			  what);
+	kmemprof_test_watch(KMP_KIND_PAGE, 0, 0);
+	t = site0(KMP_KIND_PAGE);
+	KMP_EXPECT_EQ_MSG(test, t.allocs - t0.allocs, 2, "%s", what);
+	KMP_EXPECT_EQ_MSG(test, t.live_objs - t0.live_objs, 2, "%s", what);
+	KMP_EXPECT_EQ_MSG(test, t.live_bytes - t0.live_bytes, 2 * PAGE_SIZE,
+			  "%s", what);
+
+	kmemprof_test_page_free_event(src, 0);
+	kmemprof_test_page_free_event(dst, 0);
+	t = site0(KMP_KIND_PAGE);
+	KMP_EXPECT_EQ_MSG(test, t.frees - t0.frees, 2, "%s", what);
+	KMP_EXPECT_EQ_MSG(test, t.live_objs - t0.live_objs, 0, "%s", what);
+	expect_nothing_lost(test, &s0);
+}
+
 static void keys_page_over_marker(struct kunit *test)
 {
 	struct page *src = alloc_page(GFP_KERNEL);
 	struct page *dst = alloc_page(GFP_KERNEL);
 	unsigned long rec[4];
-	struct kmp_totals t0, t;
-	struct keys_stats s0;
 
 	if (!dst && src)
 		__free_page(src);
@@ -211,29 +245,12 @@ static void keys_page_over_marker(struct kunit *test)
 	rec[1] = KEYS_PAGE_LR;
 	rec[2] = 0;
 	rec[3] = 0;
-	stats_get(&s0);
-	/* site 0's tag and its entry in the site table */
+	page_over_marker(test, src, dst, rec, "the map alone");
+	/* a block with a time goes into the live table: pages_hashed */
+	KMP_EXPECT_EQ(test, kmemprof_set_knob("lifetimes", 1), 0);
 	page_events(src, rec, 1);
-	t0 = site0(KMP_KIND_PAGE);
-	kmemprof_test_page_event((unsigned long)rec, src, 0);
-	kmemprof_test_page_move(dst, src, 0);
-
-	kmemprof_test_watch(KMP_KIND_PAGE, 0, 1);
-	kmemprof_test_page_event((unsigned long)rec, src, 0);
-	KMP_EXPECT_EQ_MSG(test, kmemprof_test_watched(), 0U,
-			  "an allocation over a marker went the general way");
-	kmemprof_test_watch(KMP_KIND_PAGE, 0, 0);
-	t = site0(KMP_KIND_PAGE);
-	KMP_EXPECT_EQ(test, t.allocs - t0.allocs, 2);
-	KMP_EXPECT_EQ(test, t.live_objs - t0.live_objs, 2);
-	KMP_EXPECT_EQ(test, t.live_bytes - t0.live_bytes, 2 * PAGE_SIZE);
-
-	kmemprof_test_page_free_event(src, 0);
-	kmemprof_test_page_free_event(dst, 0);
-	t = site0(KMP_KIND_PAGE);
-	KMP_EXPECT_EQ(test, t.frees - t0.frees, 2);
-	KMP_EXPECT_EQ(test, t.live_objs - t0.live_objs, 0);
-	expect_nothing_lost(test, &s0);
+	KMP_EXPECT_EQ(test, kmemprof_set_knob("lifetimes", 0), 0);
+	page_over_marker(test, src, dst, rec, "blocks in the table too");
 	/* kmemprof is off (keys_test_init()): no events */
 	__free_page(src);
 	__free_page(dst);
