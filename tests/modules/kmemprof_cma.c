@@ -15,9 +15,11 @@
  * page from CMA (dma_alloc_contiguous()) when the kernel has one, and from
  * the page allocator otherwise.
  *
- * cma_alloc(), cma_release() and dev_get_cma_area() are exported on some
- * kernels only (mainline 7.x; vendor trees). The Kbuild finds them in the
- * kernel's Module.symvers and defines KMPCMA_HAVE_CMA_ALLOC; without it,
+ * cma_alloc() and cma_release() are exported on some kernels only
+ * (mainline 7.x; vendor trees), and so is dev_get_cma_area() or, where it
+ * is a static inline (6.1, 6.12), dma_contiguous_default_area. The Kbuild
+ * finds them in the kernel's Module.symvers and defines
+ * KMPCMA_HAVE_CMA_ALLOC; without it,
  * pages= fails the load with -EOPNOTSUPP, which the test reads as "not on
  * this kernel".
  */
