@@ -90,15 +90,11 @@ cma_pages() {
 	unpaired_same "cma_alloc()/cma_release()" "$unpaired"
 }
 
-# (c) the CMA dma-buf heap: the default area's heap is "reserved" (cma=
-# names it so); 7.x also calls it default_cma_region.
-# A kernel without dma-buf heaps (CONFIG_DMABUF_HEAPS, none in Debian's)
-# has no /dev/dma_heap at all: (c) is left out there.
-heap=
-for h in reserved default_cma_region; do
-	[ -e /dev/dma_heap/$h ] && { heap=$h; break; }
-done
-[ -n "$heap" ] || [ ! -e /dev/dma_heap ] ||
+# (c) each CMA dma-buf heap (cma_heaps, lib.sh), with the function that
+# allocates from it. A kernel without dma-buf heaps (CONFIG_DMABUF_HEAPS,
+# none in Debian's) has no /dev/dma_heap at all: (c) is left out there.
+heaps=$(cma_heaps)
+[ -n "$heaps" ] || [ ! -e /dev/dma_heap ] ||
 	fail "no CMA heap in /dev/dma_heap: '$(ls /dev/dma_heap 2>&1 | tr '\n' ' ')'"
 BYTES=2097152
 dma_heap() {
@@ -117,15 +113,15 @@ dma_heap() {
 	done
 	echo "INFO $(cat /tmp/kmpheap.out)"
 	cma_taken "heap $heap" $((BYTES / PAGE))
-	echo "INFO held: $(proc_line cma_heap_allocate | grep ' kind:page ')"
-	expect_eq "cma_heap_allocate live bytes" "$(live_bytes cma_heap_allocate)" $BYTES
+	echo "INFO held: $(proc_line $site | grep ' kind:page ')"
+	expect_eq "$site live bytes" "$(live_bytes $site)" $BYTES
 	echo >&3
 	exec 3>&-
 	wait $pid
 	rc=$?
 	expect_eq "kmpheap exit status ($(tr '\n' ' ' < /tmp/kmpheap.out))" $rc 0
-	echo "INFO released: $(proc_line cma_heap_allocate | grep ' kind:page ')"
-	expect_eq "cma_heap_allocate live bytes after close" "$(live_bytes cma_heap_allocate)" 0
+	echo "INFO released: $(proc_line $site | grep ' kind:page ')"
+	expect_eq "$site live bytes after close" "$(live_bytes $site)" 0
 	unpaired_same "the heap's allocation and release" "$unpaired"
 }
 
@@ -149,8 +145,11 @@ if ! tries cma_pages; then
 	*) fail "insmod kmemprof_cma pages=64: $out" ;;
 	esac
 fi
-if [ -n "$heap" ]; then
-	tries dma_heap
+if [ -n "$heaps" ]; then
+	echo "$heaps" > /tmp/kmpheaps
+	while read -r heap site; do
+		tries dma_heap
+	done < /tmp/kmpheaps
 else
 	echo "INFO no /dev/dma_heap (no CONFIG_DMABUF_HEAPS): (c) left out"
 fi

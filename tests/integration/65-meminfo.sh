@@ -20,10 +20,7 @@ insmod /modules/kmemprof_hog.ko pages=256 order=1 || fail "insmod hog"
 workload 50
 # 4 MiB from the CMA heap, held until the end (or until the shell exits,
 # which closes the fifo): CMA in use, on the heap's line, since load.
-heap=
-for h in reserved default_cma_region; do
-	[ -e /dev/dma_heap/$h ] && { heap=$h; break; }
-done
+heap=$(cma_heaps | awk 'NR == 1 { print $1 }')
 # A kernel without dma-buf heaps (Debian's) has no /dev/dma_heap: no CMA
 # is held there, and the checks below take 0 for it.
 [ -n "$heap" ] || [ ! -e /dev/dma_heap ] || fail "no CMA heap in /dev/dma_heap"

@@ -40,10 +40,7 @@ echo
 # CMA and migration (Documentation/kmemprof.rst, "Pages"): a buffer from
 # the CMA dma-buf heap enters on the heap's site, and pages that compaction
 # moves keep their owners.
-heap=
-for h in reserved default_cma_region; do
-	[ -e /dev/dma_heap/$h ] && { heap=$h; break; }
-done
+heap=$(cma_heaps | awk 'NR == 1 { print $1 }')
 pgmig() { awk '$1 == "pgmigrate_success" { print $2 }' /proc/vmstat; }
 if [ -n "$heap" ]; then
 	echo "=== CMA: 4 MiB held from the dma-buf heap $heap, then compact_memory"

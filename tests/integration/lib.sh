@@ -107,3 +107,23 @@ restore_state() {
 		done
 	done
 }
+
+# cma_heaps: every CMA dma-buf heap, "PATH FUNC" a line, FUNC the function
+# that allocates from it (its kind:page site): each heap of /dev/dma_heap/
+# but the system heaps, whatever its name (the default area's is
+# "reserved" with cma=, "default_cma_region" on 7.x, a device tree's
+# region name on a board), on cma_heap_allocate; then Rockchip's own
+# (/dev/rk_dma_heap/*, rk-dma-heap-cma on the BSP), on rk_cma_heap_allocate.
+# None on a kernel without dma-buf heaps (CONFIG_DMABUF_HEAPS).
+cma_heaps() {
+	for h in /dev/dma_heap/*; do
+		[ -e "$h" ] || continue
+		case "${h##*/}" in
+		system | system-*) continue ;;
+		esac
+		echo "$h cma_heap_allocate"
+	done
+	for h in /dev/rk_dma_heap/*; do
+		[ -e "$h" ] && echo "$h rk_cma_heap_allocate"
+	done
+}

@@ -27,5 +27,5 @@ kcflags=
 case "$KVER" in
 5.10*) kcflags=-Wno-unused-but-set-variable ;;
 esac
-make -s -C "$KDIR" M="$DEST" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- \
+"$TOP/tools/rig/yield.sh" make -s -C "$KDIR" M="$DEST" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- \
 	W=1 KMEMPROF_WERROR=1 KMEMPROF_TESTS=m KCFLAGS="$kcflags" "$@" modules

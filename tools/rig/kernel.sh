@@ -89,7 +89,8 @@ done < "$B/fragment.config"
 
 log "building Image modules with -j$JOBS (several minutes)"
 start=$(date +%s)
-if ! make -s -C "$SRC" O="$B" $ARCHV -j"$JOBS" Image modules \
+# (yielding to other work on the machine: tools/rig/yield.sh)
+if ! "$(dirname "$0")/yield.sh" make -s -C "$SRC" O="$B" $ARCHV -j"$JOBS" Image modules \
 	> "$B/build.log" 2>&1; then
 	tail -n 40 "$B/build.log" >&2
 	log "build failed; log in $B/build.log"
