@@ -128,6 +128,7 @@
 #include <linux/stacktrace.h>
 
 #include "internal.h"
+#include "nmi.h"
 #include "tables.h"
 
 #define KMP_NMI_RING	64	/* records per CPU; a power of two */

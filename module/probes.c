@@ -60,6 +60,7 @@
 #include <trace/events/percpu.h>
 
 #include "internal.h"
+#include "nmi.h"
 #include "probe.h"
 
 /* Before 6.1, struct kmem_cache is public: mm/slab.h includes these. */

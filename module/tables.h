@@ -3,7 +3,7 @@
  * kmemprof: the tables as every event reaches them, inline: the site
  * table (tags.c), the tags' counters, the live table's slots (live.c),
  * the PFN map (pfnmap.c) and the page walk to a call site. Both paths use
- * these, and nothing here calls out of line but the NMI settle.
+ * these, and nothing here calls out of line.
  *
  * The hot path
  * ------------
@@ -822,29 +822,6 @@ kmp_page_site_fast(unsigned long fp, unsigned int skip,
 	unsigned int passed;
 
 	return __kmp_page_site_fast(fp, skip, ep, false, &lr, &rec, &passed);
-}
-
-/*
- * Records of events in NMI whose table work is still to do, counted by
- * the hash of their key. The general path settles those of its event's
- * key before it takes the event (nmi.c says why and in what order).
- */
-#define KMP_NMI_KEY_BITS	8
-extern atomic_t kmp_nmi_keys[1 << KMP_NMI_KEY_BITS];
-
-static __always_inline atomic_t *kmp_nmi_key_count(unsigned long key)
-{
-	return &kmp_nmi_keys[kmp_hash(key) >> (32 - KMP_NMI_KEY_BITS)];
-}
-
-void __kmp_nmi_settle(unsigned long key, unsigned long below);
-
-/* On the general path, with interrupts off, before an event on @key. */
-static __always_inline void kmp_nmi_settle(unsigned long key)
-{
-	/* pairs with the release in kmp_nmi_finish() */
-	if (unlikely(atomic_read_acquire(kmp_nmi_key_count(key))))
-		__kmp_nmi_settle(key, ULONG_MAX);
 }
 
 #endif /* _KMEMPROF_TABLES_H */

@@ -74,7 +74,6 @@ KNOWN = {
     ('probe.h', 'probes'): 'probe.h becomes probes.h, its own header',
     ('stack.h', 'stacks'): 'stack.h becomes stacks.h, its own header',
     ('stack.h', 'tags'): "the tag lookup out of stack.h, into tags.h",
-    ('tables.h', 'nmi'): 'kmp_nmi_settle() into nmi.h',
     ('tables.h', 'pfnmap'): "the PFN map's inline code into pfnmap.h",
     ('internal.h', 'options'): "the options' keys and words into options.h",
     ('internal.h', 'stat'): "the counters' inline code into stat.h",
