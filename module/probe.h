@@ -13,6 +13,7 @@
 #include <linux/mm.h>
 #include <linux/sched/clock.h>
 
+#include "clock.h"
 #include "hist.h"
 #include "internal.h"
 #include "paths.h"

@@ -18,6 +18,7 @@
 
 #include <kmemprof/knobs.h>
 
+#include "clock.h"
 #include "hist.h"
 #include "internal.h"
 #include "probe.h"
@@ -135,7 +136,7 @@ void kmemprof_set_clock(kmp_clock_t *clock)
 kmp_export_test_hook(kmemprof_set_clock);
 
 /*
- * The lifetimes' counter (hist.h) read between two reads of the kernel's
+ * The lifetimes' counter (clock.h) read between two reads of the kernel's
  * own, interrupts off; *@inl: whether it is read inline. -EOPNOTSUPP
  * where lifetimes have no counter (local_clock()).
  */
