@@ -2,7 +2,7 @@
 /*
  * kmemprof: accounting an allocation or a free to its tag.
  *
- * This is the general path: what the inline fast path in probe.h leaves
+ * This is the general path: what the inline fast path in probes.h leaves
  * to it (a site seen for the first time, a full group, a stale entry) and
  * every event while an option but sample_rate is on (kmp_mode). The tables
  * return what happened; every count is made here.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * kmemprof: clock.c's inline half, the clock of lifetimes and ages read
- * where the fast paths need it (probe.h). See clock.c for the clock and
+ * where the fast paths need it (probes.h). See clock.c for the clock and
  * its notes on locking.
  */
 #ifndef _KMEMPROF_CLOCK_H

@@ -10,7 +10,7 @@
  * is only taken in process context and never on the allocation path.
  *
  * kmp_mode changes only here, with the lock held; the probes read it with
- * READ_ONCE() behind kmp_opts_key (probe.h). A probe that runs across a
+ * READ_ONCE() behind kmp_opts_key (probes.h). A probe that runs across a
  * change sees the old mode or the new one for that event, never a mix that
  * matters: every table is shared by both paths.
  *

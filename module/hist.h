@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * kmemprof: the histograms' inline half, for the fast paths (probe.h) and
+ * kmemprof: the histograms' inline half, for the fast paths (probes.h) and
  * hist.c alike. See hist.c for the buckets and the notes on locking.
  */
 #ifndef _KMEMPROF_HIST_H

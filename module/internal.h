@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * kmemprof: what the module's own files share (the hot path's tables:
- * tables.h; its events: probe.h).
+ * tables.h; its events: probes.h).
  *
  * Data flows one way: tracepoint -> probes (probes.c) -> accounting
  * (account.c) -> tables (tags.c, live.c, pfnmap.c, hist.c, stacks.c) ->
@@ -599,7 +599,7 @@ static __always_inline bool kmp_timed(void)
 
 /*
  * kmp_slow_key, kmp_time_key or kmp_stack_key on: the probes' one test at
- * the defaults (probe.h), whose copy of the fast paths tests none of them
+ * the defaults (probes.h), whose copy of the fast paths tests none of them
  * (sample_rate it serves itself).
  */
 static __always_inline bool kmp_opts(void)

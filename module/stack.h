@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * kmemprof: the stack store's inline half, for the fast paths (probe.h)
+ * kmemprof: the stack store's inline half, for the fast paths (probes.h)
  * and stacks.c alike: the hash and the lock-free lookup of a record, and
  * the bounded frame-record walk that takes a sampled stack, and key_depth's
  * callers, on the fast path. See stacks.c for the store and its notes on

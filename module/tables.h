@@ -8,7 +8,7 @@
  * The hot path
  * ------------
  *
- * The common path of every probe is inline (probe.h, on what is here), so
+ * The common path of every probe is inline (probes.h, on what is here), so
  * that an event at the defaults makes no call: find the tag from the site
  * table (tags.c), add to this CPU's counters, and enter or take the object
  * in the PFN map (pfnmap.c) or the live table (live.c). Anything else (a
@@ -212,7 +212,7 @@ static __always_inline struct kmp_counters *kmp_ctr(u32 idx)
 }
 
 /*
- * The counter helpers of both paths (probe.h, account.c): on this CPU's
+ * The counter helpers of both paths (probes.h, account.c): on this CPU's
  * counters @c of a tag, with interrupts off, @n allocations of @bytes
  * (@req requested) each, or @n frees. A negative @n takes allocations
  * back; the counters wrap as u64.

@@ -21,7 +21,7 @@
 #include "clock.h"
 #include "hist.h"
 #include "internal.h"
-#include "probe.h"
+#include "probes.h"
 #include "tables.h"
 
 /*
@@ -626,7 +626,7 @@ unsigned int kmemprof_test_watched(void)
 kmp_export_test_hook(kmemprof_test_watched);
 
 /*
- * Events as the probes take them, through their entry points (probe.h:
+ * Events as the probes take them, through their entry points (probes.h:
  * the fast path, else the general path), with no event counted: a slab
  * allocation of @ptr at @site and its free; a page block allocated with
  * the frame records from @fp to walk, and its free.

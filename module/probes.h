@@ -6,8 +6,8 @@
  * nmi.c, the rest to account.c). See probes.c for the contexts an event
  * runs in.
  */
-#ifndef _KMEMPROF_PROBE_H
-#define _KMEMPROF_PROBE_H
+#ifndef _KMEMPROF_PROBES_H
+#define _KMEMPROF_PROBES_H
 
 #include <linux/hardirq.h>
 #include <linux/mm.h>
@@ -693,4 +693,4 @@ static __always_inline void kmp_page_free(enum kmp_event ev,
 	}
 }
 
-#endif /* _KMEMPROF_PROBE_H */
+#endif /* _KMEMPROF_PROBES_H */
