@@ -25,7 +25,7 @@
 
 #include "internal.h"
 #include "paths.h"
-#include "stack.h"
+#include "stacks.h"
 #include "tables.h"
 
 /*
@@ -177,7 +177,7 @@ static void kmp_site_add_frames(const struct kmp_frames *f)
  * one unwind serves all three. Page events start from the probe's frame
  * record @fp. Where it unwinds, a page event's frames below its site go
  * to the site table as the walk's at the defaults do, so that the fast
- * path's walk (stack.h) finds the site, unless the frame just below it is
+ * path's walk (probes.h) finds the site, unless the frame just below it is
  * there already.
  */
 static unsigned long kmp_find_site(enum kmp_kind kind, unsigned long call_site,

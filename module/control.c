@@ -27,7 +27,7 @@
 #include <linux/tracepoint.h>
 
 #include "internal.h"
-#include "stack.h"
+#include "stacks.h"
 
 static DEFINE_MUTEX(kmp_control_lock);
 static bool kmp_enabled;
@@ -76,7 +76,7 @@ int kmp_mode_update(void)
 		return ret;
 	/* the pools above before the mode: pairs with kmp_walk_fast() */
 	smp_store_release(&kmp_mode, m);
-	/* stacks or key_depth with sample_rate: the general path (stack.h) */
+	/* stacks or key_depth with sample_rate: the general path (probes.h) */
 	if ((m & ~KMP_M_FAST) ||
 	    ((m & (KMP_M_STACKS | KMP_M_KEY)) && (m & KMP_M_SAMPLE)))
 		static_branch_enable(&kmp_slow_key);

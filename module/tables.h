@@ -725,7 +725,7 @@ static __always_inline unsigned long kmp_fp_last(unsigned long fp)
 
 /*
  * A walk of the frame records: the one walker of every path (the page
- * event's site here, stack.h's stacks, callsite.c's site search), at
+ * event's site here, stacks.h's stacks, callsite.c's site search), at
  * record @rec, bounded by @last (kmp_fp_last()).
  */
 struct kmp_fp_walk {
@@ -772,7 +772,7 @@ static __always_inline bool kmp_fp_up(struct kmp_fp_walk *w)
  * @skip records are passed without a lookup of their return addresses
  * (KMP_PROBE_SKIP). The general path still looks at them (callsite.c).
  *
- * @keyed (key_depth, stack.h): the first return address that is not a
+ * @keyed (key_depth, probes.h): the first return address that is not a
  * frame to pass is the site whether or not it has an entry (*@ep NULL
  * where not), since the tag the fast path looks for is the one of (site,
  * callers), which only the general path makes; its address goes to
