@@ -25,6 +25,7 @@
 
 #include "internal.h"
 #include "paths.h"
+#include "pfnmap.h"
 #include "stacks.h"
 #include "tables.h"
 

@@ -110,6 +110,7 @@
 #include <linux/slab.h>
 
 #include "internal.h"
+#include "pfnmap.h"
 #include "probes.h"
 
 /* What an exit handler keeps from the entry: arguments, caller's frame. */

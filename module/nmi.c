@@ -129,6 +129,7 @@
 
 #include "internal.h"
 #include "nmi.h"
+#include "pfnmap.h"
 #include "tables.h"
 
 #define KMP_NMI_RING	64	/* records per CPU; a power of two */

@@ -194,6 +194,7 @@
 #include <linux/vmalloc.h>
 
 #include "internal.h"
+#include "pfnmap.h"
 #include "tables.h"
 
 /* Frames looked at with interrupts off at a time. */

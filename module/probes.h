@@ -17,6 +17,7 @@
 #include "hist.h"
 #include "internal.h"
 #include "paths.h"
+#include "pfnmap.h"
 #include "stacks.h"
 #include "tables.h"
 #include "tags.h"

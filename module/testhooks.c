@@ -21,6 +21,7 @@
 #include "clock.h"
 #include "hist.h"
 #include "internal.h"
+#include "pfnmap.h"
 #include "probes.h"
 #include "tables.h"
 

@@ -68,7 +68,6 @@ LAYERS = [
 KNOWN = {
     ('hist', 'tags'): "hist's sums over the tags up to the views",
     ('internal.h', 'tags'): 'kmp_tag_at() into tags.h',
-    ('tables.h', 'pfnmap'): "the PFN map's inline code into pfnmap.h",
     ('internal.h', 'options'): "the options' keys and words into options.h",
     ('internal.h', 'stat'): "the counters' inline code into stat.h",
     ('tables.h', 'options'): 'kmp_tab and kmp_mode into a tables.c',
