@@ -28,6 +28,7 @@
 #include "pfnmap.h"
 #include "stacks.h"
 #include "tables.h"
+#include "tags.h"
 
 /*
  * The unwind buffer: per CPU rather than on the stack, where the kernel's

@@ -32,6 +32,7 @@
 #include <kmemprof/format.h>
 #include "internal.h"
 #include "paths.h"
+#include "tags.h"
 
 static struct dentry *kmp_debugfs_dir;
 

@@ -38,6 +38,7 @@
 
 #include "hist.h"
 #include "tables.h"
+#include "tags.h"
 
 static_assert(sizeof(struct kmp_hist_totals) == KMP_HIST_N * sizeof(u64));
 

@@ -328,18 +328,6 @@ void kmp_stats_reset(void);
 
 /* tags.c */
 extern unsigned int kmp_max_tags;
-extern struct kmp_tag *kmp_tag_pool;
-
-static inline struct kmp_tag *kmp_tag_at(u32 idx)
-{
-	return &kmp_tag_pool[idx];
-}
-
-static inline u32 kmp_tag_index(const struct kmp_tag *tag)
-{
-	return tag - kmp_tag_pool;
-}
-
 int kmp_tags_init(void);
 void kmp_tags_exit(void);
 struct kmp_tag *kmp_tag_get(unsigned long site, enum kmp_kind kind,

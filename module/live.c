@@ -132,6 +132,7 @@
 #include <linux/vmalloc.h>
 
 #include "internal.h"
+#include "live.h"
 #include "tables.h"
 
 #define KMP_SPILL_LOCKS		256

@@ -128,6 +128,7 @@
 #include <linux/stacktrace.h>
 
 #include "internal.h"
+#include "live.h"
 #include "nmi.h"
 #include "pfnmap.h"
 #include "tables.h"

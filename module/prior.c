@@ -196,6 +196,7 @@
 #include "internal.h"
 #include "pfnmap.h"
 #include "tables.h"
+#include "tags.h"
 
 /* Frames looked at with interrupts off at a time. */
 #define KMP_PRIOR_BATCH		512

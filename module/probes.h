@@ -16,6 +16,7 @@
 #include "clock.h"
 #include "hist.h"
 #include "internal.h"
+#include "live.h"
 #include "paths.h"
 #include "pfnmap.h"
 #include "stacks.h"

@@ -12,6 +12,19 @@
 
 #include "internal.h"
 
+/* The tags, by index (kmp_tag_get() hands them out). */
+extern struct kmp_tag *kmp_tag_pool;
+
+static inline struct kmp_tag *kmp_tag_at(u32 idx)
+{
+	return &kmp_tag_pool[idx];
+}
+
+static inline u32 kmp_tag_index(const struct kmp_tag *tag)
+{
+	return tag - kmp_tag_pool;
+}
+
 /* tags.c: the tag hash, set at load before any probe is attached. */
 extern struct hlist_head *kmp_tag_hash;
 extern unsigned int kmp_tag_bits;

@@ -21,9 +21,11 @@
 #include "clock.h"
 #include "hist.h"
 #include "internal.h"
+#include "live.h"
 #include "pfnmap.h"
 #include "probes.h"
 #include "tables.h"
+#include "tags.h"
 
 /*
  * Sum the totals of every tag of @kind whose call site is in [start, end).
