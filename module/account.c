@@ -24,9 +24,11 @@
 #include <linux/percpu.h>
 
 #include "internal.h"
+#include "options.h"
 #include "paths.h"
 #include "pfnmap.h"
 #include "stacks.h"
+#include "stat.h"
 #include "tables.h"
 #include "tags.h"
 

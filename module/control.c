@@ -27,7 +27,9 @@
 #include <linux/tracepoint.h>
 
 #include "internal.h"
+#include "options.h"
 #include "stacks.h"
+#include "stat.h"
 
 static DEFINE_MUTEX(kmp_control_lock);
 static bool kmp_enabled;

@@ -37,6 +37,7 @@
 #include <linux/vmalloc.h>
 
 #include "hist.h"
+#include "stat.h"
 #include "tables.h"
 #include "tags.h"
 

@@ -112,6 +112,7 @@
 #include "internal.h"
 #include "pfnmap.h"
 #include "probes.h"
+#include "stat.h"
 
 /* What an exit handler keeps from the entry: arguments, caller's frame. */
 #define KMP_EXIT_ARGS	5

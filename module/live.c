@@ -133,6 +133,7 @@
 
 #include "internal.h"
 #include "live.h"
+#include "options.h"
 #include "tables.h"
 
 #define KMP_SPILL_LOCKS		256

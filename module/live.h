@@ -9,6 +9,7 @@
 #define _KMEMPROF_LIVE_H
 
 #include "internal.h"
+#include "options.h"
 #include "tables.h"
 #include "tags.h"
 

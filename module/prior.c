@@ -194,7 +194,9 @@
 #include <linux/vmalloc.h>
 
 #include "internal.h"
+#include "options.h"
 #include "pfnmap.h"
+#include "stat.h"
 #include "tables.h"
 #include "tags.h"
 

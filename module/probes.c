@@ -61,7 +61,9 @@
 
 #include "internal.h"
 #include "nmi.h"
+#include "options.h"
 #include "probes.h"
+#include "stat.h"
 
 /* Before 6.1, struct kmem_cache is public: mm/slab.h includes these. */
 #if !KMP_CACHE_ALLOC_HAS_CACHE && defined(CONFIG_SLUB)

@@ -17,9 +17,11 @@
 #include "hist.h"
 #include "internal.h"
 #include "live.h"
+#include "options.h"
 #include "paths.h"
 #include "pfnmap.h"
 #include "stacks.h"
+#include "stat.h"
 #include "tables.h"
 #include "tags.h"
 

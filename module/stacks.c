@@ -59,6 +59,7 @@
 
 #include "internal.h"
 #include "stacks.h"
+#include "stat.h"
 
 #define KMP_STACK_LOCKS	64
 

@@ -34,7 +34,7 @@
 
 /*
  * The words every event reads, side by side, so that the fast paths reach
- * them all from one address (options.c). Each is set where its table is
+ * them all from one address (tables.c). Each is set where its table is
  * made, while no probe is attached, and only read while one is; but
  * pages_hashed (account.c), which page blocks set until the next reset,
  * and times (live.c), set once while the probes may be attached.

@@ -93,8 +93,9 @@
 #include <kmemprof/format.h>
 
 #include "internal.h"
-#include "tags.h"
+#include "stat.h"
 #include "tables.h"
+#include "tags.h"
 
 #define KMP_TAG_LOCKS		64
 

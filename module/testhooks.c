@@ -24,6 +24,7 @@
 #include "live.h"
 #include "pfnmap.h"
 #include "probes.h"
+#include "stat.h"
 #include "tables.h"
 #include "tags.h"
 

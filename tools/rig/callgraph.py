@@ -42,7 +42,7 @@ LAYERS = [
     # the module's own work, the clock and the CPUs' clusters, the root
     # of the hot words (kmp_tab), the frame walker; paths.c is make
     # bench's timing of each path (KMP_PATHS builds alone).
-    ('base', False, ['internal.h', 'tables.h', 'compat.h', 'kmemprof.h',
+    ('base', False, ['internal.h', 'tables', 'compat.h', 'kmemprof.h',
                      'test.h', 'testpoints.h', 'format.h', 'options',
                      'stat', 'clock', 'topology', 'paths']),
     # Unwinding, and the symbols and names of call sites.
@@ -68,9 +68,6 @@ LAYERS = [
 KNOWN = {
     ('hist', 'tags'): "hist's sums over the tags up to the views",
     ('live', 'tags'): 'kmp_time_free(): the histogram slot chosen in probes.h',
-    ('internal.h', 'options'): "the options' keys and words into options.h",
-    ('internal.h', 'stat'): "the counters' inline code into stat.h",
-    ('tables.h', 'options'): 'kmp_tab and kmp_mode into a tables.c',
 }
 
 
