@@ -57,6 +57,8 @@
 #include <linux/spinlock.h>
 #include <linux/vmalloc.h>
 
+#include <kmemprof/test.h>
+
 #include "internal.h"
 #include "stacks.h"
 #include "stat.h"

@@ -17,6 +17,7 @@
 #include <linux/string.h>
 
 #include <kmemprof/knobs.h>
+#include <kmemprof/test.h>
 
 #include "clock.h"
 #include "hist.h"
