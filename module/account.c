@@ -2,7 +2,7 @@
 /*
  * kmemprof: accounting an allocation or a free to its tag.
  *
- * This is the general path: what the inline fast path in probe.h leaves
+ * This is the general path: what the inline fast path in probes.h leaves
  * to it (a site seen for the first time, a full group, a stale entry) and
  * every event while an option but sample_rate is on (kmp_mode). The tables
  * return what happened; every count is made here.
@@ -24,9 +24,13 @@
 #include <linux/percpu.h>
 
 #include "internal.h"
+#include "options.h"
 #include "paths.h"
-#include "stack.h"
+#include "pfnmap.h"
+#include "stacks.h"
+#include "stat.h"
 #include "tables.h"
+#include "tags.h"
 
 /*
  * The unwind buffer: per CPU rather than on the stack, where the kernel's
@@ -177,7 +181,7 @@ static void kmp_site_add_frames(const struct kmp_frames *f)
  * one unwind serves all three. Page events start from the probe's frame
  * record @fp. Where it unwinds, a page event's frames below its site go
  * to the site table as the walk's at the defaults do, so that the fast
- * path's walk (stack.h) finds the site, unless the frame just below it is
+ * path's walk (probes.h) finds the site, unless the frame just below it is
  * there already.
  */
 static unsigned long kmp_find_site(enum kmp_kind kind, unsigned long call_site,

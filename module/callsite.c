@@ -57,6 +57,8 @@
 #include <linux/stacktrace.h>
 #include <linux/string.h>
 
+#include <kmemprof/test.h>
+
 #include "internal.h"
 #include "paths.h"
 #include "tables.h"

@@ -3,7 +3,7 @@
  * kmemprof: the clock of lifetimes and ages, in ns since load.
  *
  * The cycle counter scaled by mult/shift where there is one (compat.h;
- * read inline where the kernel's read is the bare register, hist.h),
+ * read inline where the kernel's read is the bare register, clock.h),
  * local_clock() elsewhere, or, in the test build alone (KMP_TEST_HOOKS), a
  * clock of the KUnit suites' own. Read only while histograms or lifetimes
  * are on (kmp_mode).
@@ -20,7 +20,7 @@
 #include <linux/sched/clock.h>
 #include <linux/string.h>
 
-#include "hist.h"
+#include "clock.h"
 
 #if KMP_TEST_HOOKS
 kmp_clock_t *kmp_clock;

@@ -10,7 +10,7 @@
  * is only taken in process context and never on the allocation path.
  *
  * kmp_mode changes only here, with the lock held; the probes read it with
- * READ_ONCE() behind kmp_opts_key (probe.h). A probe that runs across a
+ * READ_ONCE() behind kmp_opts_key (probes.h). A probe that runs across a
  * change sees the old mode or the new one for that event, never a mix that
  * matters: every table is shared by both paths.
  *
@@ -27,7 +27,9 @@
 #include <linux/tracepoint.h>
 
 #include "internal.h"
-#include "stack.h"
+#include "options.h"
+#include "stacks.h"
+#include "stat.h"
 
 static DEFINE_MUTEX(kmp_control_lock);
 static bool kmp_enabled;
@@ -76,7 +78,7 @@ int kmp_mode_update(void)
 		return ret;
 	/* the pools above before the mode: pairs with kmp_walk_fast() */
 	smp_store_release(&kmp_mode, m);
-	/* stacks or key_depth with sample_rate: the general path (stack.h) */
+	/* stacks or key_depth with sample_rate: the general path (probes.h) */
 	if ((m & ~KMP_M_FAST) ||
 	    ((m & (KMP_M_STACKS | KMP_M_KEY)) && (m & KMP_M_SAMPLE)))
 		static_branch_enable(&kmp_slow_key);

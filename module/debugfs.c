@@ -31,7 +31,10 @@
 
 #include <kmemprof/format.h>
 #include "internal.h"
+#include "options.h"
 #include "paths.h"
+#include "stat.h"
+#include "tags.h"
 
 static struct dentry *kmp_debugfs_dir;
 

@@ -37,7 +37,9 @@
 #include <linux/vmalloc.h>
 
 #include "hist.h"
+#include "stat.h"
 #include "tables.h"
+#include "tags.h"
 
 static_assert(sizeof(struct kmp_hist_totals) == KMP_HIST_N * sizeof(u64));
 

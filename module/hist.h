@@ -1,17 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * kmemprof: the histograms' and the clock's inline half, for the fast
- * paths (probe.h) and hist.c alike. See hist.c for the buckets and the
- * notes on locking, clock.c for the clock.
+ * kmemprof: the histograms' inline half, for the fast paths (probes.h) and
+ * hist.c alike. See hist.c for the buckets and the notes on locking.
  */
 #ifndef _KMEMPROF_HIST_H
 #define _KMEMPROF_HIST_H
 
-#include <linux/math64.h>
 #include <linux/percpu.h>
-#include <linux/sched/clock.h>
 
 #include "internal.h"
+#include "topology.h"
 
 #define KMP_HIST_BLOCK	64
 #define KMP_FOLD	BIT(30)
@@ -29,49 +27,6 @@ struct kmp_hist {
 
 extern struct kmp_hist __percpu **kmp_hist_blocks;
 extern atomic64_t *kmp_hist_fold;	/* max_hist * KMP_HIST_N */
-extern int *kmp_cluster;		/* topology.c */
-
-#if KMP_HAVE_CYCLES
-extern u64 kmp_epoch;
-extern u32 kmp_mult, kmp_shift;
-DECLARE_STATIC_KEY_FALSE(kmp_cntvct_key);
-DECLARE_STATIC_KEY_FALSE(kmp_cntpct_key);
-
-/*
- * The counter, as the kernel's arch_timer_read_counter() reads it, but
- * inline where that is the plain register read (clock.c). No ISB: the
- * read may be taken a few instructions early, which a lifetime does not
- * see.
- */
-static __always_inline u64 kmp_counter(void)
-{
-	if (static_branch_likely(&kmp_cntvct_key))
-		return read_sysreg(cntvct_el0);
-	if (static_branch_unlikely(&kmp_cntpct_key))
-		return read_sysreg(cntpct_el0);
-	return kmp_cycles();
-}
-#endif
-#if KMP_TEST_HOOKS
-extern kmp_clock_t *kmp_clock;
-#endif
-
-/* kmp_now() inline: the counter read and scaled, a multiply and a shift. */
-static __always_inline u64 __kmp_now(void)
-{
-#if KMP_TEST_HOOKS
-	kmp_clock_t *clock = READ_ONCE(kmp_clock);
-
-	if (unlikely(clock))
-		return clock();
-#endif
-#if KMP_HAVE_CYCLES
-	if (likely(kmp_mult))
-		return mul_u64_u32_shr(kmp_counter() - kmp_epoch, kmp_mult,
-				       kmp_shift);
-#endif
-	return local_clock();
-}
 
 static __always_inline struct kmp_hist __percpu *kmp_hist_slot(u32 slot)
 {

@@ -78,7 +78,7 @@
  * with release after the tables are ready, and read after the barrier.
  *
  * A wrapper enters its objects with preemption off, each as a probe does
- * (probe.h: the test of kmp_opts_key, then the fast path's plain writes
+ * (probes.h: the test of kmp_opts_key, then the fast path's plain writes
  * with interrupts off), so that the synchronize_rcu() in
  * tracepoint_synchronize_unregister() waits for a wrapper that took the
  * defaults' copy before the re-attach scan raised the key (prior.c): one
@@ -90,7 +90,7 @@
  * it counted itself has then counted itself, as it can only sleep inside),
  * then for the counts, then for RCU and RCU-tasks again, for the last
  * instructions after the count. The callbacks and handlers run in the
- * allocator's context and do what a probe does (probe.h): interrupts off,
+ * allocator's context and do what a probe does (probes.h): interrupts off,
  * NMI to nmi.c; the counts they keep of themselves are this_cpu ops.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -110,7 +110,9 @@
 #include <linux/slab.h>
 
 #include "internal.h"
-#include "probe.h"
+#include "pfnmap.h"
+#include "probes.h"
+#include "stat.h"
 
 /* What an exit handler keeps from the entry: arguments, caller's frame. */
 #define KMP_EXIT_ARGS	5

@@ -1,15 +1,26 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * kmemprof: what the module's own files share (the hot path's tables:
- * tables.h; its events: probe.h).
+ * kmemprof: the types, limits and prototypes the module's own files
+ * share. Inline code and the data it reads are in the header of the file
+ * that owns them (foo.h is foo.c's: tables.h, tags.h, live.h, pfnmap.h,
+ * stacks.h, hist.h, nmi.h, probes.h, ...); this header holds none.
  *
- * Data flows one way: tracepoint -> probes (probes.c) -> accounting
- * (account.c) -> tables (tags.c, live.c, pfnmap.c, hist.c, stacks.c) ->
- * views (procfs.c, debugfs.c). The leaves below the tables (options.c,
- * stat.c, clock.c, topology.c, callsite.c) call nothing of kmemprof's;
- * control.c changes state (and has prior.c enter the page blocks from
- * before the page probes), main.c alone owns lifetimes. No file calls a
- * file above it: tools/rig/callgraph.py checks the built objects.
+ * The files are in layers, and each uses only its own layer and those
+ * below it, from the bottom:
+ *
+ *   base:       this header, options, stat, clock, topology, tables
+ *               (kmp_tab, the site table, the frame walker), paths
+ *   services:   callsite.c (unwinding, the symbols of call sites)
+ *   tables:     tags, live, pfnmap, hist, stacks (none uses another)
+ *   accounting: account.c, then nmi.c (events in NMI, settled later)
+ *   events:     probes.c, hooks.c
+ *   control:    prior.c, control.c, of.c, knobs.c
+ *   views:      procfs.c, debugfs.c, sysctl.c
+ *   main.c, which alone owns lifetimes.
+ *
+ * tools/rig/callgraph.py checks it on the files with their headers, and
+ * lists (KNOWN) the edges that still break it. Documentation/kmemprof.rst
+ * (Design) follows one event through them.
  *
  * Notes on locking
  * ----------------
@@ -283,63 +294,8 @@ enum kmp_hook_id {
 	KMP_HOOK_NR,
 };
 
-/*
- * Every counter of kmemprof's own, per CPU, in one set (stat.c): the
- * statistics, the events the probes took (and those in NMI), and the
- * hooks' calls. Those above nmi are plain adds with interrupts off
- * (kmp_add()); from nmi on, each is counted where a plain add may be
- * interrupted halfway (in NMI, or with interrupts on), with
- * this_cpu_inc() or this_cpu_add(). A new counter goes on the side its
- * writers need.
- */
-struct kmp_stats {
-	u64 events[KMP_EV_NR];		/* events the probes took (first: */
-					/* the fast paths' address) */
-	u64 count[KMP_ST_NR];
-	u64 all;			/* events while self_timing is on */
-	u64 timed;			/* probes timed */
-	u64 ns;				/* their time in all */
-	u64 nmi;			/* KMP_ST_SKIP_NMI: kmp_stat_nmi() */
-	u64 nmi_events[KMP_EV_NR];	/* events in NMI (nmi.c) */
-	u64 hook_calls[KMP_HOOK_NR];	/* calls of each hooked function */
-	u64 hook_objects[KMP_HOOK_NR];	/* objects they returned or took */
-};
-
-DECLARE_PER_CPU(struct kmp_stats, kmp_stats);
-
-/* With interrupts off, from the allocation path (inline: the fast paths). */
-static __always_inline void kmp_stat_inc(enum kmp_stat st)
-{
-	lockdep_assert_irqs_disabled();
-	kmp_add(this_cpu_ptr(&kmp_stats.count[st]), 1);
-}
-
-static __always_inline void kmp_stat_add(enum kmp_stat st, u64 n)
-{
-	lockdep_assert_irqs_disabled();
-	kmp_add(this_cpu_ptr(&kmp_stats.count[st]), n);
-}
-
-void kmp_stat_nmi(void);
-u64 kmp_stat_sum(u64 __percpu *ctr);
-u64 kmp_stat_read(enum kmp_stat st);
-const char *kmp_stat_name(enum kmp_stat st);
-void kmp_stats_reset(void);
-
 /* tags.c */
 extern unsigned int kmp_max_tags;
-extern struct kmp_tag *kmp_tag_pool;
-
-static inline struct kmp_tag *kmp_tag_at(u32 idx)
-{
-	return &kmp_tag_pool[idx];
-}
-
-static inline u32 kmp_tag_index(const struct kmp_tag *tag)
-{
-	return tag - kmp_tag_pool;
-}
-
 int kmp_tags_init(void);
 void kmp_tags_exit(void);
 struct kmp_tag *kmp_tag_get(unsigned long site, enum kmp_kind kind,
@@ -453,14 +409,6 @@ void kmp_stacks_code_going(bool (*within)(unsigned long,
 					  const struct module *),
 			   const struct module *mod);
 
-/* The knobs read on the allocation path; see sysctl.c. */
-extern unsigned int kmp_stack_depth;
-extern unsigned int kmp_stack_sample;
-extern unsigned int kmp_key_depth;
-extern unsigned int kmp_sample_rate;
-extern unsigned int kmp_min_size;
-extern unsigned int kmp_max_size;
-
 /* callsite.c */
 struct kmp_frames {
 	unsigned long e[KMP_MAX_FRAMES];
@@ -518,7 +466,6 @@ int kmp_set_option_if(unsigned int *var, unsigned int val,
 		      bool (*ok)(unsigned int val));
 int kmp_walk_views(void (*fn)(unsigned long key, const struct kmp_obj *obj,
 			      void *priv), void *priv);
-extern unsigned int kmp_leak_age_ms;
 
 /* procfs.c, sysctl.c, debugfs.c */
 struct kmp_proc_line {		/* a line of /proc/kmemprof, in parts */
@@ -548,64 +495,11 @@ int kmp_of_u32(struct device_node *np, const char *name, u32 min, u32 max,
 int kmp_of_events(struct device_node *np, unsigned int *kinds);
 void kmp_of_knobs(struct device_node *np);
 
-/* kmp_mode: the options; KMP_M_FAST those that the fast paths serve. */
-#define KMP_M_HIST	BIT(0)	/* size, lifetime and cross-CPU histograms */
-#define KMP_M_LIFE	BIT(1)	/* allocation times, for ages and leaks */
-#define KMP_M_TIMING	BIT(2)	/* time one probe in KMP_TIME_EVERY */
-#define KMP_M_STACKS	BIT(3)	/* stack_depth > 0 */
-#define KMP_M_KEY	BIT(4)	/* key_depth > 0 */
-#define KMP_M_SAMPLE	BIT(5)	/* sample_rate > 1 */
-#define KMP_M_FILTER	BIT(6)	/* min_size or max_size set */
-#define KMP_M_FAST	(KMP_M_HIST | KMP_M_LIFE | KMP_M_SAMPLE | KMP_M_STACKS | \
-			 KMP_M_KEY)
-
 /* Longest "slab,page,percpu" list, with room to spare (options.c). */
 #define KMP_KINDS_MAX	32
 void kmp_format_kinds(char *buf, size_t len, unsigned int kinds);
 
-extern unsigned int kmp_mode;
-DECLARE_STATIC_KEY_FALSE(kmp_slow_key);
-DECLARE_STATIC_KEY_FALSE(kmp_sample_key);
-DECLARE_STATIC_KEY_FALSE(kmp_time_key);
-DECLARE_STATIC_KEY_FALSE(kmp_opts_key);
-DECLARE_PER_CPU(u32, kmp_track_ctr);
 int kmp_mode_update(void);	/* with kmp_control_lock held */
-
-/* Knobs of the options (sysctl.c). */
-extern unsigned int kmp_hist_on;
-extern unsigned int kmp_life_on;
-extern unsigned int kmp_timing_on;
-
-/*
- * The general path takes every event while an option is on, but for
- * those that the fast paths take on: sample_rate (kmp_sampling()), and
- * histograms and lifetimes (kmp_timed()).
- */
-static __always_inline bool kmp_slow(void)
-{
-	return static_branch_unlikely(&kmp_slow_key);
-}
-
-static __always_inline bool kmp_sampling(void)
-{
-	return static_branch_unlikely(&kmp_sample_key);
-}
-
-/* Histograms or lifetimes on: objects carry their time and CPU. */
-static __always_inline bool kmp_timed(void)
-{
-	return static_branch_unlikely(&kmp_time_key);
-}
-
-/*
- * kmp_slow_key, kmp_time_key or kmp_stack_key on: the probes' one test at
- * the defaults (probe.h), whose copy of the fast paths tests none of them
- * (sample_rate it serves itself).
- */
-static __always_inline bool kmp_opts(void)
-{
-	return static_branch_unlikely(&kmp_opts_key);
-}
 
 /* nmi.c: slab and page events in NMI (cold: the probes' rare path). */
 void __cold kmp_nmi_slab_alloc(enum kmp_event ev, unsigned long site,

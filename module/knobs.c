@@ -30,6 +30,7 @@
 #include <kmemprof/knobs.h>
 
 #include "internal.h"
+#include "options.h"
 
 #define KMP_MIN_POOL	16
 #define KMP_MAX_TAGS	BIT(24)

@@ -132,6 +132,8 @@
 #include <linux/vmalloc.h>
 
 #include "internal.h"
+#include "live.h"
+#include "options.h"
 #include "tables.h"
 
 #define KMP_SPILL_LOCKS		256

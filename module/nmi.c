@@ -128,6 +128,11 @@
 #include <linux/stacktrace.h>
 
 #include "internal.h"
+#include "live.h"
+#include "nmi.h"
+#include "options.h"
+#include "pfnmap.h"
+#include "stat.h"
 #include "tables.h"
 
 #define KMP_NMI_RING	64	/* records per CPU; a power of two */

@@ -16,7 +16,7 @@
 #include <kmemprof/format.h>
 
 #include "internal.h"
-#include "tables.h"
+#include "options.h"
 
 unsigned int kmp_leak_age_ms = 10000;
 unsigned int kmp_stack_depth;
@@ -35,8 +35,6 @@ DEFINE_STATIC_KEY_FALSE(kmp_sample_key);
 DEFINE_STATIC_KEY_FALSE(kmp_time_key);
 DEFINE_STATIC_KEY_FALSE(kmp_opts_key);
 DEFINE_PER_CPU(u32, kmp_track_ctr);	/* sample_rate's count (account.c) */
-
-struct kmp_tables kmp_tab __read_mostly;
 
 static const char * const kmp_kind_names[] = KMP_KIND_NAMES;
 

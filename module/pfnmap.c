@@ -33,6 +33,7 @@
 #include <linux/vmalloc.h>
 
 #include "internal.h"
+#include "pfnmap.h"
 #include "tables.h"
 
 /* See tables.h: written by prior.c's walk, read by a free with no entry. */

@@ -194,7 +194,11 @@
 #include <linux/vmalloc.h>
 
 #include "internal.h"
+#include "options.h"
+#include "pfnmap.h"
+#include "stat.h"
 #include "tables.h"
+#include "tags.h"
 
 /* Frames looked at with interrupts off at a time. */
 #define KMP_PRIOR_BATCH		512

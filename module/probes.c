@@ -21,7 +21,7 @@
  *   that makes plain per-CPU adds safe, keeps a 7.x probe on its CPU, and
  *   lets the tables' raw spinlocks be taken without saving flags. They
  *   never allocate and never sleep. At the defaults an event takes the
- *   inline fast path of probe.h and makes no call (the probes are
+ *   inline fast path of probes.h and makes no call (the probes are
  *   __flatten, so that no kernel helper is left out of line: 6.1's arm64
  *   interrupt masking is plain inline). The probes are notrace: the
  *   function tracer's patch site at their entry would be two more
@@ -60,7 +60,10 @@
 #include <trace/events/percpu.h>
 
 #include "internal.h"
-#include "probe.h"
+#include "nmi.h"
+#include "options.h"
+#include "probes.h"
+#include "stat.h"
 
 /* Before 6.1, struct kmem_cache is public: mm/slab.h includes these. */
 #if !KMP_CACHE_ALLOC_HAS_CACHE && defined(CONFIG_SLUB)
@@ -70,7 +73,7 @@
 #endif
 
 /*
- * The general path of probe.h's events: in NMI, with an option on, or
+ * The general path of probes.h's events: in NMI, with an option on, or
  * where a fast path's table missed. Called with interrupts on. Out of
  * NMI, what events in NMI left undone on the event's key is done first
  * (kmp_nmi_settle()), so that the tables see that key's events in order.

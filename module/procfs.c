@@ -23,6 +23,7 @@
 
 #include <kmemprof/format.h>
 #include "internal.h"
+#include "tags.h"
 
 /*
  * The reader's own: the texts' scratch, and the line's parts and totals,

@@ -13,7 +13,7 @@
  *
  * Notes on locking:
  *
- * - Lookups walk a chain without a lock (kmp_stack_find(), stack.h),
+ * - Lookups walk a chain without a lock (kmp_stack_find(), stacks.h),
  *   from the general path and the fast paths alike: a record is written
  *   in full before it is published at the chain's head with
  *   smp_store_release(), and readers load heads and links with
@@ -22,7 +22,7 @@
  * - Inserts take kmp_stack_locks[bucket % KMP_STACK_LOCKS], a raw spinlock,
  *   from the general path only, with interrupts off. Nothing nests inside
  *   it. The fast paths never insert: a stack they do not find goes to the
- *   general path (stack.h).
+ *   general path (kmp_walk_fast(), probes.h).
  * - Counts are atomic64, added from either path: only sampled
  *   allocations touch them.
  * - The pool, the heads and kmp_stack_bits are set by kmp_stacks_init()
@@ -57,8 +57,11 @@
 #include <linux/spinlock.h>
 #include <linux/vmalloc.h>
 
+#include <kmemprof/test.h>
+
 #include "internal.h"
-#include "stack.h"
+#include "stacks.h"
+#include "stat.h"
 
 #define KMP_STACK_LOCKS	64
 
@@ -204,7 +207,7 @@ void kmp_stacks_areas(kmp_area_fn fn, void *priv)
 
 #if KMP_TEST_HOOKS
 /*
- * The fast path's walk (stack.h) from the frame record @fp to @site and
+ * The fast path's walk (stacks.h) from the frame record @fp to @site and
  * up to @n frames on: how many, in @frames, or 0 where the fast path
  * would give the event to the general path.
  */
@@ -224,7 +227,7 @@ unsigned int kmemprof_test_stack_walk(unsigned long fp, unsigned long site,
 kmp_export_test_hook(kmemprof_test_stack_walk);
 
 /*
- * kmp_stacked() (stack.h) as when the stacks' key turns off between two
+ * kmp_stacked() (stacks.h) as when the stacks' key turns off between two
  * tests of it: the jump labels are patched one site at a time, and a CPU
  * may run one site old and the next new. kmemprof_test_stacked_off(n)
  * makes the n-th test of the key by this task, and every later one,

@@ -19,6 +19,7 @@
 #include <linux/percpu.h>
 
 #include "internal.h"
+#include "stat.h"
 
 DEFINE_PER_CPU(struct kmp_stats, kmp_stats);
 

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * kmemprof: the tables as every event reaches them, inline: the site
- * table (tags.c), the tags' counters, the live table's slots (live.c),
- * the PFN map (pfnmap.c) and the page walk to a call site. Both paths use
- * these, and nothing here calls out of line but the NMI settle.
+ * table (tags.c), the tags' counters and the page walk to a call site;
+ * the live table's slots are live.h's, the PFN map's pfnmap.h's. Both
+ * paths use these, and nothing here calls out of line.
  *
  * The hot path
  * ------------
  *
- * The common path of every probe is inline (probe.h, on what is here), so
+ * The common path of every probe is inline (probes.h, on what is here), so
  * that an event at the defaults makes no call: find the tag from the site
  * table (tags.c), add to this CPU's counters, and enter or take the object
  * in the PFN map (pfnmap.c) or the live table (live.c). Anything else (a
@@ -34,7 +34,7 @@
 
 /*
  * The words every event reads, side by side, so that the fast paths reach
- * them all from one address (options.c). Each is set where its table is
+ * them all from one address (tables.c). Each is set where its table is
  * made, while no probe is attached, and only read while one is; but
  * pages_hashed (account.c), which page blocks set until the next reset,
  * and times (live.c), set once while the probes may be attached.
@@ -212,7 +212,7 @@ static __always_inline struct kmp_counters *kmp_ctr(u32 idx)
 }
 
 /*
- * The counter helpers of both paths (probe.h, account.c): on this CPU's
+ * The counter helpers of both paths (probes.h, account.c): on this CPU's
  * counters @c of a tag, with interrupts off, @n allocations of @bytes
  * (@req requested) each, or @n frees. A negative @n takes allocations
  * back; the counters wrap as u64.
@@ -231,445 +231,6 @@ static __always_inline void kmp_ctr_frees(struct kmp_counters *c, u64 n,
 	kmp_add(&c->frees, n);
 	kmp_add(&c->freed, n * bytes);
 	kmp_add(&c->reqfreed, n * req);
-}
-
-/* --- The live table (live.c) --- */
-
-#define KMP_GROUP	4
-/*
- * A slot being written. Live keys have their kind in the low two bits
- * (kmp_key_addr(), kmp_key_pfn()) and no kind is 3, so no key is
- * KMP_BUSY, not even PFN 0's (1) or a NULL percpu pointer's (2).
- */
-#define KMP_BUSY	3UL
-
-/* Its time is apart, in kmp_tab.times (kmp_slot_time()). */
-struct kmp_slot {
-	unsigned long key;
-	u32 tag;
-	u32 size;
-	u32 req;
-	u32 seq;	/* publishes of the slot, for the walkers: see live.c */
-};
-
-static_assert(sizeof(struct kmp_slot) == 24);
-
-extern unsigned int kmp_group_bits;
-
-/*
- * An object's time and CPU in one word: the time in units of 16 ns in the
- * low 52 bits (two years), the CPU above.
- */
-#define KMP_TIME_SHIFT		4
-#define KMP_CPU_SHIFT		52
-
-static __always_inline u64 kmp_time_cpu(const struct kmp_obj *obj)
-{
-	return (obj->time >> KMP_TIME_SHIFT) | (u64)obj->cpu << KMP_CPU_SHIFT;
-}
-
-static __always_inline void kmp_time_cpu_split(u64 tc, struct kmp_obj *obj)
-{
-	obj->time = (tc & (BIT_ULL(KMP_CPU_SHIFT) - 1)) << KMP_TIME_SHIFT;
-	obj->cpu = tc >> KMP_CPU_SHIFT;
-}
-
-static __always_inline u32 kmp_live_group(unsigned long key)
-{
-	return kmp_hash(key) >> kmp_tab.group_shift;
-}
-
-/*
- * The time of slot @s (kmp_time_cpu()), 0 for none: also where the times
- * are not allocated. Only right while the slot is held, as its other
- * fields: live.c's notes say what a slot filled with no time keeps.
- */
-static __always_inline u64 kmp_slot_time(const struct kmp_slot *s)
-{
-	u64 *times = READ_ONCE(kmp_tab.times);
-
-	return times ? READ_ONCE(times[s - kmp_tab.slots]) : 0;
-}
-
-static __always_inline void kmp_slot_set_time(struct kmp_slot *s,
-					      u64 time_cpu)
-{
-	u64 *times = READ_ONCE(kmp_tab.times);
-
-	if (times)
-		WRITE_ONCE(times[s - kmp_tab.slots], time_cpu);
-}
-
-/*
- * The slots of group @g, 96 bytes a group. Written as (g * 3) << 5, which
- * the compiler makes two shifted adds, where g * 96 comes out as a
- * constant, a shift and a multiply; and hidden from it once made, so
- * that a scan of the group ends at the pointer plus 96, rather than at
- * the offset added again (a shift more at every event than the groups of
- * 128 bytes took).
- */
-static __always_inline struct kmp_slot *kmp_live_slots(u32 g)
-{
-	unsigned long off = (unsigned long)(g * 3) << 5;
-	struct kmp_slot *s;
-
-	BUILD_BUG_ON(KMP_GROUP * sizeof(struct kmp_slot) != 3 << 5);
-	s = (void *)kmp_tab.slots + off;
-	OPTIMIZER_HIDE_VAR(s);
-	return s;
-}
-
-/* Slot @s's object, into @obj; its time too where @timed, else none. */
-static __always_inline void __kmp_slot_get(const struct kmp_slot *s,
-					   struct kmp_obj *obj,
-					   const bool timed)
-{
-	obj->tag = READ_ONCE(s->tag);
-	obj->size = READ_ONCE(s->size);
-	obj->req = READ_ONCE(s->req);
-	kmp_time_cpu_split(timed ? kmp_slot_time(s) : 0, obj);
-}
-
-static __always_inline void kmp_slot_get(const struct kmp_slot *s,
-					 struct kmp_obj *obj)
-{
-	__kmp_slot_get(s, obj, true);
-}
-
-/*
- * Fill a slot this CPU holds as KMP_BUSY (claimed with a fully ordered
- * cmpxchg), and publish it as @key with the next sequence number.
- */
-static __always_inline void kmp_slot_publish(struct kmp_slot *s,
-					     unsigned long key,
-					     const struct kmp_obj *obj)
-{
-	WRITE_ONCE(s->tag, obj->tag);
-	WRITE_ONCE(s->size, obj->size);
-	WRITE_ONCE(s->req, obj->req);
-	kmp_slot_set_time(s, kmp_time_cpu(obj));
-	WRITE_ONCE(s->seq, s->seq + 1);
-	smp_store_release(&s->key, key);	/* pairs with the acquires */
-}
-
-/* Whether live @key is in its group's slots, with its slot in *@sp. */
-static __always_inline bool kmp_live_find(unsigned long key,
-					  struct kmp_slot **sp)
-{
-	struct kmp_slot *s = kmp_live_slots(kmp_live_group(key));
-	unsigned int i;
-
-	for (i = 0; i < KMP_GROUP; i++) {
-		/* pairs with kmp_slot_publish()'s release */
-		if (smp_load_acquire(&s[i].key) == key) {
-			*sp = &s[i];
-			return true;
-		}
-	}
-	return false;
-}
-
-/*
- * The tag's histogram slot for the lifetime of an object of tag @idx with
- * @time (0: none), into *@h: KMP_NIL for none (histograms off, or no
- * time). False where the tag has not asked for one yet: the general path
- * takes it from the pool.
- */
-static __always_inline bool kmp_time_free(u32 idx, u64 time, u32 *h)
-{
-	*h = KMP_NIL;
-	if (time && (READ_ONCE(kmp_mode) & KMP_M_HIST)) {
-		*h = READ_ONCE(kmp_tag_at(idx)->hist);
-		if (unlikely(*h == KMP_HIST_UNSET))
-			return false;
-	}
-	return true;
-}
-
-/* What __kmp_live_take() did. */
-enum kmp_take {
-	KMP_TAKE_NONE,	/* the key is not in its group's slots */
-	KMP_TAKE_DONE,
-	KMP_TAKE_LEFT,	/* there, but left where it is (see below) */
-};
-
-/*
- * Take live @key out of its group's slots into @obj, with its time where
- * @timed: the one step that every path takes an object out of a slot
- * with (the fast paths, live.c, nmi.c). The object is left in its slot
- * where @size is not 0 and is not its size (a page block of another
- * order), or where @h is given (the fast paths, times on) and its tag has
- * no histogram slot yet (kmp_time_free(), into *@h).
- */
-static __always_inline enum kmp_take
-__kmp_live_take(unsigned long key, struct kmp_obj *obj, u32 size,
-		const bool timed, u32 *h)
-{
-	struct kmp_slot *s;
-
-	if (!kmp_live_find(key, &s))
-		return KMP_TAKE_NONE;
-	__kmp_slot_get(s, obj, timed);
-	if ((size && obj->size != size) ||
-	    (h && !kmp_time_free(obj->tag, obj->time, h)))
-		return KMP_TAKE_LEFT;
-	/* the reads above before the slot is free again */
-	smp_store_release(&s->key, 0);
-	return KMP_TAKE_DONE;
-}
-
-/* Take @key out of its group's slots, into @obj; false if not there. */
-static __always_inline bool kmp_live_take(unsigned long key,
-					  struct kmp_obj *obj)
-{
-	return __kmp_live_take(key, obj, 0, true, NULL) == KMP_TAKE_DONE;
-}
-
-/*
- * Claim a slot of @key's group for it, as KMP_BUSY: NULL, with nothing
- * changed, if the group has spilled, holds the key already, or has no
- * room. The four keys are read at once rather than in a loop, so the test
- * for the key and the pick of the first empty slot are compares with no
- * branch back.
- */
-static __always_inline struct kmp_slot *kmp_live_claim(unsigned long key)
-{
-	u32 g = kmp_live_group(key);
-	struct kmp_slot *s = kmp_live_slots(g), *empty;
-	unsigned long k0, k1, k2, k3;
-
-	BUILD_BUG_ON(KMP_GROUP != 4);
-	if (atomic_read(&kmp_tab.group_spill[g]))
-		return NULL;
-	k0 = READ_ONCE(s[0].key);
-	k1 = READ_ONCE(s[1].key);
-	k2 = READ_ONCE(s[2].key);
-	k3 = READ_ONCE(s[3].key);
-	if (k0 == key || k1 == key || k2 == key || k3 == key)
-		return NULL;
-	if (!k0)
-		empty = &s[0];
-	else if (!k1)
-		empty = &s[1];
-	else if (!k2)
-		empty = &s[2];
-	else if (!k3)
-		empty = &s[3];
-	else
-		return NULL;
-	/* fully ordered: the walkers' sequence check needs it (live.c) */
-	if (cmpxchg(&empty->key, 0, KMP_BUSY) != 0)
-		return NULL;
-	return empty;
-}
-
-/*
- * Fill a claimed slot, and publish it. A copy of the fast paths that
- * carries no time (kmp_timed() off) passes @time_cpu as a constant 0 and
- * stores none, so that the defaults' copy does no more than before the
- * times were apart: live.c's notes say what the slot keeps then. Only the
- * instruction count rests on the constant; a 0 the compiler cannot see
- * as one is stored.
- */
-static __always_inline void kmp_live_fill(struct kmp_slot *s,
-					  unsigned long key, u32 tag,
-					  u32 size, u32 req, u64 time_cpu)
-{
-	WRITE_ONCE(s->tag, tag);
-	WRITE_ONCE(s->size, size);
-	WRITE_ONCE(s->req, req);
-	if (!__builtin_constant_p(time_cpu) || time_cpu)
-		kmp_slot_set_time(s, time_cpu);
-	WRITE_ONCE(s->seq, s->seq + 1);
-	/* the object before the key: pairs with the walkers' acquire */
-	smp_store_release(&s->key, key);
-}
-
-/*
- * Enter a new object with no time (none stored: see kmp_live_fill()):
- * false, with nothing changed, if its group has spilled, holds the key
- * already, or has no room.
- */
-static __always_inline bool kmp_live_add_fast(unsigned long key, u32 tag,
-					      u32 size, u32 req)
-{
-	struct kmp_slot *s = kmp_live_claim(key);
-
-	if (!s)
-		return false;
-	kmp_live_fill(s, key, tag, size, req, 0);
-	return true;
-}
-
-/* --- The PFN map (pfnmap.c) --- */
-
-#define KMP_PFN_CHUNK_SHIFT	15	/* 128 MiB of 4 KiB pages */
-#define KMP_PFN_CHUNK		BIT(KMP_PFN_CHUNK_SHIFT)
-#define KMP_PFN_STEP		512	/* frames between pfn_valid() tests */
-#define KMP_PFN_VALID		BIT(31)
-#define KMP_PFN_ORDER_SHIFT	24
-#define KMP_PFN_TAG_MASK	(BIT(KMP_PFN_ORDER_SHIFT) - 1)
-
-static __always_inline u32 kmp_pfn_entry(u32 tag, unsigned int order)
-{
-	return KMP_PFN_VALID | order << KMP_PFN_ORDER_SHIFT | tag;
-}
-
-/*
- * A block that migrated away (kmp_account_page_move()): its entry went
- * with its data to the destination, and this marker waits for the
- * source's own free, which it consumes. It is not VALID, so everything
- * else takes it for an empty slot, and an allocation writes over it.
- */
-#define KMP_PFN_MOVED		BIT(30)
-
-static __always_inline u32 kmp_pfn_moved(unsigned int order)
-{
-	return KMP_PFN_MOVED | order << KMP_PFN_ORDER_SHIFT;
-}
-
-/*
- * The marker of a frame that prior.c's walk found unreferenced and outside
- * the buddy allocator's free blocks, with no entry kept (kmp_account_prior_unref()):
- * a free page on a per-CPU list, one the allocator is handing out, or a
- * block whose free is under way, its event still to come. That event
- * consumes the marker (prior_freed); an allocation writes over it, as
- * over a migration's. Not VALID, and no kmp_pfn_moved() (tag 0) is it.
- */
-static __always_inline u32 kmp_pfn_walked(void)
-{
-	return KMP_PFN_MOVED | 1;
-}
-
-static __always_inline u32 kmp_pfn_tag(u32 e)
-{
-	return e & KMP_PFN_TAG_MASK;
-}
-
-static __always_inline unsigned int kmp_pfn_order(u32 e)
-{
-	return (e >> KMP_PFN_ORDER_SHIFT) & 0x7f;
-}
-
-/* Whether the map covers frame @i from its base, with its entry in *@slotp. */
-static __always_inline bool kmp_map_get(unsigned long i, u32 **slotp)
-{
-	u32 *chunk;
-
-	if (unlikely(i >= kmp_tab.pfn_span))
-		return false;
-	chunk = kmp_tab.pfn_chunks[i >> KMP_PFN_CHUNK_SHIFT];
-	if (unlikely(!chunk))
-		return false;
-	*slotp = &chunk[i & (KMP_PFN_CHUNK - 1)];
-	return true;
-}
-
-/* Whether the map covers @pfn, with its entry in *@slotp. */
-static __always_inline bool kmp_pfn_get(unsigned long pfn, u32 **slotp)
-{
-	return kmp_map_get(pfn - kmp_tab.pfn_base, slotp);
-}
-
-/*
- * The same from the page: with a virtual memory map (SPARSEMEM_VMEMMAP,
- * which arm64 and x86-64 always have), struct pages are one array, and a
- * page's index from the map's first frame is a subtraction rather than
- * page_to_pfn()'s.
- */
-static __always_inline bool kmp_page_get(const struct page *page,
-					 u32 **slotp)
-{
-#ifdef CONFIG_SPARSEMEM_VMEMMAP
-	return kmp_map_get(page - kmp_tab.pfn_page, slotp);
-#else
-	return kmp_pfn_get(page_to_pfn(page), slotp);
-#endif
-}
-
-/*
- * The walk's frontier (prior.c), from the page probes' attach to the end
- * of the walk that follows: the first frame of the map that the walk has
- * not passed yet; ULONG_MAX otherwise. pfnmap.c's, written by prior.c.
- */
-extern unsigned long kmp_prior_next;
-
-/*
- * The count of a page block's free at @pfn that found no entry: where the
- * walk has not reached its frame yet, a block allocated before the page
- * probes were attached (an allocation since has its event and its entry),
- * neither entered nor unpaired; else an unpaired free. prior.c's locking
- * note says why no ordering against the lookup is needed.
- */
-static inline enum kmp_stat kmp_page_nofind(unsigned long pfn)
-{
-	return pfn - kmp_tab.pfn_base < kmp_tab.pfn_span &&
-	       pfn >= READ_ONCE(kmp_prior_next) ? KMP_ST_PRIOR_FREED :
-						  KMP_ST_UNPAIRED_PAGE;
-}
-
-/* The map's entry of @pfn, or NULL if the map does not cover it. */
-static __always_inline u32 *kmp_pfn_slot(unsigned long pfn)
-{
-	u32 *slot;
-
-	return kmp_pfn_get(pfn, &slot) ? slot : NULL;
-}
-
-/* The object of map entry @v: a block of its order, with no time. */
-static __always_inline void kmp_pfn_obj(u32 v, struct kmp_obj *obj)
-{
-	*obj = (struct kmp_obj) {
-		.tag = kmp_pfn_tag(v),
-		.size = PAGE_SIZE << kmp_pfn_order(v),
-		.cpu = U16_MAX,
-	};
-	obj->req = obj->size;
-}
-
-/*
- * Take entry @v, read at @slot, if it is a block of @order: the one step
- * that every path takes a block out of the map with. Taken whole or not
- * at all: with cmpxchg(), so that of the writers that take or replace an
- * entry (the general path, nmi.c, prior.c's scan) exactly one has it; or,
- * @alone, with a plain store, by the fast path, which no scan runs beside
- * (prior.c raises kmp_opts_key first) and which takes only its own
- * block's entry, as an allocation writes only its own.
- */
-static __always_inline bool kmp_pfn_take(u32 *slot, u32 v, unsigned int order,
-					 const bool alone)
-{
-	if (!(v & KMP_PFN_VALID) || kmp_pfn_order(v) != order)
-		return false;
-	if (alone) {
-		WRITE_ONCE(*slot, 0);
-		return true;
-	}
-	return cmpxchg(slot, v, 0) == v;
-}
-
-/*
- * Whether frame @pfn, which has no entry, lies inside a live block of the
- * map entered at an aligned head below it (blocks are aligned to their
- * size): a part of a block that the kernel split with no event
- * (split_page(), a THP split), whose free splits the block (account.c,
- * "Split page blocks"). Lock-free, a word per order.
- */
-static inline bool kmp_pfn_held(unsigned long pfn)
-{
-	unsigned int k;
-	u32 *slot, v;
-
-	for (k = 1; k < KMP_PAGE_ORDERS; k++) {
-		unsigned long head = round_down(pfn, 1UL << k);
-
-		if (head == pfn || !kmp_pfn_get(head, &slot))
-			continue;
-		v = READ_ONCE(*slot);
-		if ((v & KMP_PFN_VALID) && kmp_pfn_order(v) >= k)
-			return true;
-	}
-	return false;
 }
 
 /* --- The call site of a page event: a walk of the frame records --- */
@@ -725,7 +286,7 @@ static __always_inline unsigned long kmp_fp_last(unsigned long fp)
 
 /*
  * A walk of the frame records: the one walker of every path (the page
- * event's site here, stack.h's stacks, callsite.c's site search), at
+ * event's site here, stacks.h's stacks, callsite.c's site search), at
  * record @rec, bounded by @last (kmp_fp_last()).
  */
 struct kmp_fp_walk {
@@ -772,7 +333,7 @@ static __always_inline bool kmp_fp_up(struct kmp_fp_walk *w)
  * @skip records are passed without a lookup of their return addresses
  * (KMP_PROBE_SKIP). The general path still looks at them (callsite.c).
  *
- * @keyed (key_depth, stack.h): the first return address that is not a
+ * @keyed (key_depth, probes.h): the first return address that is not a
  * frame to pass is the site whether or not it has an entry (*@ep NULL
  * where not), since the tag the fast path looks for is the one of (site,
  * callers), which only the general path makes; its address goes to
@@ -822,29 +383,6 @@ kmp_page_site_fast(unsigned long fp, unsigned int skip,
 	unsigned int passed;
 
 	return __kmp_page_site_fast(fp, skip, ep, false, &lr, &rec, &passed);
-}
-
-/*
- * Records of events in NMI whose table work is still to do, counted by
- * the hash of their key. The general path settles those of its event's
- * key before it takes the event (nmi.c says why and in what order).
- */
-#define KMP_NMI_KEY_BITS	8
-extern atomic_t kmp_nmi_keys[1 << KMP_NMI_KEY_BITS];
-
-static __always_inline atomic_t *kmp_nmi_key_count(unsigned long key)
-{
-	return &kmp_nmi_keys[kmp_hash(key) >> (32 - KMP_NMI_KEY_BITS)];
-}
-
-void __kmp_nmi_settle(unsigned long key, unsigned long below);
-
-/* On the general path, with interrupts off, before an event on @key. */
-static __always_inline void kmp_nmi_settle(unsigned long key)
-{
-	/* pairs with the release in kmp_nmi_finish() */
-	if (unlikely(atomic_read_acquire(kmp_nmi_key_count(key))))
-		__kmp_nmi_settle(key, ULONG_MAX);
 }
 
 #endif /* _KMEMPROF_TABLES_H */

@@ -9,9 +9,9 @@
  *   entries refer to their tag by index and tags are never freed while
  *   probes may run.
  * - kmp_tag_hash is an array of hlist_head. Lookups walk it with
- *   hlist_for_each_entry_rcu() (kmp_tag_lookup(), stack.h) and take no
+ *   hlist_for_each_entry_rcu() (kmp_tag_lookup(), tags.h) and take no
  *   lock: under rcu_read_lock() here, and with interrupts off, which is a
- *   read section too, on the fast paths with key_depth (stack.h), which
+ *   read section too, on the fast paths with key_depth (probes.h), which
  *   only ever look. Inserts and removals take the bucket's lock, one of
  *   kmp_tag_locks chosen by the bucket number: a raw spinlock, always
  *   with interrupts off (inserts come from the probes' general path,
@@ -93,8 +93,9 @@
 #include <kmemprof/format.h>
 
 #include "internal.h"
-#include "stack.h"
+#include "stat.h"
 #include "tables.h"
+#include "tags.h"
 
 #define KMP_TAG_LOCKS		64
 
@@ -107,7 +108,7 @@ unsigned int kmp_max_tags = 16384;
 struct kmp_tag *kmp_tag_pool;
 static unsigned int kmp_ctr_nblocks;	/* room for max_tags */
 static unsigned int kmp_ctr_ready;	/* allocated: see the notes */
-struct hlist_head *kmp_tag_hash;	/* stack.h: the fast paths look too */
+struct hlist_head *kmp_tag_hash;	/* tags.h: the fast paths look too */
 unsigned int kmp_tag_bits;
 static raw_spinlock_t kmp_tag_locks[KMP_TAG_LOCKS];
 static atomic_t kmp_ntags = ATOMIC_INIT(0);
@@ -133,7 +134,7 @@ struct kmp_tag_key {
 	unsigned int n;
 };
 
-/* The hash and the match are stack.h's, which the fast paths use too. */
+/* The hash and the match are tags.h's, which the fast paths use too. */
 static u32 kmp_tag_bucket(const struct kmp_tag_key *k)
 {
 	return kmp_tag_bucket_of_key(k->site, k->kind, k->callers, k->n);

@@ -17,11 +17,17 @@
 #include <linux/string.h>
 
 #include <kmemprof/knobs.h>
+#include <kmemprof/test.h>
 
+#include "clock.h"
 #include "hist.h"
 #include "internal.h"
-#include "probe.h"
+#include "live.h"
+#include "pfnmap.h"
+#include "probes.h"
+#include "stat.h"
 #include "tables.h"
+#include "tags.h"
 
 /*
  * Sum the totals of every tag of @kind whose call site is in [start, end).
@@ -135,7 +141,7 @@ void kmemprof_set_clock(kmp_clock_t *clock)
 kmp_export_test_hook(kmemprof_set_clock);
 
 /*
- * The lifetimes' counter (hist.h) read between two reads of the kernel's
+ * The lifetimes' counter (clock.h) read between two reads of the kernel's
  * own, interrupts off; *@inl: whether it is read inline. -EOPNOTSUPP
  * where lifetimes have no counter (local_clock()).
  */
@@ -625,7 +631,7 @@ unsigned int kmemprof_test_watched(void)
 kmp_export_test_hook(kmemprof_test_watched);
 
 /*
- * Events as the probes take them, through their entry points (probe.h:
+ * Events as the probes take them, through their entry points (probes.h:
  * the fast path, else the general path), with no event counted: a slab
  * allocation of @ptr at @site and its free; a page block allocated with
  * the frame records from @fp to walk, and its free.

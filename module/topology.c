@@ -17,7 +17,8 @@
 #include <linux/slab.h>
 #include <linux/topology.h>
 
-#include "hist.h"
+#include "internal.h"
+#include "topology.h"
 
 int *kmp_cluster;
 

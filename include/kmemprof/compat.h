@@ -345,7 +345,7 @@ static inline u32 kmp_cycles_rate(void)
 #endif
 
 /*
- * A task's pending kretprobe returns (stack.h): task_struct's list from
+ * A task's pending kretprobe returns (stacks.h): task_struct's list from
  * 5.11, where the unwinder began to put their return addresses back.
  */
 #if defined(CONFIG_KRETPROBES) && !defined(CONFIG_KRETPROBE_ON_RETHOOK) && \

@@ -21,6 +21,7 @@
 
 #include <kmemprof/compat.h>
 #include <kmemprof/kmemprof.h>
+#include <kmemprof/test.h>
 
 #include "kmemprof_test.h"
 #include "kmp_kunit.h"

@@ -12,7 +12,7 @@
  * it found (else the unwinder's, from the real stack); the fast walk which
  * site it found, or 0.
  *
- * walk_stack_frames: the fast path's walk for a sampled stack (stack.h).
+ * walk_stack_frames: the fast path's walk for a sampled stack (stacks.h).
  * walk_key_depth_fast: key_depth's callers on the fast path and the
  * general path alike, with real allocations.
  *
@@ -28,6 +28,7 @@
 
 #include <kmemprof/compat.h>
 #include <kmemprof/kmemprof.h>
+#include <kmemprof/test.h>
 
 #include "kmemprof_test.h"
 #include "kmp_kunit.h"
@@ -202,7 +203,7 @@ static void walk_bad_links(struct kunit *test)
 }
 
 /*
- * The fast path's stack walk (module/stack.h): from the first record to
+ * The fast path's stack walk (module/stacks.h): from the first record to
  * the one that returns to the call site, within five records, then the
  * stack's frames, all of them on the stack it started on, and all that
  * were asked for unless the stack ends at the task's final record; else
@@ -282,7 +283,7 @@ static void walk_stack_frames(struct kunit *test)
 }
 
 /*
- * key_depth on the fast path (stack.h): allocations from a known chain,
+ * key_depth on the fast path (probes.h): allocations from a known chain,
  * key_outer() -> key_middle() -> key_inner(), whose call site is in
  * key_inner() and whose two callers are in key_middle() and key_outer().
  * The first makes the tag of (site, callers), on the general path. The

@@ -3,7 +3,7 @@
 #
 # Kernel style on kmemprof's kernel sources: checkpatch --strict and sparse,
 # both from the rig's kernel tree for KVER, and the module's call graph
-# (no cycles). Prints 'P F S' last.
+# (layers, no circle). Prints 'P F S' last.
 set -uo pipefail
 
 KVER=${1:-6.12}
@@ -46,7 +46,8 @@ else
 	echo "sparse (C=2): clean"
 	p=$((p + 1))
 fi
-# The module's files use each other one way only (tools/rig/callgraph.py).
+# The module's files, each with its own header, use each other by layer and
+# in no circle (tools/rig/callgraph.py: its LAYERS, and KNOWN, what is left).
 if out=$("$TOP/tools/rig/callgraph.py" "$dest/module" 2>&1); then
 	echo "call graph: $(echo "$out" | tail -n 1)"
 	p=$((p + 1))

@@ -6,21 +6,140 @@
  * nmi.c, the rest to account.c). See probes.c for the contexts an event
  * runs in.
  */
-#ifndef _KMEMPROF_PROBE_H
-#define _KMEMPROF_PROBE_H
+#ifndef _KMEMPROF_PROBES_H
+#define _KMEMPROF_PROBES_H
 
 #include <linux/hardirq.h>
 #include <linux/mm.h>
 #include <linux/sched/clock.h>
 
+#include "clock.h"
 #include "hist.h"
 #include "internal.h"
+#include "live.h"
+#include "options.h"
 #include "paths.h"
-#include "stack.h"
+#include "pfnmap.h"
+#include "stacks.h"
+#include "stat.h"
 #include "tables.h"
+#include "tags.h"
 
 /* One event in KMP_TIME_EVERY has its probe timed, with self_timing on. */
 #define KMP_TIME_EVERY	1024
+
+/*
+ * With stack_depth or key_depth on (and sample_rate not), a fast path
+ * walks the frame records itself (kmp_walk_fast()): up from the probe's
+ * own to the one that returns to the call site, then on outwards, one
+ * walk for both. With key_depth it takes the site's key_depth callers
+ * and counts the allocation on the tag of (site, callers) if the tag
+ * hash has it; with a stack due, it takes stack_depth return addresses
+ * from the site and counts on the record of (tag, stack) if the store has
+ * it. Anything else returns the event to the general path, with nothing
+ * changed: a tag or a stack not made yet (the general path makes them,
+ * and drop.tags and drop.stacks count a full pool), a walk that would
+ * leave its stack, a stack shorter than it needs, a call site not among
+ * the first KMP_STACK_SEARCH records, and a task with function graph or
+ * kretprobe returns pending. So a tag or a record is only ever made by
+ * the general path, from stack_trace_save(), and the fast path only
+ * counts on one whose frames are the ones the walk found: the same return
+ * addresses the kernel's unwinder reports, which on arm64 is this walk,
+ * but for what the cases above leave out (other stacks, and the return
+ * trampolines it puts the real addresses back for).
+ *
+ * A stack shorter than the walk needs is taken only where it ends at the
+ * task's final frame record, which the unwinder stops at too: a sampled
+ * stack then has the frames there are, and key_depth's callers past the
+ * end are 0, as the general path's (account.c, kmp_find_site()).
+ */
+
+/* key_depth, for a fast path that walks (kmp_stacked()). */
+static __always_inline unsigned int kmp_key_depth_fast(void)
+{
+	return min_t(unsigned int, READ_ONCE(kmp_key_depth),
+		     KMP_KEY_DEPTH_MAX);
+}
+
+/*
+ * A fast path's walk for an allocation of @kind at @site, from the frame
+ * record @fp, @first records above the first the walk may start from
+ * (the bound on the site's index: see stacks.h), with @kd
+ * (kmp_key_depth_fast()) callers: with @kd, the tag
+ * of (site, callers) in *@idx and *@ctr, else the caller's there already
+ * (the site's own); with a stack due, the record to count it on in *@sp
+ * (else NULL), and *@ctr_s the sample counter's value to store once the
+ * event is done (KMP_STACK_NO_CTR: none). False, with nothing changed,
+ * where the general path must take the event. @ev KMP_EV_NR: a hook's
+ * event, whose frames the walk does not know (hooks.c): always false.
+ * With interrupts off.
+ *
+ * The stack store is read only once kmp_mode has KMP_M_STACKS, with an
+ * acquire that pairs with the release in kmp_mode_update(): with
+ * key_depth on, this copy may run before the store is made.
+ */
+static __always_inline bool
+kmp_walk_fast(enum kmp_event ev, unsigned long fp, unsigned int first,
+	      unsigned long site, enum kmp_kind kind, unsigned int kd, u32 *idx,
+	      struct kmp_counters __percpu **ctr, struct kmp_stack **sp,
+	      u64 *ctr_s)
+{
+	unsigned int sd = 0, n, got, i;
+	unsigned long *frames;
+	struct kmp_tag *tag;
+	u32 hash;
+
+	*sp = NULL;
+	*ctr_s = KMP_STACK_NO_CTR;
+	if (ev >= KMP_EV_NR)
+		return false;
+	/* pairs with the release in kmp_mode_update() */
+	if (smp_load_acquire(&kmp_mode) & KMP_M_STACKS) {
+		unsigned int every = READ_ONCE(kmp_stack_sample);
+
+		sd = min_t(unsigned int, READ_ONCE(kmp_stack_depth),
+			   KMP_STACK_DEPTH_MAX);
+		/* kmp_one_in(), but stored only once the event is done */
+		if (sd && every > 1) {
+			u32 c = __this_cpu_read(kmp_stack_ctr) + 1;
+
+			*ctr_s = c;
+			if (c % every)
+				sd = 0;
+		}
+	}
+	n = kd ? max(sd, kd + 1) : sd;
+	if (!n)
+		return true;
+	if (first > KMP_STACK_SEARCH)
+		return false;
+	frames = this_cpu_ptr(kmp_stack_buf.e);
+	got = kmp_stack_walk(fp, site, frames, n);
+	if (!got)
+		return false;
+	if (kd) {
+		/*
+		 * Callers past the task's final record: 0, as account.c's
+		 * (volatile stores, which the compiler makes no memset() of).
+		 */
+		for (i = got; i <= kd; i++)
+			WRITE_ONCE(frames[i], 0);
+		if (!kmp_tag_lookup(kmp_tag_bucket_of_key(site, kind,
+							  frames + 1, kd),
+				    site, kind, frames + 1, kd, &tag))
+			return false;
+		*idx = kmp_tag_index(tag);
+		*ctr = kmp_tag_counters(*idx);
+	}
+	if (sd) {
+		n = min(sd, got);
+		hash = kmp_stack_hash(*idx, frames, n);
+		*sp = kmp_stack_find(kmp_stack_bucket(hash), hash, *idx,
+				     frames, n);
+		return *sp;
+	}
+	return true;
+}
 
 /*
  * The general path runs between kmp_enter() and kmp_leave(), and a fast
@@ -692,4 +811,4 @@ static __always_inline void kmp_page_free(enum kmp_event ev,
 	}
 }
 
-#endif /* _KMEMPROF_PROBE_H */
+#endif /* _KMEMPROF_PROBES_H */
