@@ -434,9 +434,12 @@ uptime_ms() { awk '{ printf "%d", $1 * 1000 }' /proc/uptime; }
 stats_snap t0
 # stress-ng's time: the steady window, the cycles (a second detached, the
 # walk to attach again, then W), the reset (about as long) and W after
-# it, with room for a walk of 8 s at each attach. (Stopping it early with
-# SIGALRM, its timer, made it take tens of seconds to stop and exit 3.)
-stressng $(((ROUNDS + 2) * W + 10 * ROUNDS + 14)) $R/run2.log
+# it, with room for a walk of 18 s at each attach and 30 s for the reads
+# of the stats between (on a busy host one cycle took 7.3 s detached, and
+# with 10 s a cycle and 14 s of room the load had ended at the reset).
+# (Stopping it early with SIGALRM, its timer, made it take tens of seconds
+# to stop and exit 3.)
+stressng $(((ROUNDS + 2) * W + 20 * ROUNDS + 30)) $R/run2.log
 sleep "$W"
 stats_snap t1
 window steady2 exact $R/t0.stats $R/t1.stats
