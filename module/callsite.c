@@ -33,7 +33,8 @@
  *   struct kmp_symidx). It nests inside kmp_gone_lock (main.c); inside it
  *   only the kernel's module_kset list_lock (a spinlock, briefly, to find
  *   a module by address) and the allocator.
- * - The relay ranges are set at load, before any probe is attached.
+ * - The relay ranges and the bulk page wrapper's extent
+ *   (kmp_frame_own_init()) are set at load, before any probe is attached.
  * - kmp_modtext (the other modules' text): RCU. The probes read it under
  *   rcu_read_lock(); kmp_modtext_lock (mutex, from the module notifier
  *   and at load and unload) serialises the changes, each of which
@@ -513,6 +514,42 @@ void kmp_modtext_exit(void)
 		kvfree_rcu(t, rcu);
 }
 
+/*
+ * kmemprof's own text. By name, its one frame that is an allocator's is
+ * the bulk page wrapper's (hooks.c: "kmp_wrap_pages_bulk [kmemprof]",
+ * below), and naming any of its addresses is a linear search of all its
+ * symbols (module_address_lookup(), some 800 of them: about 25
+ * instructions each), on every miss of the frame cache at one of its
+ * return addresses, which every unwind of the general path has four or
+ * five of. So once the wrapper's extent is known (kmp_frame_own_init(),
+ * at load, before any probe is attached, from hooks.c), a frame there is
+ * classified by it, with no name: the verdict is the one the name gives,
+ * since the name of an address is that of the last symbol at or before
+ * it, and the extent is from that symbol's start to the next one's, as
+ * sprint_symbol() of the start says it. Until then, or where the start is
+ * not the wrapper's by name (a CFI jump table in its place), its frames
+ * are named as any other.
+ */
+static unsigned long kmp_own_wrap, kmp_own_wrap_size;
+static bool kmp_own_known;
+
+void kmp_frame_own_init(unsigned long wrapper)
+{
+	char buf[KSYM_SYMBOL_LEN];
+	unsigned long size = 0;
+
+	if (wrapper) {
+		sprint_symbol(buf, wrapper);
+		if (!str_has_prefix(buf, "kmp_wrap_pages_bulk+0x0/") ||
+		    kmp_fn_size(wrapper, &size))
+			return;
+	}
+	kmp_own_wrap = wrapper;
+	kmp_own_wrap_size = size;
+	/* pairs with the acquire in __kmp_frame_lookup() */
+	smp_store_release(&kmp_own_known, true);
+}
+
 static __always_inline unsigned long
 __kmp_frame_lookup(unsigned long addr)
 {
@@ -523,6 +560,11 @@ __kmp_frame_lookup(unsigned long addr)
 	/* Another module's code: never an allocator's (see the table). */
 	if (kmp_in_modtext(addr))
 		return 0;
+	/* Our own: the bulk page wrapper's, or no allocator's (above). */
+	if (smp_load_acquire(&kmp_own_known) &&
+	    within_module(addr, THIS_MODULE))
+		return addr - kmp_own_wrap < kmp_own_wrap_size ?
+		       KMP_FRAME_PAGE | KMP_FRAME_BULK : 0;
 #if KMP_TEST_HOOKS
 	__this_cpu_inc(kmp_frame_named);
 #endif
@@ -1355,6 +1397,19 @@ unsigned long kmemprof_test_frame_kind(unsigned long addr, int *named)
 }
 
 kmp_export_test_hook(kmemprof_test_frame_kind);
+
+/*
+ * For the KUnit suites: the start of the bulk page wrapper, whose frames
+ * kmp_frame_lookup() classifies by its extent; 0 if it has none, or where
+ * the extent is not known (its frames are named then).
+ */
+unsigned long kmemprof_test_own_wrapper(void)
+{
+	/* pairs with the release in kmp_frame_own_init() */
+	return smp_load_acquire(&kmp_own_known) ? kmp_own_wrap : 0;
+}
+
+kmp_export_test_hook(kmemprof_test_own_wrapper);
 #endif
 
 /*

@@ -734,6 +734,9 @@ void kmp_hooks_init(void)
 	char buf[KSYM_NAME_LEN];
 	int i, ret;
 
+	/* before any hook or probe is attached: see callsite.c */
+	kmp_frame_own_init((unsigned long)
+			   kmp_hooks[KMP_HOOK_PAGES_BULK].wrapper);
 	kmp_hooks_extents();
 	for (i = 0; i < KMP_HOOK_NR; i++) {
 		struct kmp_hook *h = &kmp_hooks[i];
@@ -947,6 +950,7 @@ void kmp_hooks_set(unsigned int kinds, bool frees, bool attach)
 
 void kmp_hooks_init(void)
 {
+	kmp_frame_own_init(0);
 	pr_warn("no ftrace with registers (DYNAMIC_FTRACE_WITH_REGS or _ARGS): bulk and nolock allocations are not paired\n");
 }
 

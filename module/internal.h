@@ -547,6 +547,7 @@ void kmp_code_going(bool (*within)(unsigned long, const struct module *),
 
 /* callsite.c: at load, and from the module notifier. */
 int kmp_fn_size(unsigned long addr, unsigned long *size);
+void kmp_frame_own_init(unsigned long wrapper);
 void kmp_names_flush(void);
 void kmp_modtext_update(struct module *mod, unsigned long state);
 void kmp_modtext_init(void);

@@ -64,6 +64,7 @@ int kmemprof_sym_text(unsigned long addr, char *buf, char *kernel,
 		      bool *indexed);
 unsigned long kmemprof_test_frame_fn_kind(const char *name);
 unsigned long kmemprof_test_frame_kind(unsigned long addr, int *named);
+unsigned long kmemprof_test_own_wrapper(void);
 void kmemprof_test_percent(struct seq_file *m, u64 part, u64 whole);
 unsigned long kmemprof_test_page_walk(unsigned long fp, unsigned int *passed,
 				      unsigned long *fast);

@@ -172,6 +172,7 @@ static void names_kernel_text(struct kunit *test)
 #define F_PAGE		BIT(0)
 #define F_PERCPU	BIT(1)
 #define F_SLAB		BIT(2)
+#define F_BULK		BIT(4)
 #define F_RETURN	BIT(7)
 #define F_KV		BIT(9)
 #define F_PASS		BIT(10)
@@ -290,11 +291,14 @@ static void names_frame_kinds(struct kunit *test)
 /*
  * A frame in another module's text (this suite's) is no allocator's, and
  * is classified without a symbol lookup: by name, it costs a linear search
- * of the module's symbols. The kernel's own text, and kmemprof's (whose
- * bulk page wrapper is a frame to pass), are still looked up by name.
+ * of the module's symbols. So is one in kmemprof's own, once its bulk
+ * page wrapper's extent is known (at load): the wrapper's frames pass
+ * (F_PAGE | F_BULK, as its name says), the others are no allocator's. The
+ * kernel's own text is still looked up by name.
  */
 static void names_frame_module_unnamed(struct kunit *test)
 {
+	unsigned long wrap = kmemprof_test_own_wrapper();
 	unsigned long mine[] = {
 		(unsigned long)names_before_gap,
 		(unsigned long)names_after_gap + 4,
@@ -311,9 +315,18 @@ static void names_frame_module_unnamed(struct kunit *test)
 	}
 	kmemprof_test_frame_kind((unsigned long)kfree + 4, &named);
 	KMP_EXPECT_EQ_MSG(test, named, 1, "(%pS)", (void *)kfree);
-	kmemprof_test_frame_kind((unsigned long)kmemprof_test_frame_kind + 4,
-				 &named);
-	KMP_EXPECT_EQ(test, named, 1);
+	KMP_EXPECT_EQ(test,
+		      kmemprof_test_frame_kind((unsigned long)
+					       kmemprof_test_frame_kind + 4,
+					       &named), 0UL);
+	KMP_EXPECT_EQ_MSG(test, named, 0, "(%pS) looked up by name",
+			  (void *)kmemprof_test_frame_kind);
+	if (!wrap)
+		return;
+	KMP_EXPECT_EQ(test, kmemprof_test_frame_kind(wrap + 4, &named),
+		      (unsigned long)(F_PAGE | F_BULK));
+	KMP_EXPECT_EQ_MSG(test, named, 0, "(%pS) looked up by name",
+			  (void *)wrap);
 }
 
 static struct kunit_case names_cases[] = {
