@@ -319,8 +319,9 @@ static bool kmp_is_relay(unsigned long addr, const char *name)
  * Each change publishes a new table whole with rcu_assign_pointer(), read
  * under rcu_read_lock() with rcu_dereference(), and the old one goes with
  * kvfree_rcu(). A module the table lacks (one coming while kmemprof
- * loads, or a change that could not allocate) is only named as before:
- * the table saves lookups, it never decides a kernel address. A range it
+ * loads, or a change that could not allocate) is named by the slower
+ * lookup the table stands in for: the table saves lookups, it never
+ * decides a kernel address. A range it
  * keeps too long (a drop that could not allocate) only ever holds module
  * or BPF code again, which is never an allocator's either.
  */
@@ -991,7 +992,7 @@ static unsigned long kmp_names_gen;
  * the notifier's flush takes. Each entry is 8 bytes: the symbol's offset
  * in the text and its index in the table; all of them together are kept
  * under KMP_SYMIDX_MAX entries (4 MiB), past which a module is named by
- * sprint_symbol() as before.
+ * sprint_symbol().
  */
 #define KMP_SYMIDX_MAX	BIT(19)
 

@@ -22,10 +22,6 @@
 
 #include "clock.h"
 
-#if KMP_TEST_HOOKS
-kmp_clock_t *kmp_clock;
-#endif
-
 #if KMP_HAVE_CYCLES
 u64 kmp_epoch;
 u32 kmp_mult, kmp_shift;
@@ -55,14 +51,6 @@ u64 kmp_now(void)
 {
 	return __kmp_now();
 }
-
-#if KMP_TEST_HOOKS
-/* For the KUnit suites (testhooks.c): a clock of their own; NULL resets. */
-void kmp_clock_set(kmp_clock_t *clock)
-{
-	WRITE_ONCE(kmp_clock, clock);
-}
-#endif
 
 void kmp_clock_init(void)
 {

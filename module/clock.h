@@ -11,6 +11,7 @@
 #include <linux/sched/clock.h>
 
 #include "internal.h"
+#include "testpoints.h"
 
 #if KMP_HAVE_CYCLES
 extern u64 kmp_epoch;
@@ -33,19 +34,14 @@ static __always_inline u64 kmp_counter(void)
 	return kmp_cycles();
 }
 #endif
-#if KMP_TEST_HOOKS
-extern kmp_clock_t *kmp_clock;
-#endif
 
 /* kmp_now() inline: the counter read and scaled, a multiply and a shift. */
 static __always_inline u64 __kmp_now(void)
 {
-#if KMP_TEST_HOOKS
-	kmp_clock_t *clock = READ_ONCE(kmp_clock);
+	kmp_clock_t *clock = kmp_test_clock();
 
 	if (unlikely(clock))
 		return clock();
-#endif
 #if KMP_HAVE_CYCLES
 	if (likely(kmp_mult))
 		return mul_u64_u32_shr(kmp_counter() - kmp_epoch, kmp_mult,

@@ -349,3 +349,18 @@ int kmemprof_reset(void)
 	return ret;
 }
 EXPORT_SYMBOL_GPL(kmemprof_reset);
+
+/* The probes' per-CPU buffers, on all possible CPUs. */
+size_t kmp_cpu_bufs_memory(void)
+{
+	return kmp_callsite_memory() + kmp_account_memory() +
+	       kmp_nmi_memory();
+}
+
+/* kmemprof's own memory: its tables, all allocated at load. */
+size_t kmp_self_memory(void)
+{
+	return kmp_tags_memory() + kmp_live_memory() + kmp_hist_memory() +
+	       kmp_stacks_memory() + kmp_pfnmap_memory() +
+	       kmp_cpu_bufs_memory();
+}

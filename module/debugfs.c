@@ -30,6 +30,7 @@
 #include <linux/vmalloc.h>
 
 #include <kmemprof/format.h>
+#include "fmt.h"
 #include "internal.h"
 #include "options.h"
 #include "paths.h"
@@ -117,25 +118,6 @@ static void kmp_put_buckets(struct seq_file *m, const char *key,
 	seq_printf(m, " %s:", key);
 	for (i = 0; i < n; i++)
 		seq_printf(m, i ? ",%llu" : "%llu", v[i]);
-}
-
-/*
- * @part of @whole in tenths of a percent, rounded to the nearest (a half
- * up): 2 of 3 is 66.7%, not 66.6%. 0 of 0 is 0.
- */
-static u64 kmp_permille(u64 part, u64 whole)
-{
-	return whole ? div64_u64(part * 1000 + whole / 2, whole) : 0;
-}
-
-/* frag: 1 - requested/allocated of the live bytes, in percent. */
-void kmp_put_frag(struct seq_file *m, u64 live_bytes, u64 live_req)
-{
-	u64 waste = live_bytes > live_req ? live_bytes - live_req : 0;
-	u64 permille = kmp_permille(waste, live_bytes);
-
-	seq_printf(m, " frag:%llu.%llu waste:%llu", permille / 10,
-		   permille % 10, waste);
 }
 
 static void kmp_put_hist(struct seq_file *m, const struct kmp_hist_totals *h)
@@ -469,13 +451,6 @@ static int kmp_cmp_group(const void *a, const void *b)
 	const struct kmp_stack_group *x = a, *y = b;
 
 	return x->bytes < y->bytes ? 1 : x->bytes > y->bytes ? -1 : 0;
-}
-
-void kmp_put_permille(struct seq_file *m, u64 part, u64 whole)
-{
-	u64 pm = kmp_permille(part, whole);
-
-	seq_printf(m, "%llu.%llu%%", pm / 10, pm % 10);
 }
 
 /* The frames of record @idx, or its text if its code went away. */

@@ -218,9 +218,9 @@ static inline int kmp_pool_reserve(atomic_t *n, unsigned int max)
 void kmp_account_alloc(enum kmp_kind kind, unsigned long site,
 		       unsigned long key, size_t bytes, size_t req,
 		       unsigned long fp);
-void kmp_account_free(unsigned long key, size_t bytes);
-void kmp_account_freed(const struct kmp_obj *obj, size_t bytes);
-void kmp_account_added(u32 tag, u32 size, u32 req);
+void kmp_account_free_key(unsigned long key, size_t bytes);
+void kmp_account_count_free(const struct kmp_obj *obj, size_t bytes);
+void kmp_account_count_alloc(u32 tag, u32 size, u32 req);
 void kmp_account_alloc_nmi(unsigned long site, unsigned long key, u32 size,
 			   u32 req, const unsigned long *callers,
 			   unsigned int n, const struct kmp_obj *stale);
@@ -264,8 +264,6 @@ static inline bool kmp_site_synthetic(unsigned long site)
 void kmp_prior_begin(void);
 void kmp_prior_end(void);
 void kmp_prior_scan(void);
-size_t kmp_self_memory(void);
-size_t kmp_cpu_bufs_memory(void);
 
 /*
  * The memory of each table, area by area, for prior.c: @fn is called with
@@ -298,7 +296,7 @@ enum kmp_hook_id {
 extern unsigned int kmp_max_tags;
 int kmp_tags_init(void);
 void kmp_tags_exit(void);
-struct kmp_tag *kmp_tag_get(unsigned long site, enum kmp_kind kind,
+struct kmp_tag *kmp_tag_find_or_create(unsigned long site, enum kmp_kind kind,
 			    const unsigned long *callers, unsigned int n);
 u32 kmp_tags_used(void);
 bool kmp_tag_ready(u32 idx);
@@ -333,10 +331,6 @@ void kmp_live_clear(void);
 int kmp_live_times_on(void);	/* with kmp_control_lock held */
 void kmp_live_times_zero(void);	/* the same */
 u32 kmp_live_used(void);
-extern void (*kmp_live_test_point)(unsigned long key);	/* KMP_TEST_HOOKS */
-extern unsigned long kmp_test_watch[2];		/* KMP_TEST_HOOKS, account.c */
-extern enum kmp_kind kmp_test_watch_kind;
-extern atomic_t kmp_test_watched;
 size_t kmp_live_memory(void);
 enum kmp_insert kmp_live_insert(unsigned long key, const struct kmp_obj *obj,
 				struct kmp_obj *old);
@@ -344,7 +338,7 @@ enum kmp_insert kmp_live_insert_spill(unsigned long key,
 				      const struct kmp_obj *obj,
 				      struct kmp_obj *old);
 bool kmp_live_remove(unsigned long key, struct kmp_obj *obj);
-bool kmp_live_get(unsigned long key, struct kmp_obj *obj);
+bool kmp_live_read(unsigned long key, struct kmp_obj *obj);
 
 /* pfnmap.c */
 int kmp_pfnmap_init(void);
@@ -382,7 +376,6 @@ void kmp_cpu_totals(int cpu, struct kmp_cpu_totals *t);
 
 u64 kmp_now(void);
 void kmp_clock_init(void);
-void kmp_clock_set(kmp_clock_t *clock);	/* KMP_TEST_HOOKS only */
 
 /* stacks.c: sampled stacks, one record per (tag, stack). */
 struct kmp_stack {
@@ -461,6 +454,8 @@ u64 kmp_probe_samples(void);
 u64 kmp_probe_ns(void);
 
 void kmp_control_exit(void);
+size_t kmp_self_memory(void);
+size_t kmp_cpu_bufs_memory(void);
 int kmemprof_set_option(unsigned int *var, unsigned int val);
 int kmp_set_option_if(unsigned int *var, unsigned int val,
 		      bool (*ok)(unsigned int val));
@@ -477,8 +472,6 @@ struct kmp_proc_line {		/* a line of /proc/kmemprof, in parts */
 
 void kmp_proc_put(struct seq_file *m, const struct kmp_proc_line *l); /* tests */
 /* debugfs.c: " frag:<percent> waste:<bytes>", and "<percent>%" (tests) */
-void kmp_put_frag(struct seq_file *m, u64 live_bytes, u64 live_req);
-void kmp_put_permille(struct seq_file *m, u64 part, u64 whole);
 int kmp_procfs_init(void);
 void kmp_procfs_exit(void);
 int kmp_sysctl_init(void);
@@ -517,14 +510,9 @@ void kmp_nmi_flush_work(void);
 void kmp_hooks_init(void);
 void kmp_hooks_set(unsigned int kinds, bool frees, bool attach);
 #if KMP_TEST_HOOKS
-/* probes.c, hooks.c: the order of attaches, refused attaches. */
-void kmp_attach_logged(bool frees, bool attach);
+/* hooks.c: refused attaches, for the suites. */
 void kmp_test_hook_refuse(const char *name, unsigned int n);
 int kmp_control_rescan(void);	/* control.c */
-#else
-static inline void kmp_attach_logged(bool frees, bool attach)
-{
-}
 #endif
 void kmp_hooks_moves(unsigned int kinds);
 void kmp_hooks_show(struct seq_file *m);

@@ -31,27 +31,11 @@
 
 #include "internal.h"
 #include "options.h"
+#include "testpoints.h"
 
 #define KMP_MIN_POOL	16
 #define KMP_MAX_TAGS	BIT(24)
 #define KMP_MAX_LIVE	BIT(28)
-
-#if KMP_TEST_HOOKS
-/* For the KUnit suites (testhooks.c): between a bound's check and its store. */
-void (*kmp_knob_test_point)(const char *name, unsigned int val);
-
-static void kmp_knob_checked(const char *name, unsigned int val)
-{
-	typeof(kmp_knob_test_point) fn = READ_ONCE(kmp_knob_test_point);
-
-	if (fn)
-		fn(name, val);
-}
-#else
-static inline void kmp_knob_checked(const char *name, unsigned int val)
-{
-}
-#endif
 
 /*
  * min_size never above a set max_size, nor max_size below min_size: each

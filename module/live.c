@@ -15,7 +15,7 @@
  *   lock (see below), so the common path costs a hash, a scan of four keys
  *   and one compare-and-swap.
  * - The times: an object's time and CPU (kmp_time_cpu()) is only kept
- *   while histograms or lifetimes are on (kmp_timed()), so it is not in
+ *   while histograms or lifetimes are on (kmp_time_key_on()), so it is not in
  *   its slot but in kmp_tab.times, a u64 a slot at the slot's index,
  *   allocated the first time they go on (kmp_live_times_on()) and kept
  *   until unload. Without it a slot has no time (kmp_slot_time()).
@@ -26,7 +26,7 @@
  *   Its entries keep their time: the spill is rare, and under its locks.
  *
  * The slots hold kmp_max_live / 8 * 7 entries rounded down to a power of
- * two groups, the spill the rest, so max_live bounds the table as before.
+ * two groups, the spill the rest, so max_live bounds the whole table.
  * The spill has a bucket head for two entries (a power of two), so its
  * chains are about two long when it is full. An entry of max_live costs
  * under 31 bytes, whatever max_live, with its share of the heads and of
@@ -45,7 +45,7 @@
  *   kmp_tab.times is one of the object's fields for all of this: written
  *   between the claim and the publish, read between the acquire and the
  *   release.
- * - But the copies of the fast paths that carry no time (kmp_timed() off:
+ * - But the copies of the fast paths that carry no time (kmp_time_key_on() off:
  *   the defaults', and nmi.c's) write none (kmp_live_fill()), and their
  *   slot keeps the time of the last object that had one there. So each
  *   time histograms or lifetimes go from off to on, kmp_mode_update()
@@ -84,12 +84,12 @@
  *   spill chain and its entries; kmp_spill_free.lock, taken inside one,
  *   the spill's free list. The probes take them with interrupts already
  *   off; the walkers with raw_spin_lock_irqsave().
- * - The walkers (views, and marking tags) and kmp_live_get() read a slot's sequence number,
- *   its key with acquire, its object, the key again with acquire, and the
- *   sequence number again (kmp_walk_slot()); an object whose key or
- *   sequence number changed meanwhile is read again, and skipped after
- *   KMP_WALK_TRIES readings. The key alone is not enough: SLUB hands a
- *   freed address out again at once, so between the walker's two reads
+ * - The walkers (views, and marking tags) and kmp_live_read() read a slot's
+ *   sequence number, its key with acquire, its object, the key again with
+ *   acquire, and the sequence number again (kmp_walk_slot()); an object whose
+ *   key or sequence number changed meanwhile is read again, and skipped after
+ *   KMP_WALK_TRIES readings. The key alone is not enough: SLUB hands a freed
+ *   address out again at once, so between the walker's two reads
  *   of the key a slot can go from K through 0 and KMP_BUSY back to K with
  *   another allocation's object, and the walker would join the old
  *   object's tag with the new one's time. Why the sequence number is
@@ -113,7 +113,7 @@
  *   so (c) holds for it too; a publish that stores no time (above) leaves
  *   the one of a publish before P, which (c) cannot see: the window the
  *   notes above allow for. kmp_mode_update()'s zeroing never runs beside
- *   a walker (kmp_control_lock), and beside kmp_live_get() it only turns
+ *   a walker (kmp_control_lock), and beside kmp_live_read() it only turns
  *   a time into none.
  *   The walkers run under kmp_control_lock, so never against
  *   kmp_live_clear(), which runs with the probes detached.
@@ -135,6 +135,7 @@
 #include "live.h"
 #include "options.h"
 #include "tables.h"
+#include "testpoints.h"
 
 #define KMP_SPILL_LOCKS		256
 #define KMP_WALK_TRIES		4	/* readings of a slot that keeps changing */
@@ -349,33 +350,13 @@ bool kmp_live_remove(unsigned long key, struct kmp_obj *obj)
 {
 	u32 g = kmp_live_group(key);
 
-	if (kmp_live_take(key, obj))
+	if (kmp_live_slots_remove(key, obj))
 		return true;
 	if (!atomic_read(&kmp_tab.group_spill[g]) || !kmp_spill_remove(key, obj))
 		return false;
 	atomic_dec(&kmp_tab.group_spill[g]);
 	return true;
 }
-
-#if KMP_TEST_HOOKS
-/*
- * For the KUnit suites (testhooks.c): called by a walk at each slot with
- * a live key, between its reads of the object's fields.
- */
-void (*kmp_live_test_point)(unsigned long key);
-
-static void kmp_walk_test_point(unsigned long key)
-{
-	typeof(kmp_live_test_point) fn = READ_ONCE(kmp_live_test_point);
-
-	if (fn)
-		fn(key);
-}
-#else
-static inline void kmp_walk_test_point(unsigned long key)
-{
-}
-#endif
 
 /*
  * A walk's read of a slot's object (kmp_slot_get()'s reads), its time
@@ -430,7 +411,7 @@ static bool kmp_walk_slot(const struct kmp_slot *s, const u64 *times,
  * whose key or sequence number changed meanwhile is not returned. With
  * interrupts off.
  */
-bool kmp_live_get(unsigned long key, struct kmp_obj *obj)
+bool kmp_live_read(unsigned long key, struct kmp_obj *obj)
 {
 	u32 bucket, g = kmp_live_group(key);
 	struct kmp_spill *e;

@@ -156,7 +156,7 @@ static int __init kmemprof_init(void)
 	/* Histograms' pool: at the first hist=1 (kmp_mode_update()). */
 	ret = kmp_tags_init();
 	if (ret)
-		goto err_hist;
+		goto err_topology;
 	ret = kmp_live_init();
 	if (ret)
 		goto err_tags;
@@ -166,15 +166,15 @@ static int __init kmemprof_init(void)
 	/* The stack store: at the first stack_depth > 0 (kmp_mode_update()). */
 	ret = register_module_notifier(&kmp_module_nb);
 	if (ret)
-		goto err_stacks;
+		goto err_pfnmap;
 	ret = register_module_notifier(&kmp_modtext_nb);
 	if (ret)
-		goto err_modtext;
+		goto err_module_nb;
 	kmp_modtext_init();
 	kmp_hooks_init();
 	ret = kmp_procfs_init();
 	if (ret)
-		goto err_notifier;
+		goto err_hooks;
 	ret = kmp_sysctl_init();
 	if (ret)
 		goto err_procfs;
@@ -198,14 +198,14 @@ err_debugfs:
 	kmp_sysctl_exit();
 err_procfs:
 	kmp_procfs_exit();
-err_notifier:
+err_hooks:
 	kmp_control_exit();
 	kmp_hooks_exit();
 	unregister_module_notifier(&kmp_modtext_nb);
 	kmp_modtext_exit();
-err_modtext:
+err_module_nb:
 	unregister_module_notifier(&kmp_module_nb);
-err_stacks:
+err_pfnmap:
 	kmp_stacks_exit();
 	kmp_pfnmap_exit();
 err_live:
@@ -213,7 +213,7 @@ err_live:
 err_tags:
 	kmp_tags_exit();
 	kmp_names_flush();
-err_hist:
+err_topology:
 	kmp_hist_exit();
 	kmp_topology_exit();
 err_bufs:

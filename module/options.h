@@ -22,6 +22,19 @@ extern unsigned int kmp_max_size;
 
 extern unsigned int kmp_leak_age_ms;
 
+/* sample_rate as the counts use it: 0 (never stored) reads as 1. */
+static __always_inline unsigned int kmp_rate(void)
+{
+	return max(READ_ONCE(kmp_sample_rate), 1U);
+}
+
+/* key_depth, at most the callers a tag keeps. */
+static __always_inline unsigned int kmp_key_callers(void)
+{
+	return min_t(unsigned int, READ_ONCE(kmp_key_depth),
+		     KMP_KEY_DEPTH_MAX);
+}
+
 /* kmp_mode: the options; KMP_M_FAST those that the fast paths serve. */
 #define KMP_M_HIST	BIT(0)	/* size, lifetime and cross-CPU histograms */
 #define KMP_M_LIFE	BIT(1)	/* allocation times, for ages and leaks */
@@ -47,21 +60,21 @@ extern unsigned int kmp_timing_on;
 
 /*
  * The general path takes every event while an option is on, but for
- * those that the fast paths take on: sample_rate (kmp_sampling()), and
- * histograms and lifetimes (kmp_timed()).
+ * those that the fast paths take on: sample_rate (kmp_sample_key_on()), and
+ * histograms and lifetimes (kmp_time_key_on()).
  */
-static __always_inline bool kmp_slow(void)
+static __always_inline bool kmp_slow_key_on(void)
 {
 	return static_branch_unlikely(&kmp_slow_key);
 }
 
-static __always_inline bool kmp_sampling(void)
+static __always_inline bool kmp_sample_key_on(void)
 {
 	return static_branch_unlikely(&kmp_sample_key);
 }
 
 /* Histograms or lifetimes on: objects carry their time and CPU. */
-static __always_inline bool kmp_timed(void)
+static __always_inline bool kmp_time_key_on(void)
 {
 	return static_branch_unlikely(&kmp_time_key);
 }
@@ -71,7 +84,7 @@ static __always_inline bool kmp_timed(void)
  * the defaults (probes.h), whose copy of the fast paths tests none of them
  * (sample_rate it serves itself).
  */
-static __always_inline bool kmp_opts(void)
+static __always_inline bool kmp_opts_key_on(void)
 {
 	return static_branch_unlikely(&kmp_opts_key);
 }

@@ -217,21 +217,6 @@
 static u32 kmp_prior_tags[KMP_PRIOR_NR + 1];
 static bool kmp_prior_have_tags;
 
-/* kmemprof's own memory: its tables, all allocated at load. */
-/* The probes' per-CPU buffers, on all possible CPUs (main.c). */
-size_t kmp_cpu_bufs_memory(void)
-{
-	return kmp_callsite_memory() + kmp_account_memory() +
-	       kmp_nmi_memory();
-}
-
-size_t kmp_self_memory(void)
-{
-	return kmp_tags_memory() + kmp_live_memory() + kmp_hist_memory() +
-	       kmp_stacks_memory() + kmp_pfnmap_memory() +
-	       kmp_cpu_bufs_memory();
-}
-
 /*
  * What the block headed by @page is, or -1 if it is free (in the buddy
  * or per-CPU lists) or not a head.
@@ -285,8 +270,9 @@ static bool kmp_prior_get_tags(void)
 		return true;
 	for (i = 0; i <= KMP_PRIOR_NR; i++) {
 		local_irq_save(flags);
-		tag = kmp_tag_get(KMP_SITE_PRIOR + (i << KMP_SITE_PRIOR_SHIFT),
-				  KMP_KIND_PAGE, NULL, 0);
+		tag = kmp_tag_find_or_create(KMP_SITE_PRIOR +
+					     (i << KMP_SITE_PRIOR_SHIFT),
+					     KMP_KIND_PAGE, NULL, 0);
 		local_irq_restore(flags);
 		if (!tag)
 			return false;

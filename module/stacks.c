@@ -226,40 +226,6 @@ unsigned int kmemprof_test_stack_walk(unsigned long fp, unsigned long site,
 
 kmp_export_test_hook(kmemprof_test_stack_walk);
 
-/*
- * kmp_stacked() (stacks.h) as when the stacks' key turns off between two
- * tests of it: the jump labels are patched one site at a time, and a CPU
- * may run one site old and the next new. kmemprof_test_stacked_off(n)
- * makes the n-th test of the key by this task, and every later one,
- * read it off; 0 ends it. Other tasks and interrupts see the key as it is.
- */
-int kmp_stacked_test;
-static struct task_struct *kmp_stacked_task;
-static unsigned int kmp_stacked_left;
-
-bool kmp_stacked_test_off(void)
-{
-	if (!in_task() || current != READ_ONCE(kmp_stacked_task))
-		return false;
-	if (kmp_stacked_left) {
-		kmp_stacked_left--;
-		return false;
-	}
-	return true;
-}
-
-void kmemprof_test_stacked_off(unsigned int n)
-{
-	WRITE_ONCE(kmp_stacked_test, 0);
-	WRITE_ONCE(kmp_stacked_task, NULL);
-	if (!n)
-		return;
-	kmp_stacked_left = n - 1;
-	WRITE_ONCE(kmp_stacked_task, current);
-	WRITE_ONCE(kmp_stacked_test, 1);
-}
-
-kmp_export_test_hook(kmemprof_test_stacked_off);
 #endif
 
 int kmp_stacks_init(void)

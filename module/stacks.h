@@ -12,8 +12,9 @@
  * first: stack_trace_save(), kmp_unwind(), kmp_account_alloc()
  * (kmp_find_site() inlined, else one more), kmp_*_alloc_slow(), the copy
  * of the fast path that called it (in kmp_*_alloc_opts()) and the probe,
- * whose return address is at index 6 (7); the slab walk starts
- * at the copy's record, whose return address is at index 5 (6), the page
+ * whose return address is at index 6 (7 where kmp_find_site() is not
+ * inlined); the slab walk starts at the copy's record, whose return
+ * address is at index 5 (or 6), the page
  * walk at the probe's. So a site within KMP_STACK_SEARCH (5) records of
  * the walk's first is at index 12 at most there, and its stack and
  * callers there have all the frames asked for, or end where the walk's do.
@@ -27,6 +28,7 @@
 
 #include "internal.h"
 #include "tables.h"
+#include "testpoints.h"
 
 #define KMP_STACK_SEARCH	5
 #define KMP_STACK_NO_CTR	U64_MAX
@@ -47,20 +49,13 @@ DECLARE_PER_CPU(struct kmp_stack_buf, kmp_stack_buf);
  * The fast paths walk the frame records (kmp_walk_fast()): stack_depth or
  * key_depth on, sample_rate off.
  */
-#if KMP_TEST_HOOKS
-extern int kmp_stacked_test;		/* stacks.c */
-bool kmp_stacked_test_off(void);
-#endif
-
-static __always_inline bool kmp_stacked(void)
+static __always_inline bool kmp_stack_key_on(void)
 {
 	if (!static_branch_unlikely(&kmp_stack_key))
 		return false;
-#if KMP_TEST_HOOKS
 	/* the key turned off from a test's chosen test of it on */
-	if (unlikely(READ_ONCE(kmp_stacked_test)) && kmp_stacked_test_off())
+	if (kmp_test_stacked_off())
 		return false;
-#endif
 	return true;
 }
 

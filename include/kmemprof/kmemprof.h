@@ -24,6 +24,8 @@ enum kmp_event {
 	KMP_EV_PERCPU_ALLOC,
 	KMP_EV_PERCPU_FREE,
 	KMP_EV_NR,
+	/* no event: a hook's object, or one the KUnit suites enter */
+	KMP_EV_NONE = KMP_EV_NR,
 };
 
 /* What a tag counts. Each kind is its own key space in every table. */

@@ -32,8 +32,6 @@ extern const struct kmp_knob *const kmp_knobs_end;
 const struct kmp_knob *kmp_knob_find(const char *name, unsigned int where);
 int kmp_knob_set(const struct kmp_knob *k, unsigned int val);
 bool kmp_param_given(const char *name);
-/* The test build's (KMP_TEST_HOOKS): see knobs.c and testhooks.c. */
-extern void (*kmp_knob_test_point)(const char *name, unsigned int val);
 
 struct device_node;
 int kmp_params_load(struct device_node *np, unsigned int *kinds,
