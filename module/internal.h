@@ -156,6 +156,7 @@ struct kmp_obj {
 	u32 size;	/* bytes counted */
 	u32 req;	/* bytes requested */
 	u16 cpu;	/* allocating CPU */
+	u32 own;	/* its (site, owner) line while owners are on, or 0 */
 };
 
 /*
@@ -331,6 +332,8 @@ void kmp_live_walk(void (*fn)(unsigned long key, const struct kmp_obj *obj,
 			      void *priv), void *priv);
 void kmp_live_clear(void);
 int kmp_live_times_on(void);	/* with kmp_control_lock held */
+int kmp_live_owners_on(void);	/* the same */
+void kmp_live_owners_zero(void);
 void kmp_live_times_zero(void);	/* the same */
 u32 kmp_live_used(void);
 extern void (*kmp_live_test_point)(unsigned long key);	/* KMP_TEST_HOOKS */
@@ -462,10 +465,17 @@ u64 kmp_probe_ns(void);
 
 void kmp_control_exit(void);
 int kmemprof_set_option(unsigned int *var, unsigned int val);
+int kmemprof_set_owners(unsigned int val);	/* enum kmp_owners_kind */
 int kmp_set_option_if(unsigned int *var, unsigned int val,
 		      bool (*ok)(unsigned int val));
 int kmp_walk_views(void (*fn)(unsigned long key, const struct kmp_obj *obj,
 			      void *priv), void *priv);
+int kmp_walk_owner_lines(void (*fn)(u32 idx, void *priv), void *priv);
+
+/* oom.c: the OOM report, up to this many sites (oom_report). */
+#define KMP_OOM_REPORT_MAX	64
+int kmp_oom_init(void);
+void kmp_oom_exit(void);
 
 /* procfs.c, sysctl.c, debugfs.c */
 struct kmp_proc_line {		/* a line of /proc/kmemprof, in parts */
@@ -475,7 +485,7 @@ struct kmp_proc_line {		/* a line of /proc/kmemprof, in parts */
 	const struct kmp_totals *t;
 };
 
-void kmp_proc_put(struct seq_file *m, const struct kmp_proc_line *l); /* tests */
+void kmp_proc_put(struct seq_file *m, const struct kmp_proc_line *l);
 /* debugfs.c: " frag:<percent> waste:<bytes>", and "<percent>%" (tests) */
 void kmp_put_frag(struct seq_file *m, u64 live_bytes, u64 live_req);
 void kmp_put_permille(struct seq_file *m, u64 part, u64 whole);
@@ -493,6 +503,7 @@ void kmp_of_put(struct device_node *np);
 int kmp_of_u32(struct device_node *np, const char *name, u32 min, u32 max,
 	       u32 *val);
 int kmp_of_events(struct device_node *np, unsigned int *kinds);
+int kmp_of_owners(struct device_node *np, unsigned int *val);
 void kmp_of_knobs(struct device_node *np);
 
 /* Longest "slab,page,percpu" list, with room to spare (options.c). */

@@ -195,6 +195,7 @@
 
 #include "internal.h"
 #include "options.h"
+#include "owners.h"
 #include "pfnmap.h"
 #include "stat.h"
 #include "tables.h"
@@ -228,7 +229,7 @@ size_t kmp_cpu_bufs_memory(void)
 size_t kmp_self_memory(void)
 {
 	return kmp_tags_memory() + kmp_live_memory() + kmp_hist_memory() +
-	       kmp_stacks_memory() + kmp_pfnmap_memory() +
+	       kmp_stacks_memory() + kmp_pfnmap_memory() + kmp_owners_memory() +
 	       kmp_cpu_bufs_memory();
 }
 
@@ -1051,6 +1052,7 @@ void kmp_prior_scan(void)
 	kmp_hist_areas(kmp_self_area, NULL);
 	kmp_stacks_areas(kmp_self_area, NULL);
 	kmp_pfnmap_areas(kmp_self_area, NULL);
+	kmp_owners_areas(kmp_self_area, NULL);
 	/* then the stacks and percpu chunks, or they would be other too */
 	kmp_prior_stacks(&pages);
 	kmp_prior_percpu(&pages);

@@ -41,6 +41,7 @@ static const char * const kmp_stat_names[KMP_ST_NR] = {
 	[KMP_ST_DROP_STACKS]	= "drop.stacks",
 	[KMP_ST_FILTERED]	= "filtered",
 	[KMP_ST_UNPAIRED_OLD]	= "unpaired.slab_old",
+	[KMP_ST_DROP_OWNERS]	= "drop.owners",
 };
 
 static_assert(KMP_ST_UNPAIRED_PAGE - KMP_ST_UNPAIRED_SLAB == KMP_KIND_PAGE);
