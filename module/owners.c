@@ -373,7 +373,8 @@ u32 kmp_owner_charge(u32 tag, unsigned int mode, bool nmi, u32 bytes, u32 n)
 	atomic64_add(n, &l->allocs);
 	return i;
 drop:
-	kmp_stat_inc(KMP_ST_DROP_OWNERS);
+	/* drop.owners: apart from count[], at the end of kmp_stats (stat.h) */
+	kmp_add(this_cpu_ptr(&kmp_stats.owner_drops), 1);
 	return 0;
 }
 

@@ -11,7 +11,16 @@
 
 CG=/sys/fs/cgroup
 keep_knobs owners oom_report
-trap 'rmdir $CG/kmp-oom 2>/dev/null; restore_state' EXIT
+ADJ=
+cleanup() {
+	rmdir $CG/kmp-oom 2>/dev/null
+	# the global case's oom_score_adj back to what it was
+	for pa in $ADJ; do
+		echo "${pa#*=}" > "/proc/${pa%=*}/oom_score_adj" 2>/dev/null
+	done
+	restore_state
+}
+trap cleanup EXIT
 write_knob $KMP_SYSCTL/owners task || fail "owners=task refused"
 write_knob $KMP_SYSCTL/oom_report 10 || fail "oom_report=10 refused"
 dmesg -c > /dev/null
@@ -27,6 +36,8 @@ if grep -qw memory $CG/cgroup.controllers 2>/dev/null &&
 else
 	echo "INFO global OOM: no memory controller"
 	for p in /proc/[0-9]*; do
+		a=$(cat $p/oom_score_adj 2>/dev/null) || continue
+		ADJ="$ADJ ${p#/proc/}=$a"
 		echo -1000 > $p/oom_score_adj 2>/dev/null
 	done
 	sh -c 'echo 1000 > /proc/self/oom_score_adj && exec kmpoom' \

@@ -311,8 +311,9 @@ static void owners_irq_context(struct kunit *test)
 
 /*
  * A full owner table, then a full line pool: every allocation that would
- * need a new entry counts in drop.owners, once, and its tag still counts
- * it; the frees change no line and no drop.
+ * need a new entry counts in drop.owners, and its tag still counts it;
+ * the frees change no line. (At least N drops: anything else in the
+ * guest that needs a new entry meanwhile is dropped too.)
  */
 static void owners_table_full_counts_drops(struct kunit *test)
 {
@@ -327,20 +328,21 @@ static void owners_table_full_counts_drops(struct kunit *test)
 	kmemprof_test_owner_cap(kmemprof_test_owners_used(), 0);
 	drops = kmemprof_stat(KMP_ST_DROP_OWNERS);
 	run_in(test, OWN_FULL, job_alloc_mine, c);
-	KMP_EXPECT_EQ(test, kmemprof_stat(KMP_ST_DROP_OWNERS) - drops, OWN_N);
+	KMP_EXPECT_GE(test, kmemprof_stat(KMP_ST_DROP_OWNERS) - drops, OWN_N);
 	t = site_live(test, KMP_KIND_SLAB, own_alloc);
 	KMP_EXPECT_EQ(test, t.live_objs, OWN_N);
 	s = owner_sum(test, KMP_KIND_SLAB, own_alloc, KMP_TEST_OWN_KTHREAD,
 		      OWN_FULL);
 	KMP_EXPECT_EQ(test, s.lines, 0);
 	own_free(c->obj, OWN_N);
-	KMP_EXPECT_EQ(test, kmemprof_stat(KMP_ST_DROP_OWNERS) - drops, OWN_N);
+	KMP_EXPECT_EQ(test, site_live(test, KMP_KIND_SLAB, own_alloc).live_objs,
+		      0);
 
 	/* a known owner at a new site: no line left */
 	kmemprof_test_owner_cap(0, kmemprof_test_olines_used());
 	drops = kmemprof_stat(KMP_ST_DROP_OWNERS);
 	own_alloc_other(c->other, OWN_N);
-	KMP_EXPECT_EQ(test, kmemprof_stat(KMP_ST_DROP_OWNERS) - drops, OWN_N);
+	KMP_EXPECT_GE(test, kmemprof_stat(KMP_ST_DROP_OWNERS) - drops, OWN_N);
 	s = owner_sum(test, KMP_KIND_SLAB, own_alloc_other,
 		      KMP_TEST_OWN_KTHREAD, c->me);
 	KMP_EXPECT_EQ(test, s.lines, 0);
