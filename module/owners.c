@@ -105,8 +105,10 @@ static atomic_t kmp_olines_n = ATOMIC_INIT(1);	/* index 0 is no line */
 static raw_spinlock_t kmp_owner_locks[KMP_OWNER_LOCKS];
 static raw_spinlock_t kmp_oline_locks[KMP_OWNER_LOCKS];
 
-#if KMP_TEST_HOOKS
-/* For the KUnit suites (testhooks.c): the pools' counts capped, 0: not. */
+/*
+ * For the KUnit suites (testhooks.c): the pools' counts capped, 0: not.
+ * Only the test build's hooks set them.
+ */
 unsigned int kmp_test_owner_cap, kmp_test_oline_cap;
 
 static unsigned int kmp_owners_cap(unsigned int max, unsigned int *cap)
@@ -115,9 +117,6 @@ static unsigned int kmp_owners_cap(unsigned int max, unsigned int *cap)
 
 	return c ? min(max, c) : max;
 }
-#else
-#define kmp_owners_cap(max, cap)	(max)
-#endif
 
 static void kmp_owner_name_fn(struct work_struct *work);
 static DEFINE_MUTEX(kmp_owner_name_lock);
@@ -503,10 +502,8 @@ static void kmp_owner_name_fn(struct work_struct *work)
 #ifdef CONFIG_CGROUPS
 		if (cgroup_path(cgrp, buf, sizeof(buf)) >= 0) {
 			path = kstrdup(buf, GFP_KERNEL);
-			/* the text before the pointer: pairs with the views */
-			if (path)
-				smp_store_release(&o->path,
-						  path);
+			if (path)	/* the text, then the pointer: the views */
+				smp_store_release(&o->path, path);
 		}
 		cgroup_put(cgrp);
 #endif
