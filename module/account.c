@@ -268,7 +268,7 @@ static struct kmp_tag *kmp_alloc_tag(unsigned long site, enum kmp_kind kind,
 		kmp_stat_inc(KMP_ST_LARGE_DUP);
 		return NULL;
 	}
-	tag = kmp_tag_get(site, kind, callers, n);
+	tag = kmp_tag_find_or_create(site, kind, callers, n);
 	if (unlikely(tag && test_bit(KMP_TAG_RELAY, &tag->flags))) {
 		kmp_stat_inc(KMP_ST_LARGE_DUP);
 		return NULL;
@@ -393,7 +393,7 @@ void kmp_account_alloc_nmi(unsigned long site, unsigned long key, u32 size,
  * what the free event says was freed (page blocks), or 0 where it says
  * nothing (slab, percpu).
  */
-static __always_inline void __kmp_account_freed(const struct kmp_obj *obj,
+static __always_inline void __kmp_account_count_free(const struct kmp_obj *obj,
 						size_t bytes)
 {
 	unsigned int mode = READ_ONCE(kmp_mode);
@@ -417,9 +417,9 @@ static __always_inline void __kmp_account_freed(const struct kmp_obj *obj,
 		kmp_mark_inaccurate(obj->tag);
 }
 
-void kmp_account_freed(const struct kmp_obj *obj, size_t bytes)
+void kmp_account_count_free(const struct kmp_obj *obj, size_t bytes)
 {
-	__kmp_account_freed(obj, bytes);
+	__kmp_account_count_free(obj, bytes);
 }
 
 /*
@@ -486,7 +486,7 @@ void kmp_account_freed(const struct kmp_obj *obj, size_t bytes)
  * - In the live table (lifetimes or histograms on, frames outside the
  *   map) a split inserts its parts before it drops the lock, and a free
  *   takes its key without the lock only if the size is the free's
- *   (kmp_live_get(), then kmp_live_remove()). A block's key changes only
+ *   (kmp_live_read(), then kmp_live_remove()). A block's key changes only
  *   by its own free or by a split under the lock, and a split only
  *   changes a block that holds the PFN of its free: a page of that block's
  *   own owner.
@@ -548,7 +548,7 @@ static bool kmp_block_at(unsigned long head, bool table, struct kmp_block *b)
 		kmp_pfn_obj(v, &b->obj);
 		return true;
 	}
-	if (!table || !kmp_live_get(kmp_key_pfn(head), &b->obj))
+	if (!table || !kmp_live_read(kmp_key_pfn(head), &b->obj))
 		return false;
 	b->order = get_order(b->obj.size);
 	return true;
@@ -560,7 +560,7 @@ static bool kmp_block_at(unsigned long head, bool table, struct kmp_block *b)
  * step: the re-attach scan may take it meanwhile (prior.c), and then it
  * has counted the free.
  */
-static bool kmp_block_take(const struct kmp_block *b, struct kmp_obj *obj)
+static bool kmp_block_remove(const struct kmp_block *b, struct kmp_obj *obj)
 {
 	*obj = b->obj;
 	if (b->slot)
@@ -572,18 +572,18 @@ static bool kmp_block_take(const struct kmp_block *b, struct kmp_obj *obj)
  * The block of @order at @pfn, taken into @obj if it is there: the map's
  * entry, else (@table) the live table's, each only with the free's order.
  */
-static bool kmp_page_take(unsigned long pfn, unsigned int order, u32 *slot,
+static bool kmp_page_remove(unsigned long pfn, unsigned int order, u32 *slot,
 			  bool table, struct kmp_obj *obj)
 {
 	u32 v = slot ? READ_ONCE(*slot) : 0;
 
 	if (v & KMP_PFN_VALID) {
-		if (!kmp_pfn_take(slot, v, order, false))
+		if (!kmp_pfnmap_remove(slot, v, order, false))
 			return false;
 		kmp_pfn_obj(v, obj);
 		return true;
 	}
-	return table && kmp_live_get(kmp_key_pfn(pfn), obj) &&
+	return table && kmp_live_read(kmp_key_pfn(pfn), obj) &&
 	       obj->size == PAGE_SIZE << order &&
 	       kmp_live_remove(kmp_key_pfn(pfn), obj);
 }
@@ -592,7 +592,7 @@ static bool kmp_page_take(unsigned long pfn, unsigned int order, u32 *slot,
  * Split block @b into its parts of @order, on its tag, and take the part
  * at @pfn into @obj: false, with nothing changed, if the block is no
  * longer there. The block's own entry goes first, in one step, as
- * kmp_block_take() takes it; the other parts are entered after their
+ * kmp_block_remove() takes it; the other parts are entered after their
  * allocations are counted, as an allocation is (kmp_account_page()). With
  * @pfn's split lock held.
  */
@@ -646,7 +646,7 @@ static bool kmp_block_split(const struct kmp_block *b, unsigned long pfn,
  * the block that holds it, into @obj. False if no block holds it. With
  * @pfn's split lock held.
  */
-static bool kmp_page_take_part(unsigned long pfn, unsigned int order,
+static bool kmp_page_remove_part(unsigned long pfn, unsigned int order,
 			       bool table, struct kmp_obj *obj)
 {
 	unsigned long head, i;
@@ -666,15 +666,15 @@ static bool kmp_page_take_part(unsigned long pfn, unsigned int order,
 		if (k > order || b.order == order)
 			return false;	/* a block that ends before @pfn */
 		/* More than the block at @pfn: every block in the range. */
-		found = kmp_block_take(&b, obj);
+		found = kmp_block_remove(&b, obj);
 		for (i = 1; b.slot && i < (1UL << order); i++) {
 			v = READ_ONCE(b.slot[i]);
 			/* whatever its order */
-			if (!kmp_pfn_take(&b.slot[i], v, kmp_pfn_order(v),
+			if (!kmp_pfnmap_remove(&b.slot[i], v, kmp_pfn_order(v),
 					  false))
 				continue;
 			kmp_pfn_obj(v, &o);
-			__kmp_account_freed(&o, 0);
+			__kmp_account_count_free(&o, 0);
 		}
 		return found;
 	}
@@ -717,16 +717,16 @@ bool kmp_account_page_free_chunk(unsigned long pfn)
 	raw_spin_lock(lock);
 	for (i = 0; i < n; i++) {
 		v = slot ? READ_ONCE(slot[i]) : 0;
-		if (slot && kmp_pfn_take(&slot[i], v, kmp_pfn_order(v), false)) {
+		if (slot && kmp_pfnmap_remove(&slot[i], v, kmp_pfn_order(v), false)) {
 			kmp_pfn_obj(v, &obj);
-			__kmp_account_freed(&obj, 0);
+			__kmp_account_count_free(&obj, 0);
 			found = true;
 		} else if (slot && !i && v == kmp_pfn_moved(KMP_MAX_ORDER) &&
 			   cmpxchg(slot, v, 0) == v) {
 			found = true;
 		}
 		if (table && kmp_live_remove(kmp_key_pfn(pfn + i), &obj)) {
-			__kmp_account_freed(&obj, 0);
+			__kmp_account_count_free(&obj, 0);
 			found = true;
 		}
 	}
@@ -765,14 +765,14 @@ static void kmp_account_page_free(unsigned long pfn, size_t bytes)
 	}
 	slot = kmp_pfn_slot(pfn);
 	table = !slot || READ_ONCE(kmp_tab.pages_hashed);
-	found = kmp_page_take(pfn, order, slot, table, &obj);
+	found = kmp_page_remove(pfn, order, slot, table, &obj);
 	if (!found) {
 		u64 t = kmp_psub_begin();
 
 		lock = kmp_split_lock(pfn);
 		raw_spin_lock(lock);
-		found = kmp_page_take(pfn, order, slot, table, &obj) ||
-			kmp_page_take_part(pfn, order, table, &obj);
+		found = kmp_page_remove(pfn, order, slot, table, &obj) ||
+			kmp_page_remove_part(pfn, order, table, &obj);
 		/* the source of a migration: its entry went with its data */
 		if (!found && slot)
 			moved = cmpxchg(slot, kmp_pfn_moved(order), 0) ==
@@ -781,7 +781,7 @@ static void kmp_account_page_free(unsigned long pfn, size_t bytes)
 		kmp_psub_end(t, KMP_PC_SPLIT);
 	}
 	if (found)
-		__kmp_account_freed(&obj, 0);
+		__kmp_account_count_free(&obj, 0);
 	else if (moved)
 		return;
 	else if (kmp_page_free_returns())
@@ -797,14 +797,14 @@ static void kmp_account_page_free(unsigned long pfn, size_t bytes)
  * Take the block of @order at @pfn, or the part of a block that holds it,
  * into @obj, as a free would. With @pfn's split lock held.
  */
-static bool kmp_page_take_any(unsigned long pfn, unsigned int order,
+static bool kmp_page_remove_any(unsigned long pfn, unsigned int order,
 			      struct kmp_obj *obj)
 {
 	u32 *slot = kmp_pfn_slot(pfn);
 	bool table = !slot || READ_ONCE(kmp_tab.pages_hashed);
 
-	return kmp_page_take(pfn, order, slot, table, obj) ||
-	       kmp_page_take_part(pfn, order, table, obj);
+	return kmp_page_remove(pfn, order, slot, table, obj) ||
+	       kmp_page_remove_part(pfn, order, table, obj);
 }
 
 /*
@@ -834,7 +834,7 @@ void kmp_account_page_move(unsigned long dst, unsigned long src,
 	bool found, had;
 
 	raw_spin_lock(ls);
-	found = kmp_page_take_any(src, order, &obj);
+	found = kmp_page_remove_any(src, order, &obj);
 	/*
 	 * From 0 only: the re-attach scan may have entered the source since
 	 * the take (it is still allocated), and then its free pays that
@@ -846,7 +846,7 @@ void kmp_account_page_move(unsigned long dst, unsigned long src,
 	if (!found)
 		return;
 	raw_spin_lock(ld);
-	had = kmp_page_take_any(dst, order, &mine);
+	had = kmp_page_remove_any(dst, order, &mine);
 	kmp_account_page(dst, &obj, order);
 	raw_spin_unlock(ld);
 	if (had) {
@@ -858,7 +858,7 @@ void kmp_account_page_move(unsigned long dst, unsigned long src,
 	kmp_stat_inc(KMP_ST_PAGE_MOVED);
 }
 
-/* A free on the general path: see kmp_account_freed() for @bytes. */
+/* A free on the general path: see kmp_account_count_free() for @bytes. */
 /*
  * An unpaired free of the slab object at @addr: whether its slab's page
  * block is on a before-load tag (prior.c), so that the object may have
@@ -881,7 +881,7 @@ static bool kmp_slab_old(unsigned long addr)
 	       test_bit(KMP_TAG_PRIOR, &kmp_tag_at(kmp_pfn_tag(v))->flags);
 }
 
-void kmp_account_free(unsigned long key, size_t bytes)
+void kmp_account_free_key(unsigned long key, size_t bytes)
 {
 	enum kmp_kind kind = kmp_key_kind(key);
 	struct kmp_obj obj;
@@ -897,11 +897,11 @@ void kmp_account_free(unsigned long key, size_t bytes)
 		kmp_path_note(KMP_PC_UNPAIRED);
 		return;
 	}
-	__kmp_account_freed(&obj, bytes);
+	__kmp_account_count_free(&obj, bytes);
 }
 
 /* An allocation entered by nmi.c at the defaults: count it. */
-void kmp_account_added(u32 tag, u32 size, u32 req)
+void kmp_account_count_alloc(u32 tag, u32 size, u32 req)
 {
 	kmp_count_alloc(tag, size, req, 1);
 }
@@ -935,7 +935,7 @@ void kmp_account_page_unfollowed(unsigned long pfn)
 		return;
 	}
 	local_irq_save(flags);
-	if (kmp_live_get(kmp_key_pfn(pfn), &obj))
+	if (kmp_live_read(kmp_key_pfn(pfn), &obj))
 		kmp_mark_inaccurate(obj.tag);
 	local_irq_restore(flags);
 }
@@ -955,7 +955,7 @@ static bool kmp_table_held(unsigned long pfn)
 	for (k = 1; k < KMP_PAGE_ORDERS; k++) {
 		unsigned long head = round_down(pfn, 1UL << k);
 
-		if (head != pfn && kmp_live_get(kmp_key_pfn(head), &obj) &&
+		if (head != pfn && kmp_live_read(kmp_key_pfn(head), &obj) &&
 		    obj.size >= PAGE_SIZE << k)
 			return true;
 	}
@@ -1016,7 +1016,7 @@ void kmp_account_pfn_drop(unsigned long pfn, u32 v, bool freed)
 	u32 *slot = kmp_pfn_slot(pfn);
 	struct kmp_obj old;
 
-	if (!slot || !kmp_pfn_take(slot, v, kmp_pfn_order(v), false))
+	if (!slot || !kmp_pfnmap_remove(slot, v, kmp_pfn_order(v), false))
 		return;
 	if (freed) {
 		/* its free's event, if it is still to come: prior_freed */

@@ -267,7 +267,7 @@ static void __flatten kmp_hook_free_bulk(struct kmp_hook *h,
 	void **p = (void **)kmp_hook_arg(regs, 2);
 
 	for (i = 0; i < n; i++)
-		kmp_slab_free(KMP_EV_NR, READ_ONCE(p[i]));
+		kmp_slab_free(KMP_EV_NONE, READ_ONCE(p[i]));
 	kmp_hook_count(KMP_HOOK_CACHE_FREE_BULK, n);
 }
 
@@ -277,7 +277,7 @@ static void __flatten kmp_hook_kfree_nolock(struct kmp_hook *h,
 					    unsigned long caller,
 					    kmp_hook_regs_t *regs)
 {
-	kmp_slab_free(KMP_EV_NR, (const void *)kmp_hook_arg(regs, 0));
+	kmp_slab_free(KMP_EV_NONE, (const void *)kmp_hook_arg(regs, 0));
 	kmp_hook_count(KMP_HOOK_KFREE_NOLOCK, 1);
 }
 #endif
@@ -337,7 +337,7 @@ static void __flatten kmp_hook_slab_objects(enum kmp_hook_id id,
 	/* each event's key test and its entry in one section: see below */
 	preempt_disable();
 	for (i = 0; i < n; i++)
-		kmp_slab_alloc(KMP_EV_NR, caller, READ_ONCE(p[i]), size, req);
+		kmp_slab_alloc(KMP_EV_NONE, caller, READ_ONCE(p[i]), size, req);
 	preempt_enable();
 	kmp_hook_count(id, n);
 }
@@ -404,7 +404,7 @@ kmp_bulk_pages_after(unsigned long fp, struct page **array, int nr,
 		if (i >= BITS_PER_LONG &&
 		    kmp_hook_page_known(page_to_pfn(array[i])))
 			continue;
-		kmp_page_alloc(KMP_EV_NR, fp, 0, array[i], 0);
+		kmp_page_alloc(KMP_EV_NONE, fp, 0, array[i], 0);
 		n++;
 	}
 	kmp_hook_count(KMP_HOOK_PAGES_BULK, n);
@@ -479,7 +479,7 @@ kmp_wrap_kmalloc_nolock(KMP_KMALLOC_NOLOCK_PARAMS)
 	ret = KMP_KMALLOC_NOLOCK_CALL;
 	if (ret && kmp_hook_still_live(h)) {
 		preempt_disable();
-		kmp_slab_alloc(KMP_EV_NR, _RET_IP_, ret,
+		kmp_slab_alloc(KMP_EV_NONE, _RET_IP_, ret,
 			       kmalloc_size_roundup(size), size);
 		preempt_enable();
 		kmp_hook_count(KMP_HOOK_KMALLOC_NOLOCK, 1);
@@ -520,7 +520,7 @@ kmp_wrap_pages_bulk(KMP_PAGES_BULK_PARAMS, unsigned long caller)
 		/* New pages go to the head of the list. */
 		pos = ((struct list_head *)KMP_PAGES_BULK_LIST)->next;
 		for (; pos != first; pos = pos->next, n++)
-			kmp_page_alloc(KMP_EV_NR, fp, 0,
+			kmp_page_alloc(KMP_EV_NONE, fp, 0,
 				       list_entry(pos, struct page, lru), 0);
 		kmp_hook_count(KMP_HOOK_PAGES_BULK, n);
 	} else {
@@ -553,7 +553,7 @@ static void kmp_exit_kmalloc_nolock(struct kmp_exit_data *d,
 {
 	if (!ret)
 		return;
-	kmp_slab_alloc(KMP_EV_NR, caller, (void *)ret,
+	kmp_slab_alloc(KMP_EV_NONE, caller, (void *)ret,
 		       kmalloc_size_roundup(d->arg[0]), d->arg[0]);
 	kmp_hook_count(KMP_HOOK_KMALLOC_NOLOCK, 1);
 }
@@ -574,7 +574,7 @@ static void kmp_exit_kfree_rcu_sheaf(struct kmp_exit_data *d,
 {
 	if (!(u8)ret)	/* bool: the upper bits are undefined */
 		return;
-	kmp_slab_free(KMP_EV_NR, (const void *)d->arg[1]);
+	kmp_slab_free(KMP_EV_NONE, (const void *)d->arg[1]);
 	kmp_hook_count(KMP_HOOK_KFREE_RCU_SHEAF, 1);
 }
 #endif

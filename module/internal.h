@@ -219,9 +219,9 @@ static inline int kmp_pool_reserve(atomic_t *n, unsigned int max)
 void kmp_account_alloc(enum kmp_kind kind, unsigned long site,
 		       unsigned long key, size_t bytes, size_t req,
 		       unsigned long fp);
-void kmp_account_free(unsigned long key, size_t bytes);
-void kmp_account_freed(const struct kmp_obj *obj, size_t bytes);
-void kmp_account_added(u32 tag, u32 size, u32 req);
+void kmp_account_free_key(unsigned long key, size_t bytes);
+void kmp_account_count_free(const struct kmp_obj *obj, size_t bytes);
+void kmp_account_count_alloc(u32 tag, u32 size, u32 req);
 void kmp_account_alloc_nmi(unsigned long site, unsigned long key, u32 size,
 			   u32 req, const unsigned long *callers,
 			   unsigned int n, const struct kmp_obj *stale);
@@ -299,7 +299,7 @@ enum kmp_hook_id {
 extern unsigned int kmp_max_tags;
 int kmp_tags_init(void);
 void kmp_tags_exit(void);
-struct kmp_tag *kmp_tag_get(unsigned long site, enum kmp_kind kind,
+struct kmp_tag *kmp_tag_find_or_create(unsigned long site, enum kmp_kind kind,
 			    const unsigned long *callers, unsigned int n);
 u32 kmp_tags_used(void);
 bool kmp_tag_ready(u32 idx);
@@ -347,7 +347,7 @@ enum kmp_insert kmp_live_insert_spill(unsigned long key,
 				      const struct kmp_obj *obj,
 				      struct kmp_obj *old);
 bool kmp_live_remove(unsigned long key, struct kmp_obj *obj);
-bool kmp_live_get(unsigned long key, struct kmp_obj *obj);
+bool kmp_live_read(unsigned long key, struct kmp_obj *obj);
 
 /* pfnmap.c */
 int kmp_pfnmap_init(void);

@@ -15,7 +15,7 @@
  *   lock (see below), so the common path costs a hash, a scan of four keys
  *   and one compare-and-swap.
  * - The times: an object's time and CPU (kmp_time_cpu()) is only kept
- *   while histograms or lifetimes are on (kmp_timed()), so it is not in
+ *   while histograms or lifetimes are on (kmp_time_key_on()), so it is not in
  *   its slot but in kmp_tab.times, a u64 a slot at the slot's index,
  *   allocated the first time they go on (kmp_live_times_on()) and kept
  *   until unload. Without it a slot has no time (kmp_slot_time()).
@@ -45,7 +45,7 @@
  *   kmp_tab.times is one of the object's fields for all of this: written
  *   between the claim and the publish, read between the acquire and the
  *   release.
- * - But the copies of the fast paths that carry no time (kmp_timed() off:
+ * - But the copies of the fast paths that carry no time (kmp_time_key_on() off:
  *   the defaults', and nmi.c's) write none (kmp_live_fill()), and their
  *   slot keeps the time of the last object that had one there. So each
  *   time histograms or lifetimes go from off to on, kmp_mode_update()
@@ -84,7 +84,7 @@
  *   spill chain and its entries; kmp_spill_free.lock, taken inside one,
  *   the spill's free list. The probes take them with interrupts already
  *   off; the walkers with raw_spin_lock_irqsave().
- * - The walkers (views, and marking tags) and kmp_live_get() read a slot's sequence number,
+ * - The walkers (views, and marking tags) and kmp_live_read() read a slot's sequence number,
  *   its key with acquire, its object, the key again with acquire, and the
  *   sequence number again (kmp_walk_slot()); an object whose key or
  *   sequence number changed meanwhile is read again, and skipped after
@@ -113,7 +113,7 @@
  *   so (c) holds for it too; a publish that stores no time (above) leaves
  *   the one of a publish before P, which (c) cannot see: the window the
  *   notes above allow for. kmp_mode_update()'s zeroing never runs beside
- *   a walker (kmp_control_lock), and beside kmp_live_get() it only turns
+ *   a walker (kmp_control_lock), and beside kmp_live_read() it only turns
  *   a time into none.
  *   The walkers run under kmp_control_lock, so never against
  *   kmp_live_clear(), which runs with the probes detached.
@@ -127,7 +127,7 @@
  *   read the old keys (tracepoint_synchronize_unregister()) before it
  *   zeroes the lines and puts the owner bits in kmp_mode. From then on
  *   every entry is entered with its line or 0 by the general path, and
- *   every take (kmp_live_take(), the general path's and nmi.c's) reads
+ *   every take (kmp_live_slots_remove(), the general path's and nmi.c's) reads
  *   the line and zeroes it before the release that frees the slot. So an
  *   object charged to a line is charged back by its free, wherever it
  *   runs, and no object is ever seen with a line it was not charged to.
@@ -375,7 +375,7 @@ bool kmp_live_remove(unsigned long key, struct kmp_obj *obj)
 {
 	u32 g = kmp_live_group(key);
 
-	if (kmp_live_take(key, obj))
+	if (kmp_live_slots_remove(key, obj))
 		return true;
 	if (!atomic_read(&kmp_tab.group_spill[g]) || !kmp_spill_remove(key, obj))
 		return false;
@@ -457,7 +457,7 @@ static bool kmp_walk_slot(const struct kmp_slot *s, const u64 *times,
  * whose key or sequence number changed meanwhile is not returned. With
  * interrupts off.
  */
-bool kmp_live_get(unsigned long key, struct kmp_obj *obj)
+bool kmp_live_read(unsigned long key, struct kmp_obj *obj)
 {
 	u32 bucket, g = kmp_live_group(key);
 	struct kmp_spill *e;

@@ -179,7 +179,7 @@ static __always_inline bool kmp_live_find(unsigned long key,
  * time). False where the tag has not asked for one yet: the general path
  * takes it from the pool.
  */
-static __always_inline bool kmp_time_free(u32 idx, u64 time, u32 *h)
+static __always_inline bool kmp_hist_life_slot(u32 idx, u64 time, u32 *h)
 {
 	*h = KMP_NIL;
 	if (time && (READ_ONCE(kmp_mode) & KMP_M_HIST)) {
@@ -190,7 +190,7 @@ static __always_inline bool kmp_time_free(u32 idx, u64 time, u32 *h)
 	return true;
 }
 
-/* What __kmp_live_take() did. */
+/* What __kmp_live_slots_remove() did. */
 enum kmp_take {
 	KMP_TAKE_NONE,	/* the key is not in its group's slots */
 	KMP_TAKE_DONE,
@@ -203,10 +203,10 @@ enum kmp_take {
  * with (the fast paths, live.c, nmi.c). The object is left in its slot
  * where @size is not 0 and is not its size (a page block of another
  * order), or where @h is given (the fast paths, times on) and its tag has
- * no histogram slot yet (kmp_time_free(), into *@h).
+ * no histogram slot yet (kmp_hist_life_slot(), into *@h).
  */
 static __always_inline enum kmp_take
-__kmp_live_take(unsigned long key, struct kmp_obj *obj, u32 size,
+__kmp_live_slots_remove(unsigned long key, struct kmp_obj *obj, u32 size,
 		const bool timed, u32 *h)
 {
 	struct kmp_slot *s;
@@ -215,7 +215,7 @@ __kmp_live_take(unsigned long key, struct kmp_obj *obj, u32 size,
 		return KMP_TAKE_NONE;
 	__kmp_slot_get(s, obj, timed);
 	if ((size && obj->size != size) ||
-	    (h && !kmp_time_free(obj->tag, obj->time, h)))
+	    (h && !kmp_hist_life_slot(obj->tag, obj->time, h)))
 		return KMP_TAKE_LEFT;
 	/* the reads above before the slot is free again */
 	smp_store_release(&s->key, 0);
@@ -225,11 +225,11 @@ __kmp_live_take(unsigned long key, struct kmp_obj *obj, u32 size,
 /*
  * Take @key out of its group's slots, into @obj, with its time and its
  * owner line; false if not there. The general path's and nmi.c's take
- * (the fast paths use __kmp_live_take(), which reads no owner): the
+ * (the fast paths use __kmp_live_slots_remove(), which reads no owner): the
  * slot's owner line is zeroed before the slot is free again, so that a
  * fast path's fill, which writes none, finds none there.
  */
-static __always_inline bool kmp_live_take(unsigned long key,
+static __always_inline bool kmp_live_slots_remove(unsigned long key,
 					  struct kmp_obj *obj)
 {
 	struct kmp_slot *s;
@@ -284,7 +284,7 @@ static __always_inline struct kmp_slot *kmp_live_claim(unsigned long key)
 
 /*
  * Fill a claimed slot, and publish it. A copy of the fast paths that
- * carries no time (kmp_timed() off) passes @time_cpu as a constant 0 and
+ * carries no time (kmp_time_key_on() off) passes @time_cpu as a constant 0 and
  * stores none, so that the defaults' copy does no more than before the
  * times were apart: live.c's notes say what the slot keeps then. Only the
  * instruction count rests on the constant; a 0 the compiler cannot see

@@ -269,7 +269,7 @@ void kmp_nmi_slab_alloc(enum kmp_event ev, unsigned long site,
 	rec->site = site;
 	rec->size = bytes;
 	rec->req = req;
-	rec->stale = kmp_live_take(key, &rec->obj);
+	rec->stale = kmp_live_slots_remove(key, &rec->obj);
 	if (mode & KMP_M_KEY)
 		kd = min_t(unsigned int, READ_ONCE(kmp_key_depth),
 			   KMP_KEY_DEPTH_MAX);
@@ -334,12 +334,12 @@ void kmp_nmi_free(enum kmp_event ev, unsigned long key, size_t bytes)
 		}
 		/* another order: a split, which the general path makes */
 		if (slot && !READ_ONCE(kmp_tab.pages_hashed) &&
-		    kmp_pfn_take(slot, v, get_order(bytes), false)) {
+		    kmp_pfnmap_remove(slot, v, get_order(bytes), false)) {
 			kmp_pfn_obj(v, &rec->obj);
 			kmp_nmi_commit(r, rec, KMP_NMI_FREED);
 			return;
 		}
-	} else if (kmp_live_take(key, &rec->obj)) {
+	} else if (kmp_live_slots_remove(key, &rec->obj)) {
 		kmp_nmi_commit(r, rec, KMP_NMI_FREED);
 		return;
 	}
@@ -351,10 +351,10 @@ static void kmp_nmi_count(const struct kmp_nmi_rec *rec)
 {
 	switch (rec->op) {
 	case KMP_NMI_ADDED:
-		kmp_account_added(rec->obj.tag, rec->obj.size, rec->obj.req);
+		kmp_account_count_alloc(rec->obj.tag, rec->obj.size, rec->obj.req);
 		break;
 	case KMP_NMI_FREED:
-		kmp_account_freed(&rec->obj, rec->bytes);
+		kmp_account_count_free(&rec->obj, rec->bytes);
 		break;
 	case KMP_NMI_UNPAIRED:
 		kmp_stat_inc(KMP_ST_UNPAIRED_SLAB + kmp_key_kind(rec->key));
@@ -375,7 +375,7 @@ static void kmp_nmi_finish(struct kmp_nmi_rec *rec, bool count)
 				      rec->callers, rec->ncallers,
 				      rec->stale ? &rec->obj : NULL);
 	else if (count)
-		kmp_account_free(key, rec->bytes);
+		kmp_account_free_key(key, rec->bytes);
 	/* the table work before the counts: pairs with kmp_nmi_settle() */
 	smp_mb__before_atomic();
 	atomic_dec(&kmp_tab.group_spill[kmp_live_group(key)]);

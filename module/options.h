@@ -62,21 +62,21 @@ const char *kmp_owners_name(unsigned int val);
 
 /*
  * The general path takes every event while an option is on, but for
- * those that the fast paths take on: sample_rate (kmp_sampling()), and
- * histograms and lifetimes (kmp_timed()).
+ * those that the fast paths take on: sample_rate (kmp_sample_key_on()), and
+ * histograms and lifetimes (kmp_time_key_on()).
  */
-static __always_inline bool kmp_slow(void)
+static __always_inline bool kmp_slow_key_on(void)
 {
 	return static_branch_unlikely(&kmp_slow_key);
 }
 
-static __always_inline bool kmp_sampling(void)
+static __always_inline bool kmp_sample_key_on(void)
 {
 	return static_branch_unlikely(&kmp_sample_key);
 }
 
 /* Histograms or lifetimes on: objects carry their time and CPU. */
-static __always_inline bool kmp_timed(void)
+static __always_inline bool kmp_time_key_on(void)
 {
 	return static_branch_unlikely(&kmp_time_key);
 }
@@ -86,7 +86,7 @@ static __always_inline bool kmp_timed(void)
  * the defaults (probes.h), whose copy of the fast paths tests none of them
  * (sample_rate it serves itself).
  */
-static __always_inline bool kmp_opts(void)
+static __always_inline bool kmp_opts_key_on(void)
 {
 	return static_branch_unlikely(&kmp_opts_key);
 }

@@ -36,7 +36,7 @@
 
 struct dentry;
 
-/* The rows beyond the events: the hooks' (KMP_EV_NR) and migrations. */
+/* The rows beyond the events: the hooks' (KMP_EV_NONE) and migrations. */
 enum kmp_prow {
 	KMP_PR_HOOK_SLAB_ALLOC = KMP_EV_NR,	/* bulk, nolock objects */
 	KMP_PR_HOOK_SLAB_FREE,			/* free_bulk, nolock, sheaf */
@@ -218,7 +218,7 @@ static inline void kmp_paths_debugfs(struct dentry *dir)
 
 #endif /* KMP_PATHS */
 
-/* An event's row: @ev, or for a hook's (KMP_EV_NR), @hook_row. */
+/* An event's row: @ev, or for a hook's (KMP_EV_NONE), @hook_row. */
 static __always_inline unsigned int kmp_path_row(enum kmp_event ev,
 						 unsigned int hook_row)
 {

@@ -286,7 +286,7 @@ static bool kmp_prior_get_tags(void)
 		return true;
 	for (i = 0; i <= KMP_PRIOR_NR; i++) {
 		local_irq_save(flags);
-		tag = kmp_tag_get(KMP_SITE_PRIOR + (i << KMP_SITE_PRIOR_SHIFT),
+		tag = kmp_tag_find_or_create(KMP_SITE_PRIOR + (i << KMP_SITE_PRIOR_SHIFT),
 				  KMP_KIND_PAGE, NULL, 0);
 		local_irq_restore(flags);
 		if (!tag)

@@ -112,7 +112,7 @@ noinline void kmp_slab_free_slow(enum kmp_event ev, const void *ptr)
 	kmp_enter(ev, &flags, &t0);
 	if (likely(key)) {
 		kmp_nmi_settle(key);
-		kmp_account_free(key, 0);
+		kmp_account_free_key(key, 0);
 	}
 	kmp_leave(flags, t0);
 }
@@ -180,7 +180,7 @@ noinline void kmp_page_free_slow(enum kmp_event ev, const struct page *page,
 		return;
 	}
 	kmp_nmi_settle(kmp_key_pfn(pfn));
-	kmp_account_free(kmp_key_pfn(pfn), PAGE_SIZE << order);
+	kmp_account_free_key(kmp_key_pfn(pfn), PAGE_SIZE << order);
 	kmp_leave(flags, t0);
 }
 
@@ -207,7 +207,7 @@ void kmp_page_move(unsigned long dst, unsigned long src, unsigned int order)
 	for (i = 0; i < n; i++) {
 		unsigned long off = i << step;
 
-		kmp_enter(KMP_EV_NR, &flags, &t0);
+		kmp_enter(KMP_EV_NONE, &flags, &t0);
 		kmp_nmi_settle(kmp_key_pfn(src + off));
 		kmp_nmi_settle(kmp_key_pfn(dst + off));
 		kmp_account_page_move(dst + off, src + off, step);
@@ -233,7 +233,7 @@ noinline void kmp_page_free_table(enum kmp_event ev, const struct page *page,
 
 	local_irq_save(flags);
 	/* with histograms off, h is KMP_NIL */
-	done = __kmp_live_take(kmp_key_pfn(page_to_pfn(page)), &obj, bytes,
+	done = __kmp_live_slots_remove(kmp_key_pfn(page_to_pfn(page)), &obj, bytes,
 			       true, &h) == KMP_TAKE_DONE;
 	if (done) {
 		kmp_count_free_ev(ev, obj.tag, bytes, bytes, 1);
@@ -245,7 +245,7 @@ noinline void kmp_page_free_table(enum kmp_event ev, const struct page *page,
 }
 
 /*
- * With an option on (kmp_opts()): the fast path's copy for the options, or
+ * With an option on (kmp_opts_key_on()): the fast path's copy for the options, or
  * the general path. Each key is tested once, as the copies need (see
  * __kmp_slab_alloc_fast()). The timed copy walks too where stacks or
  * key_depth are on; frees depend on neither. notrace, as the probes are.
@@ -258,10 +258,10 @@ noinline notrace void kmp_slab_alloc_opts(enum kmp_event ev,
 {
 	bool done;
 
-	if (kmp_timed())
+	if (kmp_time_key_on())
 		done = __kmp_slab_alloc_fast(ev, call_site, ptr, bytes_alloc,
 					     bytes_req, s, true, true, true);
-	else if (kmp_stacked())
+	else if (kmp_stack_key_on())
 		done = __kmp_slab_alloc_fast(ev, call_site, ptr, bytes_alloc,
 					     bytes_req, s, false, true, true);
 	else
@@ -278,7 +278,7 @@ noinline notrace void kmp_slab_free_opts(enum kmp_event ev, const void *ptr)
 {
 	bool done;
 
-	if (kmp_timed())
+	if (kmp_time_key_on())
 		done = __kmp_slab_free_fast(ev, ptr, true, true);
 	else
 		done = __kmp_slab_free_fast(ev, ptr, false, true);
@@ -293,10 +293,10 @@ noinline notrace void kmp_page_alloc_opts(enum kmp_event ev, unsigned long fp,
 {
 	bool done;
 
-	if (kmp_timed())
+	if (kmp_time_key_on())
 		done = __kmp_page_alloc_fast(ev, fp, skip, page, order, true,
 					     true, true);
-	else if (kmp_stacked())
+	else if (kmp_stack_key_on())
 		done = __kmp_page_alloc_fast(ev, fp, skip, page, order, false,
 					     true, true);
 	else
@@ -312,7 +312,7 @@ noinline notrace void kmp_page_free_opts(enum kmp_event ev,
 {
 	enum kmp_page_fast r;
 
-	if (kmp_timed())
+	if (kmp_time_key_on())
 		r = __kmp_page_free_fast(ev, page, order, true, true);
 	else
 		r = __kmp_page_free_fast(ev, page, order, false, true);
@@ -584,7 +584,7 @@ static void notrace kmp_probe_percpu_free(KMP_PERCPU_FREE_PROTO)
 	kmp_enter(KMP_EV_PERCPU_FREE, &flags, &t0);
 
 	if (ptr)
-		kmp_account_free(kmp_key_addr(KMP_KIND_PERCPU,
+		kmp_account_free_key(kmp_key_addr(KMP_KIND_PERCPU,
 					      (__force unsigned long)ptr), 0);
 	kmp_leave(flags, t0);
 	kmp_path_end(&ps, KMP_PC_GENERAL);
@@ -616,7 +616,7 @@ static __always_inline void kmp_cma_enter(unsigned long fp,
 			      KMP_PAGE_ORDERS - 1);
 		if (pfn & (BIT(order) - 1))
 			order = __ffs(pfn);
-		kmp_page_alloc(KMP_EV_NR, fp, KMP_PROBE_SKIP, pfn_to_page(pfn),
+		kmp_page_alloc(KMP_EV_NONE, fp, KMP_PROBE_SKIP, pfn_to_page(pfn),
 			       order);
 		pfn += BIT(order);
 	}

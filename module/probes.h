@@ -54,7 +54,7 @@
  * end are 0, as the general path's (account.c, kmp_find_site()).
  */
 
-/* key_depth, for a fast path that walks (kmp_stacked()). */
+/* key_depth, for a fast path that walks (kmp_stack_key_on()). */
 static __always_inline unsigned int kmp_key_depth_fast(void)
 {
 	return min_t(unsigned int, READ_ONCE(kmp_key_depth),
@@ -70,7 +70,7 @@ static __always_inline unsigned int kmp_key_depth_fast(void)
  * (the site's own); with a stack due, the record to count it on in *@sp
  * (else NULL), and *@ctr_s the sample counter's value to store once the
  * event is done (KMP_STACK_NO_CTR: none). False, with nothing changed,
- * where the general path must take the event. @ev KMP_EV_NR: a hook's
+ * where the general path must take the event. @ev KMP_EV_NONE: a hook's
  * event, whose frames the walk does not know (hooks.c): always false.
  * With interrupts off.
  *
@@ -147,7 +147,7 @@ kmp_walk_fast(enum kmp_event ev, unsigned long fp, unsigned int first,
  * accounting can use plain per-CPU adds (see kmp_add()), and a 7.x probe
  * stays on its CPU. Never in NMI: slab and page events in NMI go to nmi.c
  * instead, percpu ones are turned away.
- * *t0 is the start time of a timed probe. @ev KMP_EV_NR counts no event
+ * *t0 is the start time of a timed probe. @ev KMP_EV_NONE counts no event
  * (the hooks count their own).
  */
 static __always_inline void kmp_enter(enum kmp_event ev, unsigned long *flags,
@@ -160,7 +160,7 @@ static __always_inline void kmp_enter(enum kmp_event ev, unsigned long *flags,
 	if (ev < KMP_EV_NR)
 		kmp_add(&c->events[ev], 1);
 	*t0 = 0;
-	if (kmp_slow() && (READ_ONCE(kmp_mode) & KMP_M_TIMING)) {
+	if (kmp_slow_key_on() && (READ_ONCE(kmp_mode) & KMP_M_TIMING)) {
 		kmp_add(&c->all, 1);
 		if (!(c->all % KMP_TIME_EVERY))
 			*t0 = local_clock();
@@ -256,7 +256,7 @@ static __always_inline void kmp_count_free_sampled(enum kmp_event ev,
 	/*
 	 * Its allocation may have been counted once (before sampling, or by
 	 * the re-attach scan): the tag's counts are estimates now, as the
-	 * general path's __kmp_account_freed() says too.
+	 * general path's __kmp_account_count_free() says too.
 	 */
 	if (n > 1 && !test_bit(KMP_TAG_SAMPLED, &kmp_tag_at(idx)->flags))
 		set_bit(KMP_TAG_SAMPLED, &kmp_tag_at(idx)->flags);
@@ -266,18 +266,18 @@ static __always_inline void kmp_count_free_sampled(enum kmp_event ev,
  * The fast paths serve an event: at the defaults or with an option they
  * take on, and not in NMI (which only kernels with KMP_NMI_EVENTS can be
  * in; the general path tests for it on all). @opts: the copy that tests
- * the options' keys; the defaults' copy (kmp_opts() off) tests only
+ * the options' keys; the defaults' copy (kmp_opts_key_on() off) tests only
  * sample_rate's, which it serves too.
  */
 static __always_inline bool kmp_fast_ok(const bool timed, const bool opts)
 {
-	if (opts && (kmp_slow() || (timed && kmp_sampling())))
+	if (opts && (kmp_slow_key_on() || (timed && kmp_sample_key_on())))
 		return false;
 	return likely(!(KMP_NMI_EVENTS && in_nmi()));
 }
 
 /*
- * Histograms and lifetimes on the fast paths (kmp_timed()), as account.c
+ * Histograms and lifetimes on the fast paths (kmp_time_key_on()), as account.c
  * keeps them: an allocation's time and CPU in one word for its slot, and
  * with histograms on, its tag's histogram slot in *@h (KMP_NIL: the pool
  * ran out) for its sizes. False, with nothing changed, if the tag has not
@@ -298,7 +298,7 @@ static __always_inline bool kmp_time_alloc(u32 idx, u32 *h, u64 *time_cpu)
 
 /*
  * The same at a free, of @obj taken out with its histogram slot @h
- * (kmp_time_free(): KMP_NIL for none).
+ * (kmp_hist_life_slot(): KMP_NIL for none).
  */
 static __always_inline void kmp_time_freed(u32 h, const struct kmp_obj *obj)
 {
@@ -354,12 +354,12 @@ static __always_inline bool __kmp_slab_alloc_fast(enum kmp_event ev,
 	 * site old and the next new), and then idx and ctr would come from
 	 * neither the walk nor the site table.
 	 */
-	walk = stacks && kmp_stacked();
+	walk = stacks && kmp_stack_key_on();
 	if (walk)
 		kd = kmp_key_depth_fast();
 	/* with key_depth, the tag of (site, callers): kmp_walk_fast() */
 	if (!kd) {
-		if (unlikely(!kmp_site_get(kmp_site_key(site, KMP_KIND_SLAB),
+		if (unlikely(!kmp_site_lookup(kmp_site_key(site, KMP_KIND_SLAB),
 					   &e) || e->flags))
 			goto out;
 		idx = e->idx;
@@ -373,7 +373,7 @@ static __always_inline bool __kmp_slab_alloc_fast(enum kmp_event ev,
 	/* a kmem_cache_alloc(): its slot from the site's entry, or else */
 	if (s && (kd || !kmp_site_slot(e, s, req, &bytes)))
 		bytes = kmp_cache_slot_of(kd ? NULL : e, s, ptr, req);
-	if (kmp_sampling() && !kmp_sample_track(idx)) {
+	if (kmp_sample_key_on() && !kmp_sample_track(idx)) {
 		kmp_count_alloc_ev(ev, ctr, bytes, req);
 		done = true;
 		goto out;
@@ -417,13 +417,13 @@ static __always_inline bool __kmp_slab_free_fast(enum kmp_event ev,
 		unsigned long key = kmp_key_addr(KMP_KIND_SLAB,
 						 (unsigned long)ptr);
 
-		took = __kmp_live_take(key, &obj, 0, timed, timed ? &h : NULL);
+		took = __kmp_live_slots_remove(key, &obj, 0, timed, timed ? &h : NULL);
 		if (unlikely(took != KMP_TAKE_DONE)) {
-			done = took == KMP_TAKE_NONE && kmp_sampling() &&
+			done = took == KMP_TAKE_NONE && kmp_sample_key_on() &&
 			       kmp_sampled_out(ev, key);
 			goto out;
 		}
-		if (kmp_sampling())
+		if (kmp_sample_key_on())
 			kmp_count_free_sampled(ev, obj.tag, obj.size, obj.req);
 		else
 			kmp_count_free_ev(ev, obj.tag, obj.size, obj.req, 1);
@@ -456,7 +456,7 @@ __kmp_page_alloc_fast(enum kmp_event ev, unsigned long fp, unsigned int skip,
 		return false;
 	local_irq_save(flags);
 	/* the key tested once: see __kmp_slab_alloc_fast() */
-	walk = stacks && kmp_stacked();
+	walk = stacks && kmp_stack_key_on();
 	if (walk)
 		kd = kmp_key_depth_fast();
 	/*
@@ -512,7 +512,7 @@ __kmp_page_alloc_fast(enum kmp_event ev, unsigned long fp, unsigned int skip,
 		if (kmp_live_find(key, &s))
 			goto out;
 	}
-	if (kmp_sampling() && !kmp_sample_track(idx)) {
+	if (kmp_sample_key_on() && !kmp_sample_track(idx)) {
 		kmp_count_alloc_ev(ev, ctr, bytes, bytes);
 		done = true;
 		goto out;
@@ -554,16 +554,16 @@ __kmp_page_free_fast(enum kmp_event ev, const struct page *page,
 		 * migration's marker, which the general path consumes.
 		 */
 		if (!READ_ONCE(kmp_tab.pages_hashed)) {
-			if (!v && kmp_sampling() && kmp_sampled_out(ev, 0))
+			if (!v && kmp_sample_key_on() && kmp_sampled_out(ev, 0))
 				ret = KMP_PF_DONE;
-		} else if (!kmp_sampling()) {
+		} else if (!kmp_sample_key_on()) {
 			ret = KMP_PF_TABLE;
 		}
 		goto out;
 	}
-	if (unlikely(!kmp_pfn_take(slot, v, order, true)))
+	if (unlikely(!kmp_pfnmap_remove(slot, v, order, true)))
 		goto out;
-	if (kmp_sampling())
+	if (kmp_sample_key_on())
 		kmp_count_free_sampled(ev, kmp_pfn_tag(v), bytes, bytes);
 	else
 		kmp_count_free_ev(ev, kmp_pfn_tag(v), bytes, bytes, 1);
@@ -601,10 +601,10 @@ void kmp_page_free_opts(enum kmp_event ev, const struct page *page,
 
 /*
  * The events, as the probes take them. At the defaults and with
- * sample_rate alone (kmp_opts() off), the fast path's copy that tests no
+ * sample_rate alone (kmp_opts_key_on() off), the fast path's copy that tests no
  * other option, inline. With any other option on, one call
  * (kmp_*_opts(), probes.c), which picks the copy for the options
- * (kmp_timed(), kmp_stacked()) or the general path: inlined here, their
+ * (kmp_time_key_on(), kmp_stack_key_on()) or the general path: inlined here, their
  * registers would be saved and restored at every event, and their tests
  * run at the defaults too.
  */
@@ -618,7 +618,7 @@ static __always_inline unsigned int kmp_why_slab_alloc(unsigned long site)
 {
 	const struct kmp_site *e;
 
-	if (!kmp_site_get(kmp_site_key(site, KMP_KIND_SLAB), &e))
+	if (!kmp_site_lookup(kmp_site_key(site, KMP_KIND_SLAB), &e))
 		return KMP_PC_W_NOSITE;
 	return e->flags ? KMP_PC_W_SLOWSITE : KMP_PC_W_FULL;
 }
@@ -645,7 +645,7 @@ static __always_inline unsigned int kmp_why_page_walk(unsigned long fp,
 		if (!kmp_fp_up(&w))
 			return KMP_PC_W_WALK;
 	for (i = 0; i < KMP_FP_FRAMES; i++) {
-		if (!kmp_site_get(kmp_site_key(kmp_fp_ret(&w), KMP_KIND_PAGE),
+		if (!kmp_site_lookup(kmp_site_key(kmp_fp_ret(&w), KMP_KIND_PAGE),
 				  &e))
 			return KMP_PC_W_NOSITE;
 		if (!(e->flags & KMP_SITE_FRAME))
@@ -706,7 +706,7 @@ static __always_inline void __kmp_slab_alloc(enum kmp_event ev,
 	struct kmp_path_sec ps;
 
 	kmp_path_begin(&ps, kmp_path_row(ev, KMP_PR_HOOK_SLAB_ALLOC));
-	if (kmp_opts()) {
+	if (kmp_opts_key_on()) {
 		kmp_slab_alloc_opts(ev, call_site, ptr, bytes_req, bytes_alloc,
 				    s);
 		kmp_path_end(&ps, KMP_PC_GENERAL);
@@ -746,7 +746,7 @@ static __always_inline void kmp_slab_free(enum kmp_event ev, const void *ptr)
 	struct kmp_path_sec ps;
 
 	kmp_path_begin(&ps, kmp_path_row(ev, KMP_PR_HOOK_SLAB_FREE));
-	if (kmp_opts()) {
+	if (kmp_opts_key_on()) {
 		kmp_slab_free_opts(ev, ptr);
 		kmp_path_end(&ps, KMP_PC_GENERAL);
 	} else if (!__kmp_slab_free_fast(ev, ptr, false, false)) {
@@ -771,7 +771,7 @@ static __always_inline void kmp_page_alloc(enum kmp_event ev,
 	struct kmp_path_sec ps;
 
 	kmp_path_begin(&ps, kmp_path_row(ev, KMP_PR_HOOK_PAGE_ALLOC));
-	if (kmp_opts()) {
+	if (kmp_opts_key_on()) {
 		kmp_page_alloc_opts(ev, fp, skip, page, order);
 		kmp_path_end(&ps, KMP_PC_GENERAL);
 	} else if (!__kmp_page_alloc_fast(ev, fp, skip, page, order, false,
@@ -792,7 +792,7 @@ static __always_inline void kmp_page_free(enum kmp_event ev,
 	struct kmp_path_sec ps;
 
 	kmp_path_begin(&ps, kmp_path_row(ev, KMP_PR_OTHER));
-	if (kmp_opts()) {
+	if (kmp_opts_key_on()) {
 		kmp_page_free_opts(ev, page, order);
 		kmp_path_end(&ps, KMP_PC_GENERAL);
 		return;

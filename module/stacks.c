@@ -227,7 +227,7 @@ unsigned int kmemprof_test_stack_walk(unsigned long fp, unsigned long site,
 kmp_export_test_hook(kmemprof_test_stack_walk);
 
 /*
- * kmp_stacked() (stacks.h) as when the stacks' key turns off between two
+ * kmp_stack_key_on() (stacks.h) as when the stacks' key turns off between two
  * tests of it: the jump labels are patched one site at a time, and a CPU
  * may run one site old and the next new. kmemprof_test_stacked_off(n)
  * makes the n-th test of the key by this task, and every later one,

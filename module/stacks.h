@@ -52,7 +52,7 @@ extern int kmp_stacked_test;		/* stacks.c */
 bool kmp_stacked_test_off(void);
 #endif
 
-static __always_inline bool kmp_stacked(void)
+static __always_inline bool kmp_stack_key_on(void)
 {
 	if (!static_branch_unlikely(&kmp_stack_key))
 		return false;

@@ -158,7 +158,7 @@ static __always_inline unsigned long kmp_site_index(unsigned long key)
  * rather than the entry or NULL: the compiler then knows that an entry
  * found is not NULL, and tests nothing more.)
  */
-static __always_inline bool kmp_site_get(unsigned long key,
+static __always_inline bool kmp_site_lookup(unsigned long key,
 					 const struct kmp_site **ep)
 {
 	unsigned long i = kmp_site_index(key);
@@ -202,7 +202,7 @@ kmp_site_find(unsigned long key)
 {
 	const struct kmp_site *e;
 
-	return kmp_site_get(key, &e) ? e : NULL;
+	return kmp_site_lookup(key, &e) ? e : NULL;
 }
 
 /* This CPU's counters of tag @idx. */
@@ -360,7 +360,7 @@ __kmp_page_site_fast(unsigned long fp, unsigned int skip,
 		*lrp = lr;
 		*recp = (unsigned long)w.rec;
 		*passed = skip + i;
-		if (!kmp_site_get(kmp_site_key(lr, KMP_KIND_PAGE), &e)) {
+		if (!kmp_site_lookup(kmp_site_key(lr, KMP_KIND_PAGE), &e)) {
 			*ep = NULL;
 			return keyed;
 		}

@@ -246,7 +246,7 @@ static struct kmp_tag *kmp_tag_find(u32 bucket, const struct kmp_tag_key *k)
  * Runs in any context but NMI. Returns NULL, and counts a drop, when the
  * pool is full or its counters are not ready yet (see the notes).
  */
-struct kmp_tag *kmp_tag_get(unsigned long site, enum kmp_kind kind,
+struct kmp_tag *kmp_tag_find_or_create(unsigned long site, enum kmp_kind kind,
 			    const unsigned long *callers, unsigned int n)
 {
 	struct kmp_tag_key k = { site, kind, callers, n };
@@ -309,7 +309,7 @@ bool kmp_tag_ready(u32 idx)
 {
 	if (!test_bit(KMP_TAG_READY, &kmp_tag_pool[idx].flags))
 		return false;
-	smp_rmb();	/* pairs with kmp_tag_get() */
+	smp_rmb();	/* pairs with kmp_tag_find_or_create() */
 	return true;
 }
 
@@ -449,7 +449,7 @@ static bool kmp_ctr_grow(void)
 	if (!c)
 		return false;
 	kmp_tab.ctr_blocks[b] = c;
-	/* the block before the bound: pairs with kmp_tag_get()'s acquire */
+	/* the block before the bound: pairs with kmp_tag_find_or_create()'s acquire */
 	smp_store_release(&kmp_ctr_ready, b + 1);
 	return true;
 }

@@ -12,7 +12,7 @@
 
 #include "internal.h"
 
-/* The tags, by index (kmp_tag_get() hands them out). */
+/* The tags, by index (kmp_tag_find_or_create() hands them out). */
 extern struct kmp_tag *kmp_tag_pool;
 
 static inline struct kmp_tag *kmp_tag_at(u32 idx)
@@ -49,7 +49,7 @@ static __always_inline u32 kmp_tag_bucket_of_key(unsigned long site,
 /*
  * The tag of that key in @bucket's chain, into *@tp. Lock-free, in an
  * RCU read section or with interrupts off: see tags.c. (A bool, as
- * kmp_site_get() is, so that a tag found is known not to be NULL.)
+ * kmp_site_lookup() is, so that a tag found is known not to be NULL.)
  */
 static __always_inline bool kmp_tag_lookup(u32 bucket, unsigned long site,
 					   enum kmp_kind kind,

@@ -331,7 +331,7 @@ static bool kmp_test_slot_obj(const void *p, struct kmp_obj *obj)
 }
 
 /*
- * The object of @a's key read by a walk (@get false) or by kmp_live_get()
+ * The object of @a's key read by a walk (@get false) or by kmp_live_read()
  * (@get true), while at its slot, between the reads of the object's
  * fields, @a is freed and its address allocated again at once as a copy
  * of @b: see kmemprof_test_walk_reuse().
@@ -355,7 +355,7 @@ static int kmp_test_reuse_run(const void *a, const void *b,
 	WRITE_ONCE(kmp_live_test_point, kmp_test_reuse_point);
 	if (get) {
 		local_irq_save(flags);
-		if (kmp_live_get(r.key, &got))
+		if (kmp_live_read(r.key, &got))
 			kmp_test_reuse_one(r.key, &got, &r);
 		local_irq_restore(flags);
 	} else {
@@ -394,7 +394,7 @@ int kmemprof_test_walk_reuse(const void *a, const void *b,
 kmp_export_test_hook(kmemprof_test_walk_reuse);
 
 /*
- * The same through kmp_live_get(), the general path's lookup that leaves
+ * The same through kmp_live_read(), the general path's lookup that leaves
  * the table as it is: 1 if it returned an object for @a's key (in
  * @seen[0]), 0 if not.
  */
@@ -597,7 +597,7 @@ unsigned long kmemprof_test_page_walk(unsigned long fp, unsigned int *passed,
 		kmp_site_add(kmp_site_key(f->skip[i], KMP_KIND_PAGE), 0,
 			     KMP_SITE_FRAME);
 	if (site != KMP_SITE_BULK)
-		kmp_tag_get(site, KMP_KIND_PAGE, NULL, 0);
+		kmp_tag_find_or_create(site, KMP_KIND_PAGE, NULL, 0);
 	if (kmp_page_site_fast(fp, 0, &e))
 		*fast = kmp_tag_at(e->idx)->site;
 	local_irq_restore(flags);
@@ -640,14 +640,14 @@ kmp_export_test_hook(kmemprof_test_watched);
 void kmemprof_test_slab_event(unsigned long site, const void *ptr,
 			      size_t size)
 {
-	kmp_slab_alloc(KMP_EV_NR, site, ptr, size, size);
+	kmp_slab_alloc(KMP_EV_NONE, site, ptr, size, size);
 }
 
 kmp_export_test_hook(kmemprof_test_slab_event);
 
 void kmemprof_test_slab_free_event(const void *ptr)
 {
-	kmp_slab_free(KMP_EV_NR, ptr);
+	kmp_slab_free(KMP_EV_NONE, ptr);
 }
 
 kmp_export_test_hook(kmemprof_test_slab_free_event);
@@ -655,14 +655,14 @@ kmp_export_test_hook(kmemprof_test_slab_free_event);
 void kmemprof_test_page_event(unsigned long fp, const struct page *page,
 			      unsigned int order)
 {
-	kmp_page_alloc(KMP_EV_NR, fp, 0, page, order);
+	kmp_page_alloc(KMP_EV_NONE, fp, 0, page, order);
 }
 
 kmp_export_test_hook(kmemprof_test_page_event);
 
 void kmemprof_test_page_free_event(const struct page *page, unsigned int order)
 {
-	kmp_page_free(KMP_EV_NR, page, order);
+	kmp_page_free(KMP_EV_NONE, page, order);
 }
 
 kmp_export_test_hook(kmemprof_test_page_free_event);
@@ -682,7 +682,7 @@ int kmemprof_test_pfn_event(unsigned long pfn, unsigned int order, bool free)
 		return -EEXIST;
 	local_irq_save(flags);
 	if (free)
-		kmp_account_free(kmp_key_pfn(pfn), bytes);
+		kmp_account_free_key(kmp_key_pfn(pfn), bytes);
 	else
 		kmp_account_alloc(KMP_KIND_PAGE, 0, kmp_key_pfn(pfn), bytes,
 				  bytes, 0);
@@ -720,14 +720,14 @@ kmp_export_test_hook(kmemprof_test_code_going);
  */
 noinline void kmemprof_test_slab_alloc(const void *ptr, size_t size)
 {
-	kmp_slab_alloc(KMP_EV_NR, _RET_IP_, ptr, size, size);
+	kmp_slab_alloc(KMP_EV_NONE, _RET_IP_, ptr, size, size);
 }
 
 kmp_export_test_hook(kmemprof_test_slab_alloc);
 
 void kmemprof_test_slab_free(const void *ptr)
 {
-	kmp_slab_free(KMP_EV_NR, ptr);
+	kmp_slab_free(KMP_EV_NONE, ptr);
 }
 
 kmp_export_test_hook(kmemprof_test_slab_free);
@@ -735,7 +735,7 @@ kmp_export_test_hook(kmemprof_test_slab_free);
 noinline void kmemprof_test_page_alloc(struct page *page, unsigned int order)
 {
 	/* This frame record: the walk to the call site starts from it. */
-	kmp_page_alloc(KMP_EV_NR, (unsigned long)__builtin_frame_address(0), 0,
+	kmp_page_alloc(KMP_EV_NONE, (unsigned long)__builtin_frame_address(0), 0,
 		       page, order);
 }
 

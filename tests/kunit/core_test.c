@@ -884,7 +884,7 @@ static void core_walk_reused_address(struct kunit *test)
 }
 
 /*
- * The same through kmp_live_get(), with which the general path looks for
+ * The same through kmp_live_read(), with which the general path looks for
  * the block that holds a page freed in parts: the object it returns is
  * the new allocation whole, or none.
  */
