@@ -25,6 +25,7 @@
 
 #include "internal.h"
 #include "options.h"
+#include "owners.h"
 #include "paths.h"
 #include "pfnmap.h"
 #include "stacks.h"
@@ -86,10 +87,22 @@ static void kmp_mark_inaccurate(u32 idx)
 		set_bit(KMP_TAG_INACCURATE, &tag->flags);
 }
 
+/*
+ * Owners: an object of line @obj->own (0: none) is no longer live, its
+ * free seen or not. Only while owners are on: lines of an earlier period
+ * of them are not charged back (live.c's notes).
+ */
+static void kmp_owner_freed(const struct kmp_obj *obj)
+{
+	if (obj->own && (READ_ONCE(kmp_mode) & KMP_M_OWNERS))
+		kmp_owner_uncharge(obj->own, obj->size, 1);
+}
+
 /* An entry was still there: its free was never seen. */
 static void kmp_account_stale(const struct kmp_obj *old)
 {
 	kmp_count_free(old->tag, old, 1);
+	kmp_owner_freed(old);
 	kmp_mark_inaccurate(old->tag);
 	kmp_stat_inc(KMP_ST_STALE);
 }
@@ -108,6 +121,7 @@ static void kmp_account_table(unsigned long key, const struct kmp_obj *obj,
 	case KMP_INS_FULL:
 		kmp_stat_inc(KMP_ST_DROP_LIVE);
 		kmp_mark_inaccurate(obj->tag);
+		kmp_owner_freed(obj);	/* not tracked: its line's charge back */
 		break;
 	case KMP_INS_STALE:
 		kmp_account_stale(&old);
@@ -140,7 +154,8 @@ static void kmp_pfn_stale(u32 v)
 
 /*
  * Enter a page block in the PFN map, or in the live table where the map
- * does not cover it or while objects carry times.
+ * does not cover it or while objects carry times or owner lines (a map
+ * entry has room for neither).
  */
 static void kmp_account_page(unsigned long pfn, const struct kmp_obj *obj,
 			     unsigned int order)
@@ -149,7 +164,7 @@ static void kmp_account_page(unsigned long pfn, const struct kmp_obj *obj,
 	struct kmp_obj old;
 	u32 v;
 
-	if (slot && obj->time) {
+	if (slot && (obj->time || obj->own)) {
 		WRITE_ONCE(kmp_tab.pages_hashed, true);
 		v = xchg(slot, 0);
 		kmp_pfn_stale(v);
@@ -303,6 +318,7 @@ __kmp_account_alloc(enum kmp_kind kind, unsigned long call_site,
 	obj.req = min_t(size_t, req, U32_MAX);
 	obj.cpu = raw_smp_processor_id();
 	obj.time = mode & (KMP_M_LIFE | KMP_M_HIST) ? kmp_now() : 0;
+	obj.own = 0;
 	kmp_count_alloc(obj.tag, obj.size, obj.req, 1);
 	if (mode & KMP_M_HIST)
 		kmp_hist_alloc(tag, obj.size, obj.req, 1);
@@ -314,6 +330,13 @@ __kmp_account_alloc(enum kmp_kind kind, unsigned long call_site,
 		set_bit(KMP_TAG_SAMPLED, &tag->flags);
 	if (!track)
 		return;
+	/*
+	 * Owners: charged before the object is entered, as its tag is, and
+	 * only for an object that is (a tracked one). With sample_rate, a
+	 * line counts the tracked objects alone, each once.
+	 */
+	if (mode & KMP_M_OWNERS)
+		obj.own = kmp_owner_charge(obj.tag, mode, nmi, obj.size, 1);
 	if (kind == KMP_KIND_PAGE)
 		kmp_account_page(key >> 2, &obj, get_order(obj.size));
 	else
@@ -356,6 +379,8 @@ static __always_inline void __kmp_account_count_free(const struct kmp_obj *obj,
 	if (mode & KMP_M_SAMPLE)
 		rate = kmp_rate();
 	kmp_count_free(obj->tag, obj, rate);
+	if ((mode & KMP_M_OWNERS) && obj->own)
+		kmp_owner_uncharge(obj->own, obj->size, 1);
 	if (rate > 1 && !test_bit(KMP_TAG_SAMPLED, &kmp_tag_at(obj->tag)->flags))
 		set_bit(KMP_TAG_SAMPLED, &kmp_tag_at(obj->tag)->flags);
 	if ((mode & KMP_M_HIST) && obj->time)
@@ -568,6 +593,9 @@ static bool kmp_block_split(const struct kmp_block *b, unsigned long pfn,
 	if (READ_ONCE(kmp_mode) & KMP_M_SAMPLE)
 		rate = kmp_rate();
 	kmp_add(&kmp_ctr(part.tag)->allocs, (u64)(n - 1) * rate);
+	/* its owner's line: n parts for the one block, the same bytes */
+	if (part.own && (READ_ONCE(kmp_mode) & KMP_M_OWNERS))
+		kmp_owner_split(part.own, n - 1);
 	if (rate > 1)
 		kmp_mark_inaccurate(part.tag);	/* parts freed untracked */
 	kmp_stat_inc(KMP_ST_PAGE_SPLIT);

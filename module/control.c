@@ -28,6 +28,7 @@
 
 #include "internal.h"
 #include "options.h"
+#include "owners.h"
 #include "stacks.h"
 #include "stat.h"
 
@@ -44,8 +45,8 @@ static unsigned int kmp_attached;
  */
 int kmp_mode_update(void)
 {
-	unsigned int m = 0;
-	bool times_on;
+	unsigned int m = 0, pub;
+	bool times_on, owners_on;
 	int ret;
 
 	lockdep_assert_held(&kmp_control_lock);
@@ -63,6 +64,10 @@ int kmp_mode_update(void)
 		m |= KMP_M_SAMPLE;
 	if (READ_ONCE(kmp_min_size) || READ_ONCE(kmp_max_size))
 		m |= KMP_M_FILTER;
+	if (READ_ONCE(kmp_owners))
+		m |= KMP_M_OWNERS;
+	if (READ_ONCE(kmp_owners) == KMP_OWNERS_CGROUP)
+		m |= KMP_M_CGROUP;
 	ret = (m & KMP_M_HIST) ? kmp_hist_init() : 0;
 	if (!ret && (m & KMP_M_STACKS))
 		ret = kmp_stacks_init();
@@ -74,10 +79,26 @@ int kmp_mode_update(void)
 		   !(kmp_mode & (KMP_M_HIST | KMP_M_LIFE));
 	if (!ret && times_on)
 		ret = kmp_live_times_on();
+	/*
+	 * Owners, from off to on or from one kind to the other: the tables
+	 * and the live table's owner lines made, and the owner bits kept out
+	 * of the mode until the fast paths are off and every probe that may
+	 * have read the old mode has finished (owners.c's and live.c's
+	 * notes say why); the mode is published without them below, and
+	 * with them at the end.
+	 */
+	owners_on = (m & KMP_M_OWNERS) &&
+		    (m & (KMP_M_OWNERS | KMP_M_CGROUP)) !=
+		    (kmp_mode & (KMP_M_OWNERS | KMP_M_CGROUP));
+	if (!ret && owners_on)
+		ret = kmp_owners_init();
+	if (!ret && owners_on)
+		ret = kmp_live_owners_on();
 	if (ret)
 		return ret;
+	pub = owners_on ? m & ~(KMP_M_OWNERS | KMP_M_CGROUP) : m;
 	/* the pools above before the mode: pairs with kmp_walk_fast() */
-	smp_store_release(&kmp_mode, m);
+	smp_store_release(&kmp_mode, pub);
 	/* stacks or key_depth with sample_rate: the general path (probes.h) */
 	if ((m & ~KMP_M_FAST) ||
 	    ((m & (KMP_M_STACKS | KMP_M_KEY)) && (m & KMP_M_SAMPLE)))
@@ -108,9 +129,15 @@ int kmp_mode_update(void)
 	else
 		static_branch_disable(&kmp_opts_key);
 	/* and again once no untimed copy runs (live.c's notes say why) */
-	if (times_on) {
+	if (times_on || owners_on)
 		tracepoint_synchronize_unregister();
+	if (times_on)
 		kmp_live_times_zero();
+	if (owners_on) {
+		kmp_live_owners_zero();
+		kmp_owners_clear();
+		/* the tables empty before the owner bits: pairs with READ_ONCE */
+		smp_store_release(&kmp_mode, m);
 	}
 	return 0;
 }
@@ -142,6 +169,16 @@ int kmp_set_option_if(unsigned int *var, unsigned int val,
 	return ret;
 }
 
+/* owners=0, task or cgroup (enum kmp_owners_kind); the mode follows. */
+int kmemprof_set_owners(unsigned int val)
+{
+	if (val >= KMP_OWNERS_NR)
+		return -EINVAL;
+	return kmemprof_set_option(&kmp_owners, val);
+}
+
+kmp_export_test_hook(kmemprof_set_owners);
+
 /* Set an option's knob; the mode follows. */
 int kmemprof_set_option(unsigned int *var, unsigned int val)
 {
@@ -161,6 +198,33 @@ int kmp_walk_views(void (*fn)(unsigned long key, const struct kmp_obj *obj,
 	kmp_live_walk(fn, priv);
 	mutex_unlock(&kmp_control_lock);
 	return 0;
+}
+
+/*
+ * The owners view's walk of the lines (debugfs.c): @fn on each line's
+ * index while owners are on, under kmp_control_lock, so that no clear
+ * empties the tables under it. The cgroup paths still to be made are
+ * made first. -EINTR if the reader was interrupted waiting, -ENODATA
+ * while owners are off.
+ */
+int kmp_walk_owner_lines(void (*fn)(u32 idx, void *priv), void *priv)
+{
+	u32 i, used;
+	int ret = 0;
+
+	if (mutex_lock_interruptible(&kmp_control_lock))
+		return -EINTR;
+	if (!(kmp_mode & KMP_M_OWNERS)) {
+		ret = -ENODATA;
+		goto out;
+	}
+	kmp_owners_name_pending();
+	used = kmp_olines_used();
+	for (i = 1; i < used; i++)
+		fn(i, priv);
+out:
+	mutex_unlock(&kmp_control_lock);
+	return ret;
 }
 
 /*
@@ -336,6 +400,7 @@ int kmemprof_reset(void)
 	if (kmp_enabled)
 		kmp_attach(false, 0);
 	kmp_account_clear();
+	kmp_owners_clear();
 	kmp_tags_reset();
 	kmp_hist_reset();
 	kmp_stacks_reset();
@@ -361,6 +426,6 @@ size_t kmp_cpu_bufs_memory(void)
 size_t kmp_self_memory(void)
 {
 	return kmp_tags_memory() + kmp_live_memory() + kmp_hist_memory() +
-	       kmp_stacks_memory() + kmp_pfnmap_memory() +
+	       kmp_stacks_memory() + kmp_pfnmap_memory() + kmp_owners_memory() +
 	       kmp_cpu_bufs_memory();
 }

@@ -10,6 +10,7 @@
  *   leaks   tags with objects live longer than leak_age_ms, oldest first
  *   cpus    allocations and frees per CPU, with its cluster
  *   stacks  the top sampled stacks of each tag
+ *   owners  live bytes and objects per (site, owner), while owners are on
  *
  * hist, ages, leaks and the cpus view's remote and xcluster columns need
  * data that is kept only while the hist or lifetimes knob is on; while it
@@ -33,6 +34,7 @@
 #include "fmt.h"
 #include "internal.h"
 #include "options.h"
+#include "owners.h"
 #include "paths.h"
 #include "stat.h"
 #include "tags.h"
@@ -569,6 +571,68 @@ static int cpus_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(cpus);
 
+/*
+ * owners: one line per (tag, owner) with live objects, in allocinfo's
+ * layout, while owners are on (owners.c). Lines of owners whose process
+ * or cgroup is gone stay until they reach zero; lines at zero are not
+ * printed.
+ */
+struct kmp_owners_show {
+	struct seq_file *m;
+	char text[KMP_SITE_TEXT_LEN];
+	char callers[KMP_CALLERS_TEXT_LEN];
+	char owner[KMP_OWNER_TEXT_LEN];
+};
+
+static void kmp_owners_line(u32 idx, void *priv)
+{
+	struct kmp_owners_show *p = priv;
+	const struct kmp_oline *l = kmp_oline_at(idx);
+	const struct kmp_owner *o;
+	struct kmp_tag *tag;
+	s64 bytes, objs;
+
+	if (!l)
+		return;
+	bytes = atomic64_read(&l->bytes);
+	objs = atomic64_read(&l->objs);
+	if (bytes <= 0 && objs <= 0)
+		return;
+	o = kmp_owner_at(l->owner);
+	if (!o || !kmp_tag_ready(l->tag))
+		return;
+	tag = kmp_tag_at(l->tag);
+	kmp_owner_text(o, p->owner, sizeof(p->owner));
+	seq_printf(p->m, "%12lld %8lld %s kind:%s%s allocs:%lld%s\n",
+		   max_t(s64, bytes, 0), max_t(s64, objs, 0),
+		   kmp_tag_site(tag, p->text, NULL), kmp_kind_name(tag->kind),
+		   p->owner, (s64)atomic64_read(&l->allocs),
+		   kmp_tag_callers(tag, p->callers, NULL));
+}
+
+static int owners_show(struct seq_file *m, void *v)
+{
+	struct kmp_owners_show *p = kmalloc(sizeof(*p), GFP_KERNEL);
+	int ret;
+
+	if (!p)
+		return -ENOMEM;
+	p->m = m;
+	seq_puts(m, KMP_OWNERS_HEADER);
+	if (!(READ_ONCE(kmp_mode) & KMP_M_OWNERS)) {
+		seq_puts(m, KMP_OWNERS_VIEW_OFF);
+		kfree(p);
+		return 0;
+	}
+	seq_puts(m, KMP_OWNERS_COLUMNS);
+	ret = kmp_walk_owner_lines(kmp_owners_line, p);
+	if (ret == -ENODATA)	/* off since: the lines are gone */
+		ret = 0;
+	kfree(p);
+	return ret;
+}
+DEFINE_SHOW_ATTRIBUTE(owners);
+
 int kmp_debugfs_init(void)
 {
 	kmp_debugfs_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
@@ -581,6 +645,8 @@ int kmp_debugfs_init(void)
 	debugfs_create_file("cpus", 0400, kmp_debugfs_dir, NULL, &cpus_fops);
 	debugfs_create_file("stacks", 0400, kmp_debugfs_dir, NULL,
 			    &stacks_fops);
+	debugfs_create_file("owners", 0400, kmp_debugfs_dir, NULL,
+			    &owners_fops);
 	kmp_paths_debugfs(kmp_debugfs_dir);
 	return 0;
 }

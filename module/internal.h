@@ -156,6 +156,7 @@ struct kmp_obj {
 	u32 size;	/* bytes counted */
 	u32 req;	/* bytes requested */
 	u16 cpu;	/* allocating CPU */
+	u32 own;	/* its (site, owner) line while owners are on, or 0 */
 };
 
 /*
@@ -329,6 +330,8 @@ void kmp_live_walk(void (*fn)(unsigned long key, const struct kmp_obj *obj,
 			      void *priv), void *priv);
 void kmp_live_clear(void);
 int kmp_live_times_on(void);	/* with kmp_control_lock held */
+int kmp_live_owners_on(void);	/* the same */
+void kmp_live_owners_zero(void);
 void kmp_live_times_zero(void);	/* the same */
 u32 kmp_live_used(void);
 size_t kmp_live_memory(void);
@@ -457,10 +460,17 @@ void kmp_control_exit(void);
 size_t kmp_self_memory(void);
 size_t kmp_cpu_bufs_memory(void);
 int kmemprof_set_option(unsigned int *var, unsigned int val);
+int kmemprof_set_owners(unsigned int val);	/* enum kmp_owners_kind */
 int kmp_set_option_if(unsigned int *var, unsigned int val,
 		      bool (*ok)(unsigned int val));
 int kmp_walk_views(void (*fn)(unsigned long key, const struct kmp_obj *obj,
 			      void *priv), void *priv);
+int kmp_walk_owner_lines(void (*fn)(u32 idx, void *priv), void *priv);
+
+/* oom.c: the OOM report, up to this many sites (oom_report). */
+#define KMP_OOM_REPORT_MAX	64
+int kmp_oom_init(void);
+void kmp_oom_exit(void);
 
 /* procfs.c, sysctl.c, debugfs.c */
 struct kmp_proc_line {		/* a line of /proc/kmemprof, in parts */
@@ -470,7 +480,7 @@ struct kmp_proc_line {		/* a line of /proc/kmemprof, in parts */
 	const struct kmp_totals *t;
 };
 
-void kmp_proc_put(struct seq_file *m, const struct kmp_proc_line *l); /* tests */
+void kmp_proc_put(struct seq_file *m, const struct kmp_proc_line *l);
 /* debugfs.c: " frag:<percent> waste:<bytes>", and "<percent>%" (tests) */
 int kmp_procfs_init(void);
 void kmp_procfs_exit(void);
@@ -486,6 +496,7 @@ void kmp_of_put(struct device_node *np);
 int kmp_of_u32(struct device_node *np, const char *name, u32 min, u32 max,
 	       u32 *val);
 int kmp_of_events(struct device_node *np, unsigned int *kinds);
+int kmp_of_owners(struct device_node *np, unsigned int *val);
 void kmp_of_knobs(struct device_node *np);
 
 /* Longest "slab,page,percpu" list, with room to spare (options.c). */

@@ -31,6 +31,7 @@
 
 #include "internal.h"
 #include "options.h"
+#include "owners.h"
 #include "testpoints.h"
 
 #define KMP_MIN_POOL	16
@@ -98,6 +99,11 @@ const struct kmp_knob kmp_knobs[] = {
 	{ "hist",	&kmp_hist_on,	  0, 1,		NULL, KMP_OPT },
 	{ "lifetimes",	&kmp_life_on,	  0, 1,		NULL, KMP_OPT },
 	{ "self_timing", &kmp_timing_on,  0, 1,		NULL, KMP_OPT },
+	{ "max_owners",	&kmp_max_owners,  KMP_MIN_POOL, KMP_MAX_TAGS, NULL,
+	  KMP_KNOB_PARAM | KMP_KNOB_OF },
+	{ "max_owner_lines", &kmp_max_olines, KMP_MIN_POOL, KMP_MAX_LIVE, NULL,
+	  KMP_KNOB_PARAM | KMP_KNOB_OF },
+	{ "oom_report",	&kmp_oom_report,  0, KMP_OOM_REPORT_MAX, NULL, KMP_ANY },
 };
 
 const struct kmp_knob *const kmp_knobs_end =
@@ -133,7 +139,7 @@ int kmp_knob_set(const struct kmp_knob *k, unsigned int val)
  * arguments kept in THIS_MODULE->args can't tell: parse_args() cuts them
  * up in place before init runs.)
  */
-#define KMP_PARAMS	8
+#define KMP_PARAMS	16
 
 static const char *kmp_given[KMP_PARAMS];
 static unsigned int kmp_ngiven;
@@ -185,6 +191,23 @@ static char *events = "slab,page,percpu";
 module_param_cb(events, &kmp_charp_ops, &events, 0444);
 __MODULE_PARM_TYPE(events, "charp");
 MODULE_PARM_DESC(events, "Kinds traced from load: slab,page,percpu or none");
+
+/* owners: not a number, so not in the table: sysctl.c and of.c's own too */
+static char *owners = "0";
+module_param_cb(owners, &kmp_charp_ops, &owners, 0444);
+__MODULE_PARM_TYPE(owners, "charp");
+MODULE_PARM_DESC(owners,
+		 "Charge allocations to their owners from load: task, cgroup or 0 (default: 0)");
+
+module_param_cb(max_owners, &kmp_uint_ops, &kmp_max_owners, 0444);
+__MODULE_PARM_TYPE(max_owners, "uint");
+MODULE_PARM_DESC(max_owners,
+		 "Size of the owner table, 72 bytes an owner, made at the first owners= (default: 2048)");
+
+module_param_cb(max_owner_lines, &kmp_uint_ops, &kmp_max_olines, 0444);
+__MODULE_PARM_TYPE(max_owner_lines, "uint");
+MODULE_PARM_DESC(max_owner_lines,
+		 "Lines of (site, owner), 64 bytes a line, made at the first owners= (default: 16384)");
 
 module_param_cb(max_tags, &kmp_uint_ops, &kmp_max_tags, 0444);
 __MODULE_PARM_TYPE(max_tags, "uint");
@@ -280,6 +303,10 @@ int kmp_params_load(struct device_node *np, unsigned int *kinds,
 		pr_err("events=%s: expected slab,page,percpu or none\n", events);
 		return -EINVAL;
 	}
+	if (kmp_parse_owners(owners, &v)) {
+		pr_err("owners=%s: expected task, cgroup or 0\n", owners);
+		return -EINVAL;
+	}
 	kmp_size_defaults();
 	if (np) {
 		pr_info("defaults from the device tree: %pOF\n", np);
@@ -292,6 +319,21 @@ int kmp_params_load(struct device_node *np, unsigned int *kinds,
 	}
 	*enabled_out = enabled;
 	return 0;
+}
+
+/*
+ * The owners knob's first value, once the tables are made: the parameter
+ * if given, else the device tree's owners property, else off.
+ */
+int kmp_owners_load(struct device_node *np)
+{
+	unsigned int v = KMP_OWNERS_OFF;
+
+	if (kmp_param_given("owners"))
+		kmp_parse_owners(owners, &v);	/* checked at load */
+	else if (kmp_of_owners(np, &v))
+		return 0;
+	return v ? kmemprof_set_owners(v) : 0;
 }
 
 /* The property of knob @k: its name with '-' for '_'. */

@@ -118,6 +118,23 @@
  *   The walkers run under kmp_control_lock, so never against
  *   kmp_live_clear(), which runs with the probes detached.
  *
+ * - The owner lines (kmp_live_owners, kmp_spill_owners: owners.c), while
+ *   owners are on, are kept as the times are, one of the object's fields
+ *   (written between the claim and the publish, read between the acquire
+ *   and the release), with one difference: no fast path ever takes or
+ *   fills a slot while owners are on, since kmp_mode_update() turns the
+ *   fast paths off (kmp_slow_key) and waits for every probe that may have
+ *   read the old keys (tracepoint_synchronize_unregister()) before it
+ *   zeroes the lines and puts the owner bits in kmp_mode. From then on
+ *   every entry is entered with its line or 0 by the general path, and
+ *   every take (kmp_live_slots_remove(), the general path's and nmi.c's) reads
+ *   the line and zeroes it before the release that frees the slot. So an
+ *   object charged to a line is charged back by its free, wherever it
+ *   runs, and no object is ever seen with a line it was not charged to.
+ *   Objects still live when owners go off keep their lines, which nothing
+ *   reads (the general path charges back only while the owner bits are
+ *   in kmp_mode), until the next time owners go on zeroes them.
+ *
  * Lock order: spill bucket lock -> kmp_spill_free.lock; account.c's split
  * locks are taken outside them. Nothing else nests.
  * NMI never gets here: the probes turn it away.
@@ -143,6 +160,8 @@
 unsigned int kmp_max_live = 1U << 19;
 
 unsigned int kmp_group_bits;
+u32 *kmp_live_owners;		/* a slot's owner line: live.h */
+static u32 *kmp_spill_owners;	/* a spill entry's, under its bucket lock */
 
 /*
  * The spill: 32-byte entries in a pool, chained by u32 index, with one
@@ -201,18 +220,25 @@ static struct kmp_spill *kmp_spill_find(u32 bucket, unsigned long key,
 
 static void kmp_spill_set(struct kmp_spill *e, const struct kmp_obj *obj)
 {
+	u32 *owners = READ_ONCE(kmp_spill_owners);
+
 	e->tag = obj->tag;
 	e->size = obj->size;
 	e->req = obj->req;
 	e->time_cpu = kmp_time_cpu(obj);
+	if (owners)
+		owners[e - kmp_spill_pool] = obj->own;
 }
 
 static void kmp_spill_get(const struct kmp_spill *e, struct kmp_obj *obj)
 {
+	u32 *owners = READ_ONCE(kmp_spill_owners);
+
 	obj->tag = e->tag;
 	obj->size = e->size;
 	obj->req = e->req;
 	kmp_time_cpu_split(e->time_cpu, obj);
+	obj->own = owners ? owners[e - kmp_spill_pool] : 0;
 }
 
 /* Replace the object of @key in the spill, the old one into @old. */
@@ -371,6 +397,7 @@ static void kmp_walk_read(const struct kmp_slot *s, const u64 *times,
 	kmp_walk_test_point(key);
 	kmp_time_cpu_split(times ? READ_ONCE(times[s - kmp_tab.slots]) : 0,
 			   obj);
+	obj->own = kmp_slot_owner(s);
 }
 
 /*
@@ -484,6 +511,7 @@ void kmp_live_clear(void)
 	if (kmp_tab.times)
 		memset(kmp_tab.times, 0,
 		       array_size(ngroups * KMP_GROUP, sizeof(*kmp_tab.times)));
+	kmp_live_owners_zero();
 	for (i = 0; i < (1U << kmp_spill_bits); i++)
 		kmp_spill_heads[i] = KMP_NIL;
 	for (i = 0; i < kmp_spill_n; i++)
@@ -544,6 +572,51 @@ int kmp_live_times_on(void)
 	return 0;
 }
 
+/*
+ * Zero the owner lines of slots and spill entries, if there are any: with
+ * kmp_control_lock held and no charger running (owners.c's notes), or at
+ * a clear.
+ */
+void kmp_live_owners_zero(void)
+{
+	size_t nslots = (size_t)KMP_GROUP << kmp_group_bits;
+
+	if (kmp_live_owners)
+		memset(kmp_live_owners, 0, array_size(nslots, sizeof(u32)));
+	if (kmp_spill_owners)
+		memset(kmp_spill_owners, 0,
+		       array_size(max(kmp_spill_n, 1U), sizeof(u32)));
+}
+
+/*
+ * Owners go on, with kmp_control_lock held (kmp_mode_update()): the
+ * owner lines of slots and spill entries, allocated the first time, 4
+ * bytes an entry, and zeroed each time. -ENOMEM, with nothing changed,
+ * if they cannot be allocated.
+ */
+int kmp_live_owners_on(void)
+{
+	size_t nslots = (size_t)KMP_GROUP << kmp_group_bits;
+	u32 *slots, *spill;
+
+	if (kmp_live_owners) {
+		kmp_live_owners_zero();
+		return 0;
+	}
+	slots = vzalloc(array_size(nslots, sizeof(u32)));
+	spill = vzalloc(array_size(max(kmp_spill_n, 1U), sizeof(u32)));
+	if (!slots || !spill) {
+		vfree(slots);
+		vfree(spill);
+		return -ENOMEM;
+	}
+	/* zeroed before they are seen: pairs with the READ_ONCE()s */
+	smp_store_release(&kmp_spill_owners, spill);
+	/* the same, for the slots' */
+	smp_store_release(&kmp_live_owners, slots);
+	return 0;
+}
+
 size_t kmp_live_memory(void)
 {
 	unsigned long ngroups = 1UL << kmp_group_bits;
@@ -551,6 +624,9 @@ size_t kmp_live_memory(void)
 
 	if (READ_ONCE(kmp_tab.times))
 		times = ngroups * KMP_GROUP * sizeof(*kmp_tab.times);
+	if (READ_ONCE(kmp_live_owners))
+		times += ngroups * KMP_GROUP * sizeof(u32) +
+			 (size_t)max(kmp_spill_n, 1U) * sizeof(u32);
 	return ngroups * (KMP_GROUP * sizeof(struct kmp_slot) +
 			  sizeof(atomic_t)) + times +
 	       (size_t)max(kmp_spill_n, 1U) * sizeof(struct kmp_spill) +
@@ -572,6 +648,12 @@ void kmp_live_areas(kmp_area_fn fn, void *priv)
 	if (kmp_tab.times)
 		fn(kmp_tab.times, array_size(ngroups * KMP_GROUP,
 					     sizeof(*kmp_tab.times)), priv);
+	if (kmp_live_owners) {
+		fn(kmp_live_owners, array_size(ngroups * KMP_GROUP,
+					       sizeof(u32)), priv);
+		fn(kmp_spill_owners, array_size(max(kmp_spill_n, 1U),
+						sizeof(u32)), priv);
+	}
 }
 
 int kmp_live_init(void)
@@ -608,6 +690,10 @@ void kmp_live_exit(void)
 {
 	vfree(kmp_tab.times);
 	kmp_tab.times = NULL;
+	vfree(kmp_live_owners);
+	vfree(kmp_spill_owners);
+	kmp_live_owners = NULL;
+	kmp_spill_owners = NULL;
 	vfree(kmp_spill_heads);
 	vfree(kmp_spill_pool);
 	vfree(kmp_tab.group_spill);

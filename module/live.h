@@ -108,10 +108,35 @@ static __always_inline void __kmp_slot_get(const struct kmp_slot *s,
 	kmp_time_cpu_split(timed ? kmp_slot_time(s) : 0, obj);
 }
 
+/*
+ * The slots' owner lines (owners.c), one u32 a slot at the slot's index,
+ * as the times are kept: NULL until owners first go on, then kept. Only
+ * the general path and nmi.c read or write them, never the fast paths,
+ * which owners keep off (live.c's notes say why that is enough).
+ */
+extern u32 *kmp_live_owners;
+
+static __always_inline u32 kmp_slot_owner(const struct kmp_slot *s)
+{
+	u32 *owners = READ_ONCE(kmp_live_owners);
+
+	return owners ? READ_ONCE(owners[s - kmp_tab.slots]) : 0;
+}
+
+static __always_inline void kmp_slot_set_owner(struct kmp_slot *s, u32 own)
+{
+	u32 *owners = READ_ONCE(kmp_live_owners);
+
+	if (owners)
+		WRITE_ONCE(owners[s - kmp_tab.slots], own);
+}
+
+/* Slot @s's object, with its time and its owner line, into @obj. */
 static __always_inline void kmp_slot_get(const struct kmp_slot *s,
 					 struct kmp_obj *obj)
 {
 	__kmp_slot_get(s, obj, true);
+	obj->own = kmp_slot_owner(s);
 }
 
 /*
@@ -126,6 +151,7 @@ static __always_inline void kmp_slot_publish(struct kmp_slot *s,
 	WRITE_ONCE(s->size, obj->size);
 	WRITE_ONCE(s->req, obj->req);
 	kmp_slot_set_time(s, kmp_time_cpu(obj));
+	kmp_slot_set_owner(s, obj->own);
 	WRITE_ONCE(s->seq, s->seq + 1);
 	smp_store_release(&s->key, key);	/* pairs with the acquires */
 }
@@ -196,11 +222,26 @@ __kmp_live_slots_remove(unsigned long key, struct kmp_obj *obj, u32 size,
 	return KMP_TAKE_DONE;
 }
 
-/* Take @key out of its group's slots, into @obj; false if not there. */
+/*
+ * Take @key out of its group's slots, into @obj, with its time and its
+ * owner line; false if not there. The general path's and nmi.c's take
+ * (the fast paths use __kmp_live_slots_remove(), which reads no owner): the
+ * slot's owner line is zeroed before the slot is free again, so that a
+ * fast path's fill, which writes none, finds none there.
+ */
 static __always_inline bool kmp_live_slots_remove(unsigned long key,
 					  struct kmp_obj *obj)
 {
-	return __kmp_live_slots_remove(key, obj, 0, true, NULL) == KMP_TAKE_DONE;
+	struct kmp_slot *s;
+
+	if (!kmp_live_find(key, &s))
+		return false;
+	kmp_slot_get(s, obj);
+	if (obj->own)
+		kmp_slot_set_owner(s, 0);
+	/* the reads above before the slot is free again */
+	smp_store_release(&s->key, 0);
+	return true;
 }
 
 /*

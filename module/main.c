@@ -33,6 +33,7 @@
 #include <kmemprof/knobs.h>
 
 #include "internal.h"
+#include "owners.h"
 #include "paths.h"
 
 static DEFINE_MUTEX(kmp_gone_lock);
@@ -180,19 +181,26 @@ static int __init kmemprof_init(void)
 		goto err_procfs;
 	kmp_debugfs_init();
 	kmp_of_knobs(np);
+	ret = kmp_owners_load(np);
 	kmp_of_put(np);
 	np = NULL;
+	if (!ret)
+		ret = kmp_oom_init();
+	if (ret)
+		goto err_debugfs;
 	ret = kmemprof_set_events(kinds);
 	if (!ret && enabled)
 		ret = kmemprof_set_enabled(true);
 	if (ret)
-		goto err_debugfs;
+		goto err_oom;
 	pr_info("loaded: %u tags, %u live entries, %zu KiB; %s\n",
 		kmp_max_tags, kmp_max_live,
 		kmp_self_memory() >> 10,
 		enabled ? "enabled" : "disabled");
 	return 0;
 
+err_oom:
+	kmp_oom_exit();
 err_debugfs:
 	kmp_debugfs_exit();
 	kmp_sysctl_exit();
@@ -200,6 +208,7 @@ err_procfs:
 	kmp_procfs_exit();
 err_hooks:
 	kmp_control_exit();
+	kmp_owners_exit();
 	kmp_hooks_exit();
 	unregister_module_notifier(&kmp_modtext_nb);
 	kmp_modtext_exit();
@@ -226,10 +235,12 @@ err_of:
 /* In the order the top of this file gives. */
 static void __exit kmemprof_exit(void)
 {
+	kmp_oom_exit();
 	kmp_sysctl_exit();
 	kmp_debugfs_exit();
 	kmp_procfs_exit();
 	kmp_control_exit();
+	kmp_owners_exit();
 	kmp_hooks_exit();
 	unregister_module_notifier(&kmp_modtext_nb);
 	kmp_modtext_exit();

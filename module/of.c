@@ -22,6 +22,10 @@
  *   key-depth    u32                  the key_depth knob's first value
  *   sample-rate  u32                  the sample_rate knob's first value
  *   hist, lifetimes, self-timing  u32, 0 or 1   those knobs' first values
+ *   owners       string               the owners knob's first value
+ *                                     ("task", "cgroup" or "0")
+ *   max-owners, max-owner-lines  u32  those parameters
+ *   oom-report   u32, [0, 64]         the oom_report knob's first value
  *
  * A property of the wrong type (a u32 property that is not one cell, an
  * events string that is not a string) or out of range is refused with a
@@ -34,6 +38,7 @@
 #include <linux/string.h>
 
 #include "internal.h"
+#include "options.h"
 
 #define KMP_OF_COMPATIBLE	"kmemprof"
 
@@ -93,5 +98,27 @@ int kmp_of_events(struct device_node *np, unsigned int *kinds)
 		return -EINVAL;
 	}
 	*kinds = k;
+	return 0;
+}
+
+/* The owners property: a string the owners knob would take. */
+int kmp_of_owners(struct device_node *np, unsigned int *val)
+{
+	const char *s;
+	unsigned int v;
+
+	if (!np || !of_find_property(np, "owners", NULL))
+		return -ENOENT;
+	if (of_property_read_string(np, "owners", &s)) {
+		pr_warn("device tree: %pOF/owners is not a string; ignored\n",
+			np);
+		return -EINVAL;
+	}
+	if (kmp_parse_owners(s, &v)) {
+		pr_warn("device tree: %pOF/owners = \"%s\": expected task, cgroup or 0; ignored\n",
+			np, s);
+		return -EINVAL;
+	}
+	*val = v;
 	return 0;
 }

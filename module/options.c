@@ -28,6 +28,8 @@ unsigned int kmp_max_size;
 unsigned int kmp_hist_on;
 unsigned int kmp_life_on;
 unsigned int kmp_timing_on;
+unsigned int kmp_owners;
+unsigned int kmp_oom_report = 10;
 
 unsigned int kmp_mode;
 DEFINE_STATIC_KEY_FALSE(kmp_slow_key);
@@ -89,3 +91,27 @@ int kmemprof_parse_events(const char *s, unsigned int *kinds)
 }
 
 kmp_export_test_hook(kmemprof_parse_events);
+
+static const char * const kmp_owners_names[KMP_OWNERS_NR] = {
+	[KMP_OWNERS_OFF] = "0",
+	[KMP_OWNERS_TASK] = "task",
+	[KMP_OWNERS_CGROUP] = "cgroup",
+};
+
+const char *kmp_owners_name(unsigned int val)
+{
+	return val < KMP_OWNERS_NR ? kmp_owners_names[val] : "?";
+}
+
+/* The owners knob's words: "task", "cgroup" or "0", a newline after. */
+int kmp_parse_owners(const char *s, unsigned int *val)
+{
+	unsigned int i;
+
+	for (i = 0; i < KMP_OWNERS_NR; i++)
+		if (sysfs_streq(s, kmp_owners_names[i])) {
+			*val = i;
+			return 0;
+		}
+	return -EINVAL;
+}

@@ -43,6 +43,8 @@ static __always_inline unsigned int kmp_key_callers(void)
 #define KMP_M_KEY	BIT(4)	/* key_depth > 0 */
 #define KMP_M_SAMPLE	BIT(5)	/* sample_rate > 1 */
 #define KMP_M_FILTER	BIT(6)	/* min_size or max_size set */
+#define KMP_M_OWNERS	BIT(7)	/* owners on: charge (site, owner) lines */
+#define KMP_M_CGROUP	BIT(8)	/* ... with cgroups for owners, not tasks */
 #define KMP_M_FAST	(KMP_M_HIST | KMP_M_LIFE | KMP_M_SAMPLE | KMP_M_STACKS | \
 			 KMP_M_KEY)
 
@@ -57,6 +59,19 @@ DECLARE_PER_CPU(u32, kmp_track_ctr);
 extern unsigned int kmp_hist_on;
 extern unsigned int kmp_life_on;
 extern unsigned int kmp_timing_on;
+
+/* owners: 0 off, or one of these (options.c parses and names them). */
+enum kmp_owners_kind {
+	KMP_OWNERS_OFF,
+	KMP_OWNERS_TASK,
+	KMP_OWNERS_CGROUP,
+	KMP_OWNERS_NR,
+};
+
+extern unsigned int kmp_owners;
+extern unsigned int kmp_oom_report;	/* sites in the OOM report (oom.c) */
+int kmp_parse_owners(const char *s, unsigned int *val);
+const char *kmp_owners_name(unsigned int val);
 
 /*
  * The general path takes every event while an option is on, but for

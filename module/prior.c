@@ -195,6 +195,7 @@
 
 #include "internal.h"
 #include "options.h"
+#include "owners.h"
 #include "pfnmap.h"
 #include "stat.h"
 #include "tables.h"
@@ -1037,6 +1038,7 @@ void kmp_prior_scan(void)
 	kmp_hist_areas(kmp_self_area, NULL);
 	kmp_stacks_areas(kmp_self_area, NULL);
 	kmp_pfnmap_areas(kmp_self_area, NULL);
+	kmp_owners_areas(kmp_self_area, NULL);
 	/* then the stacks and percpu chunks, or they would be other too */
 	kmp_prior_stacks(&pages);
 	kmp_prior_percpu(&pages);

@@ -78,13 +78,14 @@ static __always_inline void kmp_proc_lay_out(struct seq_file *m,
 	seq_commit(m, seq_buf_has_overflowed(&s) ? -1 : (int)seq_buf_used(&s));
 }
 
-#if KMP_TEST_HOOKS
-/* For the KUnit suites (testhooks.c): a line from parts they give. */
+/*
+ * A line from parts given: the KUnit suites' (testhooks.c), and the OOM
+ * report's (oom.c), which lays its lines out in a static buffer.
+ */
 void kmp_proc_put(struct seq_file *m, const struct kmp_proc_line *l)
 {
 	kmp_proc_lay_out(m, l);
 }
-#endif
 
 /*
  * The least room a line needs besides its texts: one digit a number, the

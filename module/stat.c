@@ -41,6 +41,7 @@ static const char * const kmp_stat_names[KMP_ST_NR] = {
 	[KMP_ST_DROP_STACKS]	= "drop.stacks",
 	[KMP_ST_FILTERED]	= "filtered",
 	[KMP_ST_UNPAIRED_OLD]	= "unpaired.slab_old",
+	[KMP_ST_DROP_OWNERS]	= "drop.owners",
 };
 
 static_assert(KMP_ST_UNPAIRED_PAGE - KMP_ST_UNPAIRED_SLAB == KMP_KIND_PAGE);
@@ -66,6 +67,10 @@ u64 kmp_stat_sum(u64 __percpu *ctr)
 
 u64 kmp_stat_read(enum kmp_stat st)
 {
+	if (st == KMP_ST_DROP_OWNERS)
+		return kmp_stat_sum(&kmp_stats.owner_drops);
+	if (st >= KMP_ST_COUNTED)
+		return 0;
 	return kmp_stat_sum(&kmp_stats.count[st]) +
 	       (st == KMP_ST_SKIP_NMI ? kmp_stat_sum(&kmp_stats.nmi) : 0);
 }

@@ -20,10 +20,17 @@
  * this_cpu_inc() or this_cpu_add(). A new counter goes on the side its
  * writers need.
  */
+/*
+ * The statistics counted in kmp_stats.count[]: those before drop.owners,
+ * which is owner_drops at the end, so that the offsets the probes add at
+ * (events, all, timed, ns, ...) stay as they were without owners.
+ */
+#define KMP_ST_COUNTED	KMP_ST_DROP_OWNERS
+
 struct kmp_stats {
 	u64 events[KMP_EV_NR];		/* events the probes took (first: */
 					/* the fast paths' address) */
-	u64 count[KMP_ST_NR];
+	u64 count[KMP_ST_COUNTED];
 	u64 all;			/* events while self_timing is on */
 	u64 timed;			/* probes timed */
 	u64 ns;				/* their time in all */
@@ -31,6 +38,7 @@ struct kmp_stats {
 	u64 nmi_events[KMP_EV_NR];	/* events in NMI (nmi.c) */
 	u64 hook_calls[KMP_HOOK_NR];	/* calls of each hooked function */
 	u64 hook_objects[KMP_HOOK_NR];	/* objects they returned or took */
+	u64 owner_drops;		/* KMP_ST_DROP_OWNERS (owners.c) */
 };
 
 DECLARE_PER_CPU(struct kmp_stats, kmp_stats);
@@ -38,6 +46,7 @@ DECLARE_PER_CPU(struct kmp_stats, kmp_stats);
 /* With interrupts off, from the allocation path (inline: the fast paths). */
 static __always_inline void kmp_stat_inc(enum kmp_stat st)
 {
+	BUILD_BUG_ON(__builtin_constant_p(st) && st >= KMP_ST_COUNTED);
 	lockdep_assert_irqs_disabled();
 	kmp_add(this_cpu_ptr(&kmp_stats.count[st]), 1);
 }

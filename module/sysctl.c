@@ -15,6 +15,8 @@
  *   hist         0|1             size, lifetime and cross-CPU histograms
  *   lifetimes    0|1             allocation times, for ages and leaks
  *   self_timing  0|1             time one probe in 1024 (probe.* in stats)
+ *   owners   task|cgroup|0       charge allocations to their owners
+ *   oom_report   0..64           sites in the OOM report (0: none)
  *
  * Writes need CAP_SYS_ADMIN. A write is parsed whole, from offset 0: bad
  * input of any kind (empty, negative, too large, hex, trailing garbage,
@@ -38,6 +40,7 @@
 #include <kmemprof/knobs.h>
 
 #include "internal.h"
+#include "options.h"
 
 /* Longest accepted write: "slab,page,percpu\n" and a little slack. */
 #define KMP_KNOB_MAX	32
@@ -161,6 +164,32 @@ static int kmp_events_handler(KMP_CTL_TABLE *table, int write, void *buffer,
 	return ret;
 }
 
+static int kmp_owners_handler(KMP_CTL_TABLE *table, int write, void *buffer,
+			      size_t *lenp, loff_t *ppos)
+{
+	char buf[KMP_KNOB_MAX];
+	unsigned int val;
+	int ret;
+
+	if (!write) {
+		struct ctl_table t = *table;
+
+		strscpy(buf, kmp_owners_name(READ_ONCE(kmp_owners)),
+			sizeof(buf));
+		t.data = buf;
+		t.maxlen = sizeof(buf);
+		return proc_dostring(&t, 0, buffer, lenp, ppos);
+	}
+	ret = kmp_knob_input(buf, buffer, *lenp, ppos);
+	if (!ret)
+		ret = kmp_parse_owners(buf, &val);
+	if (!ret)
+		ret = kmemprof_set_owners(val);
+	if (!ret)
+		*ppos += *lenp;
+	return ret;
+}
+
 /* The knobs that are not numbers; the table's follow them. */
 static const struct ctl_table kmp_sysctl_state[] = {
 	{
@@ -177,6 +206,11 @@ static const struct ctl_table kmp_sysctl_state[] = {
 		.procname	= "reset",
 		.mode		= 0600,
 		.proc_handler	= kmp_reset_handler,
+	},
+	{
+		.procname	= "owners",
+		.mode		= 0600,
+		.proc_handler	= kmp_owners_handler,
 	},
 };
 

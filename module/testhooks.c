@@ -24,6 +24,7 @@
 #include "hist.h"
 #include "internal.h"
 #include "live.h"
+#include "owners.h"
 #include "pfnmap.h"
 #include "probes.h"
 #include "stat.h"
@@ -741,3 +742,73 @@ noinline void kmemprof_test_page_alloc(struct page *page, unsigned int order)
 }
 
 kmp_export_test_hook(kmemprof_test_page_alloc);
+
+/* The suites' names of the owners' types (test.h), as owners.c has them. */
+static const u8 kmp_test_owner_types[] = {
+	[KMP_TEST_OWN_TASK] = KMP_OWN_TASK,
+	[KMP_TEST_OWN_CGROUP] = KMP_OWN_CGROUP,
+	[KMP_TEST_OWN_KTHREAD] = KMP_OWN_KTHREAD,
+	[KMP_TEST_OWN_IRQ] = KMP_OWN_IRQ,
+	[KMP_TEST_OWN_SOFTIRQ] = KMP_OWN_SOFTIRQ,
+	[KMP_TEST_OWN_NMI] = KMP_OWN_NMI,
+};
+
+/*
+ * The sum of the owner lines of the tags of @kind whose call site is in
+ * [start, end), charged to owners of @type (and, @comm not NULL, of that
+ * comm): how many lines. Lines at zero count too.
+ */
+int kmemprof_test_owner_sum(enum kmp_kind kind, unsigned long start,
+			    unsigned long end, enum kmp_test_owner type,
+			    const char *comm, struct kmp_test_owner_sum *s)
+{
+	u32 i, used = kmp_olines_used();
+
+	memset(s, 0, sizeof(*s));
+	for (i = 1; i < used; i++) {
+		const struct kmp_oline *l = kmp_oline_at(i);
+		const struct kmp_owner *o;
+		struct kmp_tag *tag;
+
+		if (!l || !kmp_tag_ready(l->tag))
+			continue;
+		tag = kmp_tag_at(l->tag);
+		if (tag->kind != kind || tag->site < start || tag->site >= end)
+			continue;
+		o = kmp_owner_at(l->owner);
+		if (!o || type >= ARRAY_SIZE(kmp_test_owner_types) ||
+		    o->type != kmp_test_owner_types[type] ||
+		    (comm && strncmp(o->comm, comm, TASK_COMM_LEN)))
+			continue;
+		s->bytes += atomic64_read(&l->bytes);
+		s->objs += atomic64_read(&l->objs);
+		s->allocs += atomic64_read(&l->allocs);
+		s->lines++;
+	}
+	return s->lines;
+}
+
+kmp_export_test_hook(kmemprof_test_owner_sum);
+
+u32 kmemprof_test_owners_used(void)
+{
+	return kmp_owners_used();
+}
+
+kmp_export_test_hook(kmemprof_test_owners_used);
+
+u32 kmemprof_test_olines_used(void)
+{
+	return kmp_olines_used();
+}
+
+kmp_export_test_hook(kmemprof_test_olines_used);
+
+/* Cap the owner pools' counts (an index past the last taken); 0: none. */
+void kmemprof_test_owner_cap(u32 owners, u32 lines)
+{
+	WRITE_ONCE(kmp_test_owner_cap, owners);
+	WRITE_ONCE(kmp_test_oline_cap, lines);
+}
+
+kmp_export_test_hook(kmemprof_test_owner_cap);

@@ -42,11 +42,20 @@
 #define KMP_STACKS_HEADER	KMP_VIEW_HEADER("stacks")
 #define KMP_CPUS_HEADER		KMP_VIEW_HEADER("cpus")
 #define KMP_CPUS_COLUMNS	"# cpu cluster allocs frees remote xcluster\n"
+#define KMP_OWNERS_HEADER	KMP_VIEW_HEADER("owners")
+#define KMP_OWNERS_COLUMNS						\
+	"# <live bytes> <live objects> <site> [<module>] func:<function>" \
+	" kind:<kind> (owner:<comm> tgid:<n> | cgroup:<path>"		\
+	" cgroup_id:<n> | owner:[<name>]) allocs:<n> [caller:<frame>]...\n"
 /* What a view says while the data it needs is not being kept. */
 #define KMP_HIST_OFF							\
 	"# histograms off: echo 1 > /proc/sys/kmemprof/hist\n"
 #define KMP_LIFE_OFF							\
 	"# lifetimes off: echo 1 > /proc/sys/kmemprof/lifetimes\n"
+#define KMP_OWNERS_VIEW_OFF							\
+	"# owners off: echo task > /proc/sys/kmemprof/owners\n"
+/* The OOM report's first line (oom.c), before its sites. */
+#define KMP_OOM_HEADER		"kmemprof oom - version: " KMP_VIEW_VERSION
 
 /* Names of the kinds, in enum kmp_kind order, as printed after "kind:". */
 #define KMP_KIND_NAMES		{ "slab", "page", "percpu" }

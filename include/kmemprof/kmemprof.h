@@ -71,6 +71,7 @@ enum kmp_stat {
 	KMP_ST_DROP_STACKS,	/* sampled stacks lost: stack store full */
 	KMP_ST_FILTERED,	/* allocations outside min_size..max_size */
 	KMP_ST_UNPAIRED_OLD,	/* of unpaired.slab: on a slab from before */
+	KMP_ST_DROP_OWNERS,	/* allocations charged to no owner: pool full */
 	KMP_ST_NR,
 };
 

@@ -38,5 +38,6 @@ int kmp_params_load(struct device_node *np, unsigned int *kinds,
 		    bool *enabled);
 /* of.c: the table's device-tree properties, for parameters and for knobs. */
 void kmp_of_params(struct device_node *np);
+int kmp_owners_load(struct device_node *np);
 
 #endif /* _KMEMPROF_KNOBS_H */

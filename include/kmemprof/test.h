@@ -87,4 +87,29 @@ void kmemprof_test_slab_alloc(const void *ptr, size_t size);
 void kmemprof_test_slab_free(const void *ptr);
 void kmemprof_test_page_alloc(struct page *page, unsigned int order);
 
+/* Owners (owners.c): the knob, and the lines of the suites' own sites. */
+enum kmp_test_owner {
+	KMP_TEST_OWN_TASK = 1,
+	KMP_TEST_OWN_CGROUP,
+	KMP_TEST_OWN_KTHREAD,
+	KMP_TEST_OWN_IRQ,
+	KMP_TEST_OWN_SOFTIRQ,
+	KMP_TEST_OWN_NMI,
+};
+
+struct kmp_test_owner_sum {
+	s64 bytes;	/* live */
+	s64 objs;
+	s64 allocs;
+	u32 lines;
+};
+
+int kmemprof_set_owners(unsigned int val);	/* 0, 1 task, 2 cgroup */
+int kmemprof_test_owner_sum(enum kmp_kind kind, unsigned long start,
+			    unsigned long end, enum kmp_test_owner type,
+			    const char *comm, struct kmp_test_owner_sum *s);
+u32 kmemprof_test_owners_used(void);
+u32 kmemprof_test_olines_used(void);
+void kmemprof_test_owner_cap(u32 owners, u32 lines);
+
 #endif /* _KMEMPROF_KMEMPROF_TEST_H */

@@ -21,6 +21,7 @@ extern struct kunit_suite kmp_keys_suite;
 extern struct kunit_suite kmp_nmi_suite;
 extern struct kunit_suite kmp_split_suite;
 extern struct kunit_suite kmp_names_suite;
+extern struct kunit_suite kmp_owners_suite;
 
 /* helpers.c */
 void kmp_test_fn_range(struct kunit *test, const void *fn,

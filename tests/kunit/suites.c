@@ -17,7 +17,7 @@ KMP_IMPORT_TEST_HOOKS();
 kunit_test_suites(&kmp_probe_suite, &kmp_core_suite, &kmp_hist_suite,
 		  &kmp_knobs_suite, &kmp_bulk_suite, &kmp_procfs_suite,
 		  &kmp_walk_suite, &kmp_keys_suite, &kmp_nmi_suite,
-		  &kmp_split_suite, &kmp_names_suite);
+		  &kmp_split_suite, &kmp_names_suite, &kmp_owners_suite);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("KUnit tests for kmemprof");

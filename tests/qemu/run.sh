@@ -136,7 +136,7 @@ elif [ -n "$want_stressng" ]; then
 	done
 	echo "$(cat "$stressng/.version")" > "$root/usr/bin/stress-ng.version"
 fi
-for t in runas kmpio kmpheap kmpcompact kmpload; do
+for t in runas kmpio kmpheap kmpcompact kmpload kmpoom; do
 	aarch64-linux-gnu-gcc -static -O2 -o "$root/bin/$t" "$TOP/tests/qemu/$t.c"
 done
 install -m 0755 "$TOP/tests/qemu/init" "$root/init"

@@ -48,7 +48,8 @@ LAYERS = [
     # Unwinding, and the symbols and names of call sites.
     ('services', False, ['callsite']),
     # The tables: none of them uses another.
-    ('tables', True, ['tags', 'live', 'pfnmap', 'hist', 'stacks']),
+    ('tables', True, ['tags', 'live', 'pfnmap', 'hist', 'stacks',
+                       'owners']),
     # The counting of slab, percpu and page events into the tables.
     ('accounting', False, ['account']),
     # NMI deferral: an event in NMI is counted later, through accounting.
@@ -58,7 +59,7 @@ LAYERS = [
     # Changes of state: the page walk at attach, the knobs.
     ('control', False, ['prior', 'control', 'of', 'knobs']),
     # What a reader sees.
-    ('views', False, ['procfs', 'debugfs', 'sysctl', 'fmt']),
+    ('views', False, ['procfs', 'debugfs', 'sysctl', 'fmt', 'oom']),
     ('main', False, ['main']),
     # The KUnit suites' hooks (the test build alone).
     ('test', False, ['testhooks']),
