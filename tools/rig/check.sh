@@ -103,7 +103,7 @@ done
 SINGLE="-accel tcg,thread=single"
 
 # The debug guest's shell tests in make check (see below), and KUnit.
-DEBUG_TESTS=56-untraced,58-coexist,59-reset-hooks,62-migrate,64-prior,80-stress,82-races,85-hostile,90-unload
+DEBUG_TESTS=56-untraced,58-coexist,59-reset-hooks,62-migrate,64-prior,72-owners,73-oom,80-stress,82-races,85-hostile,90-unload
 
 start=$(date +%s)
 "$TOP/tools/rig/deps.sh" || fail_suite deps "installing packages failed"
