@@ -51,7 +51,7 @@ case "${1:-}" in
 	if [ -n "$have" ]; then
 		echo "bsp: left out: $DIR is at ${have:0:12}, not the pinned ${BSP_REF_COMMIT:0:12} (tools/rig/bsp-source.sh fetch)" >&2
 	else
-		echo "bsp: left out: the reference tree (${BSP_REF_REPO#https://github.com/} at ${BSP_REF_COMMIT:0:12}) is not in $DIR (tools/rig/bsp-source.sh fetch fetches it, about 250 MB)" >&2
+		echo "bsp: left out: the reference tree (${BSP_REF_REPO#https://github.com/} at ${BSP_REF_COMMIT:0:12}) is not in $DIR (tools/rig/bsp-source.sh fetch fetches it: a few hundred MB)" >&2
 	fi
 	exit 1
 	;;
