@@ -245,7 +245,8 @@ echo "note: no function_graph tracer on this kernel" > "$R/shell/58-coexist.log"
 out=$("$TOP/tools/rig/bsp.sh" report "$B" "$R" 2>&1)
 expect "report" 0 $? "$out" \
 	"MODVERSIONS" "off" "ARM64_PSEUDO_NMI" "PREEMPT_VOLUNTARY" \
-	"FUNCTION_GRAPH_TRACER" "KASAN" "COMPACTION" "62-migrate" \
+	"FUNCTION_GRAPH_TRACER" "KASAN" "COMPACTION" \
+	"skip for these options: 58-coexist (DYNAMIC_FTRACE_WITH_REGS off), 62-migrate, 68-zram (COMPACTION off)" \
 	"57-leaks: SKIP: no generic KASAN on this kernel" \
 	"58-coexist: note: no function_graph tracer on this kernel"
 

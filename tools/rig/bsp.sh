@@ -182,30 +182,39 @@ report() {
 		[ "$(option "$k" $o)" = off ] || preempt=$o
 	done
 	printf '     %-24s %-5s %s\n' "preemption" "" "$preempt"
-	# NAME|what it means when on|when off (and the tests that skip)
-	while IFS='|' read -r name on off; do
+	# NAME|what it means when on|when off|the tests that skip when off
+	local skips=
+	while IFS='|' read -r name on off tests; do
 		v=$(option "$k" "$name")
-		if [ "$v" = off ]; then what=$off; else what=$on; fi
+		if [ "$v" = off ]; then
+			what=$off
+			[ -z "$tests" ] || skips="$skips${skips:+, }$tests ($name off)"
+		else
+			what=$on
+		fi
 		printf '     %-24s %-5s %s\n' "$name" "$v" "$what"
 	done <<'TABLE'
-MODVERSIONS|symbol CRCs: build kmemprof against this very tree (its Module.symvers)|vermagic only: any build of this tree's release and options loads
-ARM64_PSEUDO_NMI|NMIs under interrupts off (perf): kmemprof's NMI path; booted with irqchip.gicv3_pseudo_nmi=1|no NMI on arm64
-FUNCTION_TRACER|the ftrace function API|no hooks: bulk and untraced paths are listed as untraced (56-untraced, 58-coexist skip)
-DYNAMIC_FTRACE|patched call sites|no hooks (56-untraced, 58-coexist)
-DYNAMIC_FTRACE_WITH_REGS|the hooks on the untraced paths (kmem_cache_*_bulk, alloc_pages_bulk)|no hooks: 58-coexist skips
-FUNCTION_GRAPH_TRACER|58-coexist's function_graph part runs|58-coexist leaves its function_graph part out
-FPROBE|exit hooks (6.14 and later), sharing functions with a livepatch|wrapper hooks, which need IPMODIFY
-KPROBES|not used by kmemprof (kretprobe returns in stacks are put back)|not needed
-KALLSYMS_ALL|kmemprof names text only: no change|no change (text symbols are in KALLSYMS)
-CMA|61-cma, CMA pages in 65-meminfo|61-cma skips
-DMABUF_HEAPS_CMA|61-cma's dma-buf heap part|61-cma leaves its heap part out
-MEMCG|__GFP_ACCOUNT paths (a percpu size may count memcg's share)|no kmem accounting: those paths are not exercised
-COMPACTION|62-migrate, 68-zram|62-migrate and 68-zram skip
-TRANSPARENT_HUGEPAGE|THP pages as compound blocks|no THP (69-stress-ng, which wants THP, is not run on bsp)
-HUGETLBFS|65-meminfo's hugetlb pool line|65-meminfo's hugetlb line is 0
-KASAN_GENERIC|57-leaks|57-leaks skips (no generic KASAN)
-HOTPLUG_CPU|71-hotplug: a CPU offline and back during a load|71-hotplug skips
+MODVERSIONS|symbol CRCs: build kmemprof against this very tree (its Module.symvers)|vermagic only: any build of this tree's release and options loads|
+ARM64_PSEUDO_NMI|NMIs under interrupts off (perf): kmemprof's NMI path; booted with irqchip.gicv3_pseudo_nmi=1|no NMI on arm64|
+FUNCTION_TRACER|the ftrace function API, for the hooks|no hooks: the bulk paths are untraced|58-coexist
+DYNAMIC_FTRACE|patched call sites, for the hooks|no hooks: the bulk paths are untraced|58-coexist
+DYNAMIC_FTRACE_WITH_REGS|the hooks on the untraced paths (kmem_cache_*_bulk, alloc_pages_bulk)|no hooks: the bulk paths are untraced|58-coexist
+FUNCTION_GRAPH_TRACER|58-coexist's function_graph part runs|58-coexist leaves its function_graph part out|
+FPROBE|exit hooks (6.14 and later), sharing functions with a livepatch|wrapper hooks, which need IPMODIFY|
+KPROBES|not used by kmemprof (kretprobe returns in stacks are put back)|not needed|
+KALLSYMS_ALL|kmemprof names text only: no change|no change (text symbols are in KALLSYMS)|
+CMA|61-cma, CMA pages in 65-meminfo|no CMA pages|61-cma
+DMABUF_HEAPS_CMA|61-cma's dma-buf heap part|61-cma leaves its heap part out|
+MEMCG|__GFP_ACCOUNT paths (a percpu size may count memcg's share)|no kmem accounting: those paths are not exercised|
+COMPACTION|62-migrate and 68-zram: pages that move|no compaction: only CMA's migration moves pages|62-migrate, 68-zram
+ZRAM|68-zram: zsmalloc's pages|no zram|68-zram
+TRANSPARENT_HUGEPAGE|THP pages as compound blocks|no THP (69-stress-ng, which wants THP, is not run on bsp)|
+HUGETLBFS|65-meminfo's hugetlb pool line|65-meminfo's hugetlb line is 0|
+KASAN_GENERIC|57-leaks: every leak suspect checked against KASAN's shadow|no generic KASAN|57-leaks
+HOTPLUG_CPU|71-hotplug: a CPU offline and back during a load|no CPU hotplug|71-hotplug
+INET|26-serve: kmemprof serve over TCP on loopback|no TCP/IP|26-serve
 TABLE
+	echo "     skip for these options: ${skips:-none}"
 	for d in "$@"; do
 		[ -d "$d/shell" ] || continue
 		for t in "$d"/shell/*.rc; do
