@@ -11,6 +11,8 @@
 #   tools/rig/bsp.sh plan             the configuration's steps, one a line
 #   tools/rig/bsp.sh report KDIR OUTDIR...   the options that matter to
 #                                     kmemprof, and what skipped in OUTDIR
+#   tools/rig/bsp.sh board-dtb KDIR   the board overlay on the tree's own
+#                                     DTB of the board (a host suite)
 #
 # The settings come from the environment (the Makefile passes them):
 #   KMEMPROF_BSP_SRC        the tree (KSRC): a directory, or a tarball of
@@ -32,8 +34,8 @@
 # Then tools/rig/check.sh runs on KERNELS=bsp as on any rig kernel: kmemprof
 # and its tests built with W=1, warnings as errors (tools/rig/build.sh),
 # the whole guest suite, KUnit's boot and the device-tree boot
-# (tests/qemu/run.sh: a GICv3, with pseudo-NMI where the tree has it), and
-# this script's report. Bad input stops with 'check-bsp: ...' naming it,
+# (tests/qemu/run.sh: a GICv3, with pseudo-NMI where the tree has it), the
+# board overlay on the tree's DTB of the Rock 5B+, and this script's report. Bad input stops with 'check-bsp: ...' naming it,
 # exit status 2.
 set -euo pipefail
 
@@ -231,7 +233,47 @@ TABLE
 	return 0
 }
 
+# board_dtb KDIR: the board's overlay (dts/rock-5b-plus-kmemprof.dtso) on
+# the tree's own device tree for the board it names (its metadata's
+# compatible), built from the tree: it applies, and gives the /kmemprof
+# node. tools/rig/dt-test.sh does the same on QEMU virt's DTB, for want of
+# the board's. Prints 'P F S' last (a tree without the board: skipped).
+board_dtb() {
+	local k=$1 dtso=$TOP/dts/rock-5b-plus-kmemprof.dtso compat dts rel T
+	local src
+	src=$(readlink -f "$k/source")
+	compat=$(sed -n 's/^[[:space:]]*compatible = "\(radxa,[^"]*\)";/\1/p' "$dtso" | head -n 1)
+	dts=$(grep -lE "compatible = \"$compat\"" "$src"/arch/$SRCARCH/boot/dts/*/*.dts 2>/dev/null | head -n 1)
+	if [ -z "$dts" ]; then
+		echo "no device tree for $compat in the tree: the board overlay's check left out"
+		echo "0 0 1"
+		return 0
+	fi
+	rel=${dts#"$src/arch/$SRCARCH/boot/dts/"}
+	T=$(mktemp -d)
+	if make -s -C "$src" O="$k" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- \
+			"${rel%.dts}.dtb" > "$T/log" 2>&1 &&
+		dtc -q -@ -I dts -O dtb -o "$T/kmemprof.dtbo" "$dtso" &&
+		fdtoverlay -i "$k/arch/$SRCARCH/boot/dts/${rel%.dts}.dtb" -o "$T/board.dtb" \
+			"$T/kmemprof.dtbo" >> "$T/log" 2>&1 &&
+		[ "$(fdtget -t s "$T/board.dtb" /kmemprof compatible 2>> "$T/log")" = kmemprof ]; then
+		echo "PASS the board overlay on ${rel%.dts}.dtb, built from the tree: /kmemprof is there"
+		rm -rf "$T"
+		echo "1 0 0"
+	else
+		echo "FAIL the board overlay on ${rel%.dts}.dtb"
+		tail -n 10 "$T/log"
+		rm -rf "$T"
+		echo "0 1 0"
+		return 1
+	fi
+}
+
 case "${1:-}" in
+board-dtb)
+	board_dtb "${2:?usage: bsp.sh board-dtb KDIR}"
+	exit
+	;;
 plan)
 	plan
 	exit 0
@@ -242,7 +284,7 @@ report)
 	exit 0
 	;;
 '') ;;
-*) echo "usage: bsp.sh [plan | report KDIR OUTDIR...]" >&2; exit 2 ;;
+*) echo "usage: bsp.sh [plan | report KDIR OUTDIR... | board-dtb KDIR]" >&2; exit 2 ;;
 esac
 
 # make check-bsp: the plan first, so that bad input stops here at once.

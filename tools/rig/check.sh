@@ -236,11 +236,14 @@ for k in $KERNELS; do
 		"$TOP/tools/rig/results.py" "$OUT/$k-single" "$k/single" \
 			--tally "$TALLY" --want "$single"
 	fi
-	# A vendor's tree: its options that matter to kmemprof, and what
-	# skipped on it (tools/rig/bsp.sh).
-	[ "$k" = bsp ] &&
-		"$TOP/tools/rig/bsp.sh" report "$("$TOP/tools/rig/kernel.sh" bsp)" \
-			"$OUT/$k" "$OUT/$k-single"
+	# A vendor's tree (tools/rig/bsp.sh): the board overlay on its own
+	# DTB of the board, then its options that matter to kmemprof, and
+	# what skipped on it.
+	if [ "$k" = bsp ]; then
+		kdir=$("$TOP/tools/rig/kernel.sh" bsp)
+		host_suite bsp/board-dtb "$TOP/tools/rig/bsp.sh" board-dtb "$kdir"
+		"$TOP/tools/rig/bsp.sh" report "$kdir" "$OUT/$k" "$OUT/$k-single"
+	fi
 	echo "     ($k: $(($(date +%s) - t0)) s)"
 done
 
