@@ -121,7 +121,8 @@ configure_bsp() {
 			;;
 		copy)
 			cp "$path" "$B/.config"
-			make -s -C "$SRC" O="$B" $ARCHV olddefconfig >> "$B/config.log" 2>&1
+			make -s -C "$SRC" O="$B" $ARCHV olddefconfig >> "$B/config.log" 2>&1 ||
+				{ tail -n 20 "$B/config.log" >&2; log "make olddefconfig on $path failed"; exit 1; }
 			;;
 		merge) merges+=("$path") ;;
 		esac
