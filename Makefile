@@ -22,8 +22,9 @@
 #                         6.12-debug, 69-stress-ng and 65-meminfo on a 3 GiB
 #                         6.12 guest with a 1 GiB hugetlb page (6.12@3G),
 #                         check-distro's, the reference Rockchip tree (bsp,
-#                         when fetched: tools/rig/bsp-source.sh), then check-agree (on
-#                         6.12-dbginfo and 7.x-dbginfo) and check-install
+#                         when fetched: tools/rig/bsp-source.sh), then
+#                         check-agree (on 6.12-dbginfo and 7.x-dbginfo) and
+#                         check-install
 #   make check-agree      kmemprof against allocinfo, file:line for file:line,
 #                         on 6.12 and 7.x with DWARF (6.12-dbginfo and
 #                         7.x-dbginfo, kernels of their own; AGREE_KERNELS=
