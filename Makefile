@@ -21,8 +21,10 @@
 #   make check-matrix     every test on 5.10, 6.1, 6.1-vendor, 6.12, 7.x and
 #                         6.12-debug, 69-stress-ng and 65-meminfo on a 3 GiB
 #                         6.12 guest with a 1 GiB hugetlb page (6.12@3G),
-#                         check-distro's, then check-agree (on
-#                         6.12-dbginfo and 7.x-dbginfo) and check-install
+#                         check-distro's, the reference Rockchip tree (bsp,
+#                         when fetched: tools/rig/bsp-source.sh), then
+#                         check-agree (on 6.12-dbginfo and 7.x-dbginfo) and
+#                         check-install
 #   make check-agree      kmemprof against allocinfo, file:line for file:line,
 #                         on 6.12 and 7.x with DWARF (6.12-dbginfo and
 #                         7.x-dbginfo, kernels of their own; AGREE_KERNELS=
@@ -33,6 +35,18 @@
 #                         (TESTS= narrows it; KERNELS=debian-6.12 in check)
 #   make check-install    the DKMS and tools packages installed with apt into a
 #                         Debian bookworm arm64 system, booted under QEMU
+#   make check-bsp KSRC=DIR   your board's vendor kernel tree (or a tarball
+#                         of it), configured as the vendor does
+#                         (BSP_DEFCONFIG="rockchip_linux_defconfig
+#                         rk3588_linux.config"), plus the QEMU guest's few
+#                         options (tests/qemu/bsp-qemu.config) and, with
+#                         BSP_TRIM=1 (default), without the drivers that
+#                         cannot probe under QEMU (bsp-trim.config); built
+#                         into the cache (the tree is only read), every guest
+#                         test and the device-tree boot on it, and a report
+#                         of its options that matter to kmemprof. check-matrix
+#                         runs it on the reference tree (tools/rig/bsp-source.sh)
+#                         when that is in the cache
 #   make bench            cost per event: bare, kmemprof, allocinfo, ftrace
 #   make kernels          fetch and build the rig's kernels (cached)
 #   make lint             checkpatch --strict and sparse
@@ -76,8 +90,15 @@ export KERNELS TESTS
 
 RIG := tools/rig
 
+# make check-bsp: the vendor's tree (a directory or a tarball), its
+# defconfig and fragments in make's order, and whether to trim the drivers
+# QEMU cannot probe (tools/rig/bsp.sh).
+KSRC ?=
+BSP_DEFCONFIG ?= rockchip_linux_defconfig rk3588_linux.config
+BSP_TRIM ?= 1
+
 .PHONY: all module board deps kernels demo check check-debug check-matrix check-distro check-install
-.PHONY: check-agree
+.PHONY: check-agree check-bsp
 .PHONY: kunit bench lint clean help
 .PHONY: deb install install-tools
 
@@ -123,8 +144,14 @@ check:
 check-debug:
 	@KMEMPROF_HOST_SUITES=0 KERNELS="$(DEBUG_KERNELS)" $(RIG)/check.sh
 
+# The reference BSP tree (tools/rig/bsp-source.sh: its pinned commit) runs
+# as the kernel 'bsp' when it is in the cache; bsp-source.sh says in one
+# line when it is not, and how to fetch it.
 check-matrix:
-	@KMEMPROF_DEBUG_ALL=1 KERNELS="$(MATRIX)" \
+	@ref=$$($(RIG)/bsp-source.sh) || ref=; \
+	KMEMPROF_DEBUG_ALL=1 KERNELS="$(MATRIX)$${ref:+ bsp}" \
+		KMEMPROF_BSP_SRC="$$ref" \
+		KMEMPROF_BSP_DEFCONFIG="$$($(RIG)/bsp-source.sh --defconfig)" \
 		KMEMPROF_STRESS_KERNELS="$(MATRIX_STRESS_KERNELS)" \
 		KMEMPROF_STRESS="$(MATRIX_STRESS)" $(RIG)/check.sh
 	@for k in $(AGREE_KERNELS); do $(RIG)/agree.sh $$k || exit 1; done
@@ -132,6 +159,10 @@ check-matrix:
 
 check-install:
 	@$(RIG)/install-test.sh
+
+check-bsp:
+	@KMEMPROF_BSP_SRC="$(KSRC)" KMEMPROF_BSP_DEFCONFIG="$(BSP_DEFCONFIG)" \
+		KMEMPROF_BSP_TRIM="$(BSP_TRIM)" $(RIG)/bsp.sh
 
 check-agree:
 	@for k in $(AGREE_KERNELS); do $(RIG)/agree.sh $$k || exit 1; done

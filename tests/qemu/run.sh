@@ -23,10 +23,12 @@ TIMEOUT=${KMEMPROF_TIMEOUT:-600}
 # KMEMPROF_IMAGE boots that kernel image instead of the rig's build of
 # KVER (tools/rig/distro.sh: Debian's own), and KMEMPROF_ROOT_EXTRA is a
 # directory copied into the initramfs (the image's boot-modules/).
+KDIR=
 if [ -n "${KMEMPROF_IMAGE:-}" ]; then
 	IMAGE=$KMEMPROF_IMAGE
 else
-	IMAGE=$("$TOP/tools/rig/kernel.sh" "$KVER")/arch/arm64/boot/Image
+	KDIR=$("$TOP/tools/rig/kernel.sh" "$KVER")
+	IMAGE=$KDIR/arch/arm64/boot/Image
 fi
 # Every guest has a CMA area (tests/qemu/kernel.config), 32 MiB of its
 # 1 GiB as a board's is a share of its RAM; its heap is
@@ -48,6 +50,16 @@ case "$KVER" in
 *-vendor)
 	EXTRA_APPEND="$EXTRA_APPEND irqchip.gicv3_pseudo_nmi=1"
 	MACHINE=virt,gic-version=3
+	;;
+bsp)
+	# A vendor's tree (tools/rig/bsp.sh): a GICv3 where it has the driver
+	# (the RK3588's is one), pseudo-NMI on where it is built in, as on
+	# the board; the rest of the command line as every guest's.
+	if grep -qx CONFIG_ARM_GIC_V3=y "$KDIR/.config"; then
+		MACHINE=virt,gic-version=3
+		grep -qx CONFIG_ARM64_PSEUDO_NMI=y "$KDIR/.config" &&
+			EXTRA_APPEND="$EXTRA_APPEND irqchip.gicv3_pseudo_nmi=1"
+	fi
 	;;
 esac
 rm -rf "$OUT"

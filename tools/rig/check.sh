@@ -25,7 +25,9 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 # slub_debug (tests/qemu/kernel-debug.config).
 # make check-matrix adds 5.10, 7.x and 6.1-vendor (Rockchip's options),
 # and Debian's prebuilt 6.1 and 6.12 (debian-6.1, debian-6.12:
-# tools/rig/distro.sh).
+# tools/rig/distro.sh), and the reference BSP tree when it is in the cache
+# (bsp: a vendor's tree, tools/rig/bsp.sh, which make check-bsp runs on a
+# user's own).
 KERNELS=${KERNELS:-6.1 6.12}
 # 69-stress-ng, stress-ng's load (issue 38), runs on the kernels of
 # STRESS_KERNELS, told so with $STRESS on the command line (rigstress=W,N:
@@ -112,6 +114,7 @@ start=$(date +%s)
 if [ -z "$TESTS" ] && [ "${KMEMPROF_HOST_SUITES:-1}" = 1 ]; then
 	host_suite harness/results "$TOP/tests/harness/selftest.sh"
 	host_suite harness/recipes "$TOP/tests/harness/build-recipes.sh"
+	host_suite harness/bsp "$TOP/tests/harness/check-bsp.sh"
 	host_suite dt/overlay "$TOP/tools/rig/dt-test.sh"
 	host_suite reader/unit "$TOP/tools/rig/reader-test.sh"
 	host_suite packaging "$TOP/tools/rig/package-test.sh"
@@ -138,7 +141,11 @@ for k in $KERNELS; do
 		kappend="rigtests=$ktests hugepagesz=1G hugepages=1${glob:+ kunit.filter_glob=$glob}"
 		;;
 	esac
-	if ! "$TOP/tools/rig/kernel.sh" "$kt" > "$OUT/kernel-$k.log" 2>&1; then
+	# A vendor's tree (bsp) is run through kbuild again at its first use
+	# here, for what changed in it since its build (make check-bsp has
+	# done so already: KMEMPROF_BSP_REFRESH=0).
+	if ! KMEMPROF_BSP_REFRESH=${KMEMPROF_BSP_REFRESH:-1} \
+		"$TOP/tools/rig/kernel.sh" "$kt" > "$OUT/kernel-$k.log" 2>&1; then
 		fail_suite "$k/kernel" "$(tail -n 20 "$OUT/kernel-$k.log")"
 		continue
 	fi
@@ -151,8 +158,10 @@ for k in $KERNELS; do
 	echo "1 0 0" >> "$TALLY"
 	[ "$k" = 6.12 ] && [ -z "$TESTS" ] &&
 		host_suite "$k/lint" "$TOP/tools/rig/lint.sh" "$k"
+	# (a vendor's kernel probes more at boot, and may have debug options)
 	case "$k" in
 	*-debug) timeout=2400 ;;
+	bsp) timeout=1800 ;;
 	*) timeout=900 ;;
 	esac
 	# make check's debug guest runs the judges' share: KUnit and the
@@ -226,6 +235,14 @@ for k in $KERNELS; do
 			"$OUT/$k-single"
 		"$TOP/tools/rig/results.py" "$OUT/$k-single" "$k/single" \
 			--tally "$TALLY" --want "$single"
+	fi
+	# A vendor's tree (tools/rig/bsp.sh): the board overlay on its own
+	# DTB of the board, then its options that matter to kmemprof, and
+	# what skipped on it.
+	if [ "$k" = bsp ]; then
+		kdir=$("$TOP/tools/rig/kernel.sh" bsp)
+		host_suite bsp/board-dtb "$TOP/tools/rig/bsp.sh" board-dtb "$kdir"
+		"$TOP/tools/rig/bsp.sh" report "$kdir" "$OUT/$k" "$OUT/$k-single"
 	fi
 	echo "     ($k: $(($(date +%s) - t0)) s)"
 done

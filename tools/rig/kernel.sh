@@ -11,6 +11,16 @@
 # tests/qemu/ and built out of tree into $KMEMPROF_CACHE/build/VER-KEY, where
 # KEY hashes the package version and the fragments. A finished build leaves a
 # stamp; a build with the same key is reused as it is.
+#
+#   tools/rig/kernel.sh bsp         # a vendor's tree (make check-bsp)
+#
+# bsp is the tree tools/rig/bsp.sh names (KMEMPROF_BSP_SRC, _DEFCONFIG,
+# _TRIM): configured with the vendor's defconfig and fragments, then the
+# rig's QEMU and trim fragments, in the order 'bsp.sh plan' gives, and
+# built out of tree into $KMEMPROF_CACHE/build/bsp-KEY, where KEY hashes
+# the tree's path, the plan and the files in it. A finished build is
+# reused as it is, unless KMEMPROF_BSP_REFRESH=1, which runs kbuild on it
+# again (what changed in the tree since is rebuilt).
 set -euo pipefail
 
 VER=${1:?usage: kernel.sh VERSION[-FLAVOUR]}
@@ -25,28 +35,40 @@ ARCHV="ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-"
 
 log() { echo "kernel $VER${FLAVOUR:+-$FLAVOUR}: $*" >&2; }
 
-pkg=linux-source-$VER
-read -r pkgver tarball < <("$TOP/tools/rig/source.sh" "$VER") ||
-	{ log "no source for $VER (run tools/rig/deps.sh)"; exit 1; }
+if [ "$VER" = bsp ]; then
+	# A vendor's tree: its path, and the plan, from bsp.sh (which checks
+	# them and says what is wrong).
+	plan=$("$TOP/tools/rig/bsp.sh" plan) || exit 2
+	SRC=$(sed -n 's/^src //p' <<< "$plan")
+	# (the rig's fragments by their names within the checkout, so that
+	# every worktree of it keys the same build)
+	key=$( (sed "s|$TOP/||" <<< "$plan"; sed -n 's/^[a-z]* //p' <<< "$plan" | sed 1d | xargs cat) |
+		sha256sum | cut -c1-12)
+else
+	pkg=linux-source-$VER
+	read -r pkgver tarball < <("$TOP/tools/rig/source.sh" "$VER") ||
+		{ log "no source for $VER (run tools/rig/deps.sh)"; exit 1; }
 
-frags="$TOP/tests/qemu/kernel.config"
-[ -f "$TOP/tests/qemu/kernel-$VER.config" ] &&
-	frags="$frags $TOP/tests/qemu/kernel-$VER.config"
-[ -n "$FLAVOUR" ] && frags="$frags $TOP/tests/qemu/kernel-$FLAVOUR.config"
+	frags="$TOP/tests/qemu/kernel.config"
+	[ -f "$TOP/tests/qemu/kernel-$VER.config" ] &&
+		frags="$frags $TOP/tests/qemu/kernel-$VER.config"
+	[ -n "$FLAVOUR" ] && frags="$frags $TOP/tests/qemu/kernel-$FLAVOUR.config"
 
-key=$( (echo "$pkg $pkgver"; cat $frags) | sha256sum | cut -c1-12)
+	key=$( (echo "$pkg $pkgver"; cat $frags) | sha256sum | cut -c1-12)
+	SRC=$CACHE/src/linux-$pkgver
+fi
 name=$VER${FLAVOUR:+-$FLAVOUR}
 B=$CACHE/build/$name-$key
-SRC=$CACHE/src/linux-$pkgver
 
-if [ -f "$B/.kmemprof-stamp" ]; then
+if [ -f "$B/.kmemprof-stamp" ] &&
+   ! { [ "$VER" = bsp ] && [ "${KMEMPROF_BSP_REFRESH:-0}" = 1 ]; }; then
 	touch "$B/.kmemprof-stamp"	# in use: see the clean-up below
 	ln -sfn "$B" "$CACHE/kernel-$name"
 	echo "$B"
 	exit 0
 fi
 
-if [ ! -f "$SRC/Makefile" ]; then
+if [ "$VER" != bsp ] && [ ! -f "$SRC/Makefile" ]; then
 	log "unpacking $pkg $pkgver"
 	rm -rf "$SRC.tmp"
 	mkdir -p "$SRC.tmp"
@@ -67,15 +89,75 @@ for old in "$CACHE/build/$name-"????????????; do
 	fi
 done
 mkdir -p "$B"
-# A version fragment may drop a line of the base one, for options an
-# older kernel lacks: '# kmemprof-drop CONFIG_FOO'.
-drops=$(sed -n 's/^# kmemprof-drop //p' $frags)
-cat $frags | grep -vxF -f <(for d in $drops; do echo "$d=y"; done; echo '#nothing') \
-	> "$B/fragment.config"
 
-log "configuring ($key)"
-make -s -C "$SRC" O="$B" $ARCHV KCONFIG_ALLCONFIG="$B/fragment.config" \
-	allnoconfig >/dev/null
+# configure_rig: allnoconfig plus the rig's fragments.
+configure_rig() {
+	# A version fragment may drop a line of the base one, for options an
+	# older kernel lacks: '# kmemprof-drop CONFIG_FOO'.
+	drops=$(sed -n 's/^# kmemprof-drop //p' $frags)
+	cat $frags | grep -vxF -f <(for d in $drops; do echo "$d=y"; done; echo '#nothing') \
+		> "$B/fragment.config"
+
+	log "configuring ($key)"
+	make -s -C "$SRC" O="$B" $ARCHV KCONFIG_ALLCONFIG="$B/fragment.config" \
+		allnoconfig >/dev/null
+}
+
+# configure_bsp: the plan's steps in order, as the vendor configures the
+# tree ('make NAME_defconfig NAME.config', each target by itself), then the
+# rig's fragments merged with the tree's own merge_config.sh, as its
+# %.config target merges one, and olddefconfig. Logged in config.log.
+configure_bsp() {
+	local what path merges=()
+	log "configuring $SRC ($key)"
+	: > "$B/config.log"
+	rm -f "$B/.config"
+	while read -r what path; do
+		case "$what" in
+		defconfig | fragment)
+			make -s -C "$SRC" O="$B" $ARCHV "$(basename "$path")" \
+				>> "$B/config.log" 2>&1 ||
+				{ tail -n 20 "$B/config.log" >&2; log "make $(basename "$path") failed"; exit 1; }
+			;;
+		copy)
+			cp "$path" "$B/.config"
+			make -s -C "$SRC" O="$B" $ARCHV olddefconfig >> "$B/config.log" 2>&1 ||
+				{ tail -n 20 "$B/config.log" >&2; log "make olddefconfig on $path failed"; exit 1; }
+			;;
+		merge) merges+=("$path") ;;
+		esac
+	done <<< "$plan"
+	(cd "$B" && "$SRC/scripts/kconfig/merge_config.sh" -m .config "${merges[@]}") \
+		>> "$B/config.log" 2>&1 ||
+		{ tail -n 20 "$B/config.log" >&2; log "merge_config.sh failed"; exit 1; }
+	make -s -C "$SRC" O="$B" $ARCHV olddefconfig >> "$B/config.log" 2>&1 ||
+		{ tail -n 20 "$B/config.log" >&2; log "make olddefconfig failed"; exit 1; }
+	# The QEMU fragment's lines are checked below as the rig's are;
+	# what the guest needs of the vendor's own must be on (kmemprof-need),
+	# and a trim line that stayed on (something selects it) is said.
+	cp "$TOP/tests/qemu/bsp-qemu.config" "$B/fragment.config"
+	local need bad=0 sym
+	for need in $(sed -n 's/^# kmemprof-need //p' "$B/fragment.config"); do
+		grep -qxF "$need=y" "$B/.config" ||
+			{ log "the configuration lacks $need=y, which the rig's guest needs (tests/qemu/bsp-qemu.config says why)"; bad=1; }
+	done
+	[ $bad -eq 0 ] || exit 1
+	for sym in $(sed -n 's/^# \(CONFIG_[A-Z0-9_]*\) is not set$/\1/p' "${merges[@]}"); do
+		! grep -qE "^$sym=[ym]$" "$B/.config" ||
+			log "note: $sym stays on (another option selects it)"
+	done
+}
+
+if [ "$VER" = bsp ] && [ -f "$B/.kmemprof-stamp" ]; then
+	# KMEMPROF_BSP_REFRESH=1 on a finished build: configured already; its
+	# stamp goes until kbuild has run through again.
+	log "refreshing $B (kbuild rebuilds what changed in $SRC)"
+	rm "$B/.kmemprof-stamp"
+elif [ "$VER" = bsp ]; then
+	configure_bsp
+else
+	configure_rig
+fi
 
 # A fragment line that did not survive means a missing dependency.
 bad=0
