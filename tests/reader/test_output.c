@@ -361,7 +361,7 @@ static void pprof_sites(void **state)
 	(void)state;
 	load("kmemprof-6.12.txt", &p);
 	tmp_path(path, sizeof(path), "p.pb.gz");
-	assert_int_equal(kp_out_pprof(path, &p, NULL, 0600, err, sizeof(err)), 0);
+	assert_int_equal(kp_out_pprof(path, &p, NULL, NULL, 0600, err, sizeof(err)), 0);
 	decoded_is("p.pb.gz", "| grep -c '^sample {'", "138\n");
 	/* The sample types, in order, and the string table's "" first. */
 	decoded_is("p.pb.gz", "| grep -A3 '^sample_type' | tr -d ' \\n'",
@@ -413,7 +413,7 @@ static void pprof_stacks(void **state)
 		sum[3] += s->bytes;
 	}
 	tmp_path(path, sizeof(path), "s.pb.gz");
-	assert_int_equal(kp_out_pprof(path, &p, &st, 0600, err, sizeof(err)), 0);
+	assert_int_equal(kp_out_pprof(path, &p, &st, NULL, 0600, err, sizeof(err)), 0);
 	/* Split by stack, the values still add up to the profile's. */
 	snprintf(out, sizeof(out), "%lld %lld %lld %lld\n", sum[0], sum[1],
 		 sum[2], sum[3]);
@@ -446,7 +446,7 @@ static void pprof_escaping(void **state)
 	(void)state;
 	load_str(hostile, &p);
 	tmp_path(path, sizeof(path), "h.pb.gz");
-	assert_int_equal(kp_out_pprof(path, &p, NULL, 0600, err, sizeof(err)), 0);
+	assert_int_equal(kp_out_pprof(path, &p, NULL, NULL, 0600, err, sizeof(err)), 0);
 	/* protoc prints a string's bytes past ASCII in octal. */
 	decoded_is("h.pb.gz", "| grep 'string_table: .we'",
 		   "string_table: \"we\\\"ird\\\\x,<&>\\303\\251\\342\\202\\254\\357\\277\\275\\001\"\n");
@@ -466,7 +466,7 @@ static void pprof_errors(void **state)
 	(void)state;
 	load("allocinfo-1.0.txt", &p);
 	tmp_path(path, sizeof(path), "no/such/dir/p.pb.gz");
-	ret = kp_out_pprof(path, &p, NULL, 0600, err, sizeof(err));
+	ret = kp_out_pprof(path, &p, NULL, NULL, 0600, err, sizeof(err));
 #ifdef KP_HAVE_PPROF
 	assert_int_equal(ret, -ENOENT);
 	has(err, "cannot write");
