@@ -248,6 +248,25 @@ static int owners_json(const struct kp_owner_data *d, size_t n,
 	return kp_view_json_end();
 }
 
+/* --prometheus, --openmetrics: the owners' gauges alone. */
+static int owner_series(const struct kp_opts *o,
+			const struct kp_owner_data *d)
+{
+#ifdef KP_HAVE_OUTPUTS
+	struct kp_metrics_opts mo = {
+		.source = o->source, .openmetrics = o->openmetrics,
+		.owners_on = d->on, .owners = d->sums, .nowners = d->nsums,
+		.owners_max = kp_owner_series(o),
+	};
+
+	return kp_out_owner_metrics(stdout, &mo) ? 1 : 0;
+#else
+	(void)o;
+	(void)d;
+	return kp_no_outputs();
+#endif
+}
+
 static int by_owner(struct kp_opts *o)
 {
 	struct kp_opts vo = *o;
@@ -275,19 +294,9 @@ static int by_owner(struct kp_opts *o)
 	kp_osums_sort(d.sums, d.nsums, &o->keys);
 	n = d.nsums;
 	if (kp_series(o)) {
-#ifdef KP_HAVE_OUTPUTS
 		/* The series are of the owners with the most live bytes. */
 		kp_osums_sort(d.sums, d.nsums, NULL);
-		struct kp_metrics_opts mo = {
-			.source = o->source, .openmetrics = o->openmetrics,
-			.owners_on = d.on, .owners = d.sums,
-			.nowners = d.nsums, .owners_max = kp_owner_series(o),
-		};
-
-		rc = kp_out_owner_metrics(stdout, &mo) ? 1 : 0;
-#else
-		rc = kp_no_outputs();
-#endif
+		rc = owner_series(o, &d);
 		goto out;
 	}
 	/* Tables: -n (20); the other outputs: all, unless -n is given. */

@@ -859,13 +859,17 @@ static const char *owner_line(char *line, void *rec)
 			if (!*name)
 				return kind == 1 ? "bad owner:" : "bad cgroup:";
 		} else if (!strncmp(tok, "tgid:", 5)) {
-			if (kind != 1 || l->id >= 0)
+			if (kind != 1)
 				return "tgid: without owner:";
+			if (l->id >= 0)
+				return "more than one tgid:";
 			if (kp_int(tok + 5, &l->id, false))
 				return "bad value for tgid:";
 		} else if (!strncmp(tok, "cgroup_id:", 10)) {
-			if (kind != 2 || l->id >= 0)
+			if (kind != 2)
 				return "cgroup_id: without cgroup:";
+			if (l->id >= 0)
+				return "more than one cgroup_id:";
 			if (kp_int(tok + 10, &l->id, false))
 				return "bad value for cgroup_id:";
 		} else if (!strncmp(tok, "allocs:", 7)) {
