@@ -45,7 +45,12 @@
  *   included) to REQ_MEMORY, the connections to MAX_CONN (MAX_PER_IP
  *   from one address), and an idle connection's life to IDLE_SECS.
  *
- * Locking: @lock serialises the reads of the two descriptors (their file
+ * Owners: with the owners view (debugfs's, opened with the stacks view,
+ * or --owners FILE), /metrics has the owner series (--owner-series, the
+ * rest in owner="other") and pprof an owner label a site's share; they
+ * name processes and cgroups, as the root-only view does.
+ *
+ * Locking: @lock serialises the reads of the three descriptors (their file
  * offset is shared); parsing and rendering work on each request's own
  * copy of the text, in the connection's thread. @state_lock guards
  * @deltas and @stopping (with @wake, which ends a delta's wait at
