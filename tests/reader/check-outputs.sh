@@ -230,6 +230,25 @@ PYEOF
 	check "promtool on --openmetrics: only the text format's view of OM counters" \
 		"3|kmemprof_allocated_bytes_total no help text kmemprof_allocs_total no help text kmemprof_frees_total no help text kmemprof_requested_bytes_total no help text" \
 		"$?|$(sort "$T/lint" | tr '\n' ' ' | sed 's/ $//')"
+	# The owner series: promtool on them, and the OpenMetrics parser.
+	"$K" top -i "$F/kmemprof-6.12.txt" --owners "$F/view-owners.txt" \
+		--owner-series 3 --prometheus > "$T/own.prom"
+	if lint=$(promtool check metrics < "$T/own.prom" 2>&1); then
+		"$K" top -i "$F/kmemprof-6.12.txt" --owners "$F/view-owners.txt" \
+			--owner-series 3 --openmetrics > "$T/own.om"
+		check "promtool, openmetrics parser: the owner series, the rest in other" \
+			"7 4 2244352 other" "$("$PY" - "$T/own.om" <<'PYEOF' 2>&1
+import sys
+from prometheus_client.openmetrics.parser import text_string_to_metric_families as om
+fams = {f.name: f for f in om(open(sys.argv[1]).read())}
+b = fams['kmemprof_owner_live_bytes'].samples
+print(int(fams['kmemprof_owners'].samples[0].value), len(b),
+      int(sum(s.value for s in b)), b[-1].labels['owner'])
+PYEOF
+)"
+	else
+		ko "promtool check metrics: the owner series" "$lint"
+	fi
 	# watch keeps a .prom file current, renamed into place.
 	mkdir -p "$T/tf"
 	"$K" watch -i "$F/kmemprof-6.12.txt" -d 0.1 -c 2 --source node-a \

@@ -772,6 +772,174 @@ static void cli_views_json(void **state)
 	assert_non_null(strstr(out, "\"objects\":[{\"addr\":\"a\\\"b\\\\c\\ufffd\",\"size\":64,"));
 }
 
+/* kmemprof owners and top --by owner|cgroup, on the owners view. */
+static void cli_owners(void **state)
+{
+	char out[8192], want[1024];
+
+	(void)state;
+	/* Not in the fake root: top alone never needs it. */
+	assert_int_equal(run(out, sizeof(out), "owners"), 1);
+	snprintf(want, sizeof(want), "kmemprof: cannot open %s/sys/kernel/debug/kmemprof/owners: No such file or directory (is debugfs mounted and the kmemprof module loaded?)\n",
+		 root);
+	assert_string_equal(out, want);
+	copy("view-owners.txt", "sys/kernel/debug/kmemprof/owners");
+	assert_int_equal(run(out, sizeof(out), "owners -n 4"), 0);
+	assert_string_equal(out,
+		"        LIVE     OBJS    ALLOCS KIND   OWNER                SITE\n"
+		"     1048576      128       128 page   kmp_own_a[212]       hog_alloc+0x38/0x48 [kmemprof_hog]\n"
+		"      786432       96       100 page   kmp_own_b[213]       hog_alloc+0x38/0x48 [kmemprof_hog]\n"
+		"      204800       25        30 page   kmp_own_a[212]       new_slab+0x2d8/0x454\n"
+		"      131072       16        16 page   [kthreadd]           hog_alloc+0x38/0x48 [kmemprof_hog]\n");
+	/* One site, as stacks and hist match SITE: its function. */
+	assert_int_equal(run(out, sizeof(out), "owners copy_process -H"), 0);
+	assert_string_equal(out,
+		"        LIVE     OBJS    ALLOCS KIND   OWNER                SITE\n"
+		"        3.4K        1         2 slab   my\\x20app[301]       copy_process+0x16c/0x127c <- kernel_clone+0x80/0x330\n");
+	assert_int_equal(run(out, sizeof(out), "owners nosuch"), 1);
+	snprintf(want, sizeof(want), "kmemprof: no owners for 'nosuch' in %s/sys/kernel/debug/kmemprof/owners\n",
+		 root);
+	assert_string_equal(out, want);
+	assert_int_equal(run_out(out, sizeof(out), "owners tracepoint_add_func --json"), 0);
+	assert_string_equal(out,
+		"{\"schema\":1,\"view\":\"owners\",\"off\":false,\"lines\":[\n"
+		"{\"site\":\"tracepoint_add_func+0x12c/0x418\",\"module\":null,\"func\":\"tracepoint_add_func\",\"kind\":\"slab\",\"callers\":[],\"owner\":\"my\\\\x20app[301]\",\"type\":\"task\",\"name\":\"my\\\\x20app\",\"id\":301,\"live_bytes\":256,\"live_objects\":4,\"allocs\":4}\n"
+		"]}\n");
+	assert_int_equal(run_out(out, sizeof(out), "owners alloc_worker --csv"), 0);
+	assert_string_equal(out,
+		"site,module,func,kind,callers,owner,type,name,id,live_bytes,live_objects,allocs\r\n"
+		"alloc_worker+0x38/0x74,,alloc_worker,slab,,[irq],kernel,[irq],,192,1,1\r\n");
+
+	/* top --by owner: summed over the sites, by live bytes. */
+	assert_int_equal(run(out, sizeof(out), "top --by owner"), 0);
+	assert_string_equal(out,
+		"        LIVE     OBJS       AVG    ALLOCS  SITES OWNER\n"
+		"     1253376      153      8192       158      2 kmp_own_a[212]\n"
+		"      786432       96      8192       100      1 kmp_own_b[213]\n"
+		"      131072       16      8192        16      1 [kthreadd]\n"
+		"       65536        8      8192         8      1 [kworker]\n"
+		"        4096        1      4096         1      1 [softirq]\n"
+		"        3648        5       730         6      2 my\\x20app[301]\n"
+		"         192        1       192         1      1 [irq]\n");
+	/* top's options: -n, -H, -s, --kind and the owner's --min-bytes. */
+	assert_int_equal(run(out, sizeof(out), "top --by owner -n 2 -H -s objs --kind slab"), 0);
+	assert_string_equal(out,
+		"        LIVE     OBJS       AVG    ALLOCS  SITES OWNER\n"
+		"        3.6K        5       730         6      2 my\\x20app[301]\n"
+		"         192        1       192         1      1 [irq]\n");
+	assert_int_equal(run(out, sizeof(out), "top --by owner --min-bytes 100K"), 0);
+	assert_string_equal(out,
+		"        LIVE     OBJS       AVG    ALLOCS  SITES OWNER\n"
+		"     1253376      153      8192       158      2 kmp_own_a[212]\n"
+		"      786432       96      8192       100      1 kmp_own_b[213]\n"
+		"      131072       16      8192        16      1 [kthreadd]\n");
+	assert_int_equal(run_out(out, sizeof(out), "top --by owner --json -n 1"), 0);
+	assert_string_equal(out,
+		"{\"schema\":1,\"view\":\"owners\",\"by\":\"owner\",\"off\":false,\"totals\":{\"owners\":7,\"live_bytes\":2244352,\"live_objects\":280},\"owners\":[\n"
+		"{\"owner\":\"kmp_own_a[212]\",\"type\":\"task\",\"live_bytes\":1253376,\"live_objects\":153,\"allocs\":158,\"sites\":2}\n"
+		"]}\n");
+	assert_int_equal(run_out(out, sizeof(out), "top --by owner --csv -n 2"), 0);
+	assert_string_equal(out,
+		"owner,type,live_bytes,live_objects,allocs,sites\r\n"
+		"kmp_own_a[212],task,1253376,153,158,2\r\n"
+		"kmp_own_b[213],task,786432,96,100,1\r\n");
+	/* --by cgroup, on a saved view of owners=cgroup. */
+	snprintf(want, sizeof(want), "top --by cgroup --owners %s/view-owners-cgroup.txt -H",
+		 kp_fixtures);
+	assert_int_equal(run(out, sizeof(out), "%s", want), 0);
+	assert_string_equal(out,
+		"        LIVE     OBJS       AVG    ALLOCS  SITES CGROUP\n"
+		"        256K        2      128K         2      1 [kthreadd]\n"
+		"         65K      110       605       110      2 /kmp-a\n"
+		"         50K      200       256       200      1 /kmp-b\n"
+		"        4.0K        1      4.0K         1      1 cgroup_id:4713\n");
+	assert_int_equal(run(out, sizeof(out), "top --by cgroup"), 2);
+	snprintf(want, sizeof(want), "kmemprof top: --by cgroup: %s/sys/kernel/debug/kmemprof/owners charges processes (owners=task): kmemprof set owners=cgroup, or --by owner\n",
+		 root);
+	assert_string_equal(out, want);
+	assert_int_equal(run(out, sizeof(out), "top --by owner -i x"), 2);
+	assert_string_equal(out, "kmemprof top: --by owner reads the owners view alone (--owners FILE for a saved one): not with -i\n");
+	assert_int_equal(run(out, sizeof(out), "top --by owner -s frag"), 2);
+	assert_string_equal(out, "kmemprof top: -s frag: --by owner sorts by bytes, objs, avg or allocs\n");
+	assert_int_equal(run(out, sizeof(out), "top --by process"), 2);
+	assert_string_equal(out, "kmemprof top: --by process: expected site, owner or cgroup\n");
+
+	/* A malformed line: the file and the line, as for /proc/kmemprof. */
+	write_file("bad", "kmemprof owners - version: 1.0\n# c\n"
+		   "           1        1 f func:f kind:slab owner:a tgid:1 allocs:1\n"
+		   "           1        1 f func:f kind:slab owner:a tgid:x allocs:1\n");
+	assert_int_equal(run(out, sizeof(out), "owners -i bad"), 1);
+	assert_string_equal(out, "kmemprof: bad:4: bad value for tgid:\n");
+	assert_int_equal(run(out, sizeof(out), "top --by owner --owners bad"), 1);
+	assert_string_equal(out, "kmemprof: bad:4: bad value for tgid:\n");
+	/* ... and the live view's in top's series, which read it. */
+	snprintf(want, sizeof(want), "%s/bad", root);
+	snprintf(out, sizeof(out), "%s/sys/kernel/debug/kmemprof/owners", root);
+	assert_int_equal(rename(want, out), 0);
+	snprintf(want, sizeof(want), "kmemprof: %s/sys/kernel/debug/kmemprof/owners:4: bad value for tgid:\n",
+		 root);
+	assert_int_equal(run_err(out, sizeof(out), "top --prometheus --no-resolve"), 1);
+	assert_string_equal(out, want);
+
+	/* Owners off: said, in the tables and in JSON. */
+	write_file("off", "kmemprof owners - version: 1.0\n"
+		   "# owners off: echo task > /proc/sys/kmemprof/owners\n");
+	assert_int_equal(run(out, sizeof(out), "owners -i off"), 0);
+	assert_string_equal(out, "(no owners: owners are off; kmemprof set owners=task, or owners=cgroup)\n");
+	assert_int_equal(run(out, sizeof(out), "top --by owner --owners off"), 0);
+	assert_string_equal(out, "(no owners: owners are off; kmemprof set owners=task, or owners=cgroup)\n");
+	assert_int_equal(run(out, sizeof(out), "top --by owner --owners off --json"), 0);
+	assert_string_equal(out, "{\"schema\":1,\"view\":\"owners\",\"by\":\"owner\",\"off\":true,\"totals\":{\"owners\":0,\"live_bytes\":0,\"live_objects\":0},\"owners\":[]}\n");
+}
+
+/* The owner series: the largest N, the rest in owner="other". */
+static void cli_owner_series(void **state)
+{
+	static char out[1 << 20];
+	char path[512], *p;
+	FILE *f;
+
+	(void)state;
+	/* No owners view: top's series are as they were. */
+	assert_int_equal(run_out(out, sizeof(out), "top --prometheus --no-resolve"), 0);
+	assert_null(strstr(out, "owner"));
+	copy("view-owners.txt", "sys/kernel/debug/kmemprof/owners");
+	assert_int_equal(run_out(out, sizeof(out), "top --prometheus --no-resolve --owner-series 2"), 0);
+	p = strstr(out, "# HELP kmemprof_owners ");
+	assert_non_null(p);
+	assert_string_equal(p,
+		"# HELP kmemprof_owners Owners with live objects in the owners view.\n"
+		"# TYPE kmemprof_owners gauge\n"
+		"kmemprof_owners{source=\"kmemprof\"} 7\n"
+		"# HELP kmemprof_owner_live_bytes Bytes allocated for the owner (a process, a cgroup, a kernel thread) and not yet freed, over every call site; the largest owners, the rest summed as owner other.\n"
+		"# TYPE kmemprof_owner_live_bytes gauge\n"
+		"kmemprof_owner_live_bytes{source=\"kmemprof\",owner=\"kmp_own_a[212]\"} 1253376\n"
+		"kmemprof_owner_live_bytes{source=\"kmemprof\",owner=\"kmp_own_b[213]\"} 786432\n"
+		"kmemprof_owner_live_bytes{source=\"kmemprof\",owner=\"other\"} 204544\n"
+		"# HELP kmemprof_owner_live_objects Objects allocated for the owner and not yet freed, over every call site; the largest owners, the rest summed as owner other.\n"
+		"# TYPE kmemprof_owner_live_objects gauge\n"
+		"kmemprof_owner_live_objects{source=\"kmemprof\",owner=\"kmp_own_a[212]\"} 153\n"
+		"kmemprof_owner_live_objects{source=\"kmemprof\",owner=\"kmp_own_b[213]\"} 96\n"
+		"kmemprof_owner_live_objects{source=\"kmemprof\",owner=\"other\"} 31\n");
+	/* The default: 20, so every owner here; other is 0. */
+	assert_int_equal(run_out(out, sizeof(out), "top --by owner --openmetrics --source n1"), 0);
+	assert_non_null(strstr(out, "\nkmemprof_owner_live_bytes{source=\"n1\",owner=\"[irq]\"} 192\nkmemprof_owner_live_bytes{source=\"n1\",owner=\"other\"} 0\n# HELP kmemprof_owner_live_objects "));
+	assert_non_null(strstr(out, "# UNIT kmemprof_owner_live_bytes bytes\n"));
+	p = strstr(out, "# EOF\n");
+	assert_non_null(p);
+	assert_int_equal(p[6], '\0');
+	/* watch's textfile: the same series, at each refresh. */
+	assert_int_equal(run(out, sizeof(out), "watch -c 1 --prometheus-file w.prom --owner-series 1 > /dev/null"), 0);
+	snprintf(path, sizeof(path), "%s/w.prom", root);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	out[fread(out, 1, sizeof(out) - 1, f)] = '\0';
+	fclose(f);
+	assert_non_null(strstr(out, "\n# TYPE kmemprof_owner_live_bytes gauge\n"
+		"kmemprof_owner_live_bytes{source=\"kmemprof\",owner=\"kmp_own_a[212]\"} 1253376\n"
+		"kmemprof_owner_live_bytes{source=\"kmemprof\",owner=\"other\"} 990976\n#"));
+}
+
 const struct CMUnitTest kp_cli_tests[] = {
 	cmocka_unit_test_setup_teardown(knob_writes, setup, teardown),
 	cmocka_unit_test_setup_teardown(knob_messages, setup, teardown),
@@ -789,6 +957,8 @@ const struct CMUnitTest kp_cli_tests[] = {
 	cmocka_unit_test_setup_teardown(cli_diff_machine, setup, teardown),
 	cmocka_unit_test_setup_teardown(cli_no_traps, setup, teardown),
 	cmocka_unit_test_setup_teardown(cli_views_json, setup, teardown),
+	cmocka_unit_test_setup_teardown(cli_owners, setup, teardown),
+	cmocka_unit_test_setup_teardown(cli_owner_series, setup, teardown),
 };
 
 const size_t kp_cli_ntests = sizeof(kp_cli_tests) / sizeof(kp_cli_tests[0]);

@@ -361,7 +361,7 @@ static void pprof_sites(void **state)
 	(void)state;
 	load("kmemprof-6.12.txt", &p);
 	tmp_path(path, sizeof(path), "p.pb.gz");
-	assert_int_equal(kp_out_pprof(path, &p, NULL, 0600, err, sizeof(err)), 0);
+	assert_int_equal(kp_out_pprof(path, &p, NULL, NULL, 0600, err, sizeof(err)), 0);
 	decoded_is("p.pb.gz", "| grep -c '^sample {'", "138\n");
 	/* The sample types, in order, and the string table's "" first. */
 	decoded_is("p.pb.gz", "| grep -A3 '^sample_type' | tr -d ' \\n'",
@@ -413,7 +413,7 @@ static void pprof_stacks(void **state)
 		sum[3] += s->bytes;
 	}
 	tmp_path(path, sizeof(path), "s.pb.gz");
-	assert_int_equal(kp_out_pprof(path, &p, &st, 0600, err, sizeof(err)), 0);
+	assert_int_equal(kp_out_pprof(path, &p, &st, NULL, 0600, err, sizeof(err)), 0);
 	/* Split by stack, the values still add up to the profile's. */
 	snprintf(out, sizeof(out), "%lld %lld %lld %lld\n", sum[0], sum[1],
 		 sum[2], sum[3]);
@@ -436,6 +436,58 @@ static void pprof_stacks(void **state)
 #endif
 }
 
+/*
+ * With the owners view: each site split by owner, labelled owner, what no
+ * line holds unlabelled; the sums are still the profile's. The owner
+ * line of copy_process+0x16c has a caller: the profile's has none, so
+ * it is another tag, and labels nothing.
+ */
+static void pprof_owners(void **state)
+{
+#ifdef KP_HAVE_PPROF
+	/* inuse_objects and inuse_space per owner label, and unlabelled. */
+	static const char by_owner[] =
+		"| awk '/^string_table:/ {st[ns++]=$2} /^sample \\{/ {n++; i=0} /^  value:/ {v[n,i++]=$2} /^    key:/ {k=$2} /^    str:/ {s[n,k]=$2} END {for (j = 1; j <= n; j++) {o=\"-\"; for (x = 0; x < ns; x++) if (st[x] == \"\\\"owner\\\"\" && (j SUBSEP x) in s) o=st[s[j,x]]; a[o]+=v[j,2]; b[o]+=v[j,3]} for (o in a) print o, a[o], b[o]}' | sort";
+	struct kp_profile p;
+	struct kp_owners ow;
+	char err[256], path[512];
+	FILE *f;
+
+	(void)state;
+	load("snap-b.txt", &p);
+	snprintf(path, sizeof(path), "%s/view-owners.txt", fixtures);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_int_equal(kp_parse_owners(f, "view-owners.txt", &ow, err,
+					 sizeof(err)), 0);
+	fclose(f);
+	tmp_path(path, sizeof(path), "o.pb.gz");
+	assert_int_equal(kp_out_pprof(path, &p, NULL, &ow, 0600, err,
+				      sizeof(err)), 0);
+	decoded_is("o.pb.gz", sums_awk, "38739 72209456 704 2795664\n");
+	decoded_is("o.pb.gz", by_owner,
+		   "\"[irq]\" 1 192\n"
+		   "\"[kthreadd]\" 16 131072\n"
+		   "\"[kworker]\" 8 65536\n"
+		   "\"[softirq]\" 1 4096\n"
+		   "\"kmp_own_a[212]\" 153 1253376\n"
+		   "\"kmp_own_b[213]\" 96 786432\n"
+		   "\"my\\\\x20app[301]\" 4 256\n"
+		   "- 425 554704\n");
+	/* hog_alloc: three owners and the rest, the site's values in all. */
+	frames_are("o.pb.gz", "hog_alloc",
+		   "\"hog_alloc\"< 128 1048576 128 1048576\n"
+		   "\"hog_alloc\"< 100 819200 96 786432\n"
+		   "\"hog_alloc\"< 16 131072 16 131072\n"
+		   "\"hog_alloc\"< 12 98304 16 131072\n");
+	kp_owners_free(&ow);
+	kp_free(&p);
+#else
+	(void)state;
+	skip();
+#endif
+}
+
 /* pprof's strings are proto3 strings: valid UTF-8, 0xff as U+FFFD. */
 static void pprof_escaping(void **state)
 {
@@ -446,7 +498,7 @@ static void pprof_escaping(void **state)
 	(void)state;
 	load_str(hostile, &p);
 	tmp_path(path, sizeof(path), "h.pb.gz");
-	assert_int_equal(kp_out_pprof(path, &p, NULL, 0600, err, sizeof(err)), 0);
+	assert_int_equal(kp_out_pprof(path, &p, NULL, NULL, 0600, err, sizeof(err)), 0);
 	/* protoc prints a string's bytes past ASCII in octal. */
 	decoded_is("h.pb.gz", "| grep 'string_table: .we'",
 		   "string_table: \"we\\\"ird\\\\x,<&>\\303\\251\\342\\202\\254\\357\\277\\275\\001\"\n");
@@ -466,7 +518,7 @@ static void pprof_errors(void **state)
 	(void)state;
 	load("allocinfo-1.0.txt", &p);
 	tmp_path(path, sizeof(path), "no/such/dir/p.pb.gz");
-	ret = kp_out_pprof(path, &p, NULL, 0600, err, sizeof(err));
+	ret = kp_out_pprof(path, &p, NULL, NULL, 0600, err, sizeof(err));
 #ifdef KP_HAVE_PPROF
 	assert_int_equal(ret, -ENOENT);
 	has(err, "cannot write");
@@ -942,6 +994,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(om_escaping),
 		cmocka_unit_test(pprof_sites),
 		cmocka_unit_test(pprof_stacks),
+		cmocka_unit_test(pprof_owners),
 		cmocka_unit_test(pprof_escaping),
 		cmocka_unit_test(pprof_errors),
 		cmocka_unit_test(plot_top),

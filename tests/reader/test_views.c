@@ -258,7 +258,7 @@ static void stacks_view(void **state)
 }
 
 /* Each broken form of each view, and the exact message. */
-enum view { V_HIST, V_AGES, V_LEAKS, V_STATS, V_CPUS, V_STACKS };
+enum view { V_HIST, V_AGES, V_LEAKS, V_STATS, V_CPUS, V_STACKS, V_OWNERS };
 
 static const struct {
 	enum view v;
@@ -324,8 +324,173 @@ static const struct {
 	{ V_STACKS, "kmemprof stacks - version: 1.0\nf func:f kind:slab allocs:x\n",
 	  "in:2: bad value for allocs:" },
 	{ V_STACKS, "kmemprof stacks - version: 1.0\nf func:f stacks:1\n",
+	  "in:2: no kind:" },	{ V_OWNERS, "kmemprof owners - version: 2.0\n",
+	  "in:1: unknown version 2.0" },
+	{ V_OWNERS, "kmemprof stacks - version: 1.0\n",
+	  "in:1: not a kmemprof owners view" },
+	{ V_OWNERS, "kmemprof owners - version: 1.0\nx 1 f func:f kind:slab owner:a tgid:1 allocs:1\n",
+	  "in:2: bad live bytes" },
+	{ V_OWNERS, "kmemprof owners - version: 1.0\n1 -1 f func:f kind:slab owner:a tgid:1 allocs:1\n",
+	  "in:2: bad object count" },
+	{ V_OWNERS, "kmemprof owners - version: 1.0\n1 1 f func:f kind:slab allocs:1\n",
+	  "in:2: no owner: or cgroup:" },
+	{ V_OWNERS, "kmemprof owners - version: 1.0\n1 1 f func:f kind:slab owner: tgid:1 allocs:1\n",
+	  "in:2: bad owner:" },
+	{ V_OWNERS, "kmemprof owners - version: 1.0\n1 1 f func:f kind:slab cgroup: cgroup_id:1 allocs:1\n",
+	  "in:2: bad cgroup:" },
+	{ V_OWNERS, "kmemprof owners - version: 1.0\n1 1 f func:f kind:slab owner:a allocs:1\n",
+	  "in:2: owner: with neither tgid: nor [name]" },
+	{ V_OWNERS, "kmemprof owners - version: 1.0\n1 1 f func:f kind:slab owner:a tgid:x allocs:1\n",
+	  "in:2: bad value for tgid:" },
+	{ V_OWNERS, "kmemprof owners - version: 1.0\n1 1 f func:f kind:slab owner:a tgid:1 tgid:2 allocs:1\n",
+	  "in:2: more than one tgid:" },
+	{ V_OWNERS, "kmemprof owners - version: 1.0\n1 1 f func:f kind:slab cgroup:/a tgid:1 allocs:1\n",
+	  "in:2: tgid: without owner:" },
+	{ V_OWNERS, "kmemprof owners - version: 1.0\n1 1 f func:f kind:slab cgroup:/a allocs:1\n",
+	  "in:2: no cgroup_id:" },
+	{ V_OWNERS, "kmemprof owners - version: 1.0\n1 1 f func:f kind:slab cgroup:/a cgroup_id:-4 allocs:1\n",
+	  "in:2: bad value for cgroup_id:" },
+	{ V_OWNERS, "kmemprof owners - version: 1.0\n1 1 f func:f kind:slab owner:a tgid:1 cgroup_id:4 allocs:1\n",
+	  "in:2: cgroup_id: without cgroup:" },
+	{ V_OWNERS, "kmemprof owners - version: 1.0\n1 1 f func:f kind:slab owner:a tgid:1 cgroup:/a cgroup_id:4 allocs:1\n",
+	  "in:2: more than one owner" },
+	{ V_OWNERS, "kmemprof owners - version: 1.0\n1 1 f func:f kind:slab owner:a tgid:1\n",
+	  "in:2: no allocs:" },
+	{ V_OWNERS, "kmemprof owners - version: 1.0\n1 1 f func:f kind:slab owner:a tgid:1 allocs:1x\n",
+	  "in:2: bad value for allocs:" },
+	{ V_OWNERS, "kmemprof owners - version: 1.0\n1 1 f func:f kind:slab owner:a tgid:1 allocs:1 caller:\n",
+	  "in:2: bad caller:" },
+	{ V_OWNERS, "kmemprof owners - version: 1.0\n1 1 f func:f kind:slab owner:a tgid:1 allocs:1 junk\n",
+	  "in:2: expected key:value" },
+	{ V_OWNERS, "kmemprof owners - version: 1.0\n1 1 f func:f owner:a tgid:1 allocs:1\n",
 	  "in:2: no kind:" },
+	{ V_OWNERS, "kmemprof owners - version: 1.0\n# c\n1 1 f func:f kind:slab owner:[kthreadd] allocs:1\n2 1 f func:f kind:page owner:[k allocs:1\n",
+	  "in:4: owner: with neither tgid: nor [name]" },
 };
+
+/* owners: the layout of module/debugfs.c's owners_show(), task and cgroup */
+static void owners_view(void **state)
+{
+	static const char off[] =
+		"kmemprof owners - version: 1.0\n"
+		"# owners off: echo task > /proc/sys/kmemprof/owners\n";
+	const struct kp_oline *l;
+	struct kp_owners o;
+	char err[256];
+	FILE *f;
+
+	(void)state;
+	f = fixture("view-owners.txt");
+	assert_int_equal(kp_parse_owners(f, "view-owners.txt", &o, err,
+					 sizeof(err)), 0);
+	fclose(f);
+	assert_int_equal(o.n, 9);
+	assert_false(o.off);
+	assert_true(o.task);
+	assert_false(o.cgroup);
+	l = &o.v[0];
+	assert_string_equal(l->tag.site, "hog_alloc+0x38/0x48");
+	assert_string_equal(l->tag.module, "kmemprof_hog");
+	assert_string_equal(l->tag.func, "hog_alloc");
+	assert_string_equal(l->tag.kind, "page");
+	assert_int_equal(l->tag.bytes, 1048576);
+	assert_int_equal(l->tag.objs, 128);
+	assert_int_equal(l->tag.allocs, 128);
+	assert_int_equal(l->tag.frees, -1);
+	assert_int_equal(l->type, KP_OWN_TASK);
+	assert_string_equal(l->name, "kmp_own_a");
+	assert_int_equal(l->id, 212);
+	assert_string_equal(l->owner, "kmp_own_a[212]");
+	l = &o.v[2];
+	assert_int_equal(l->type, KP_OWN_KERNEL);
+	assert_string_equal(l->name, "[kthreadd]");
+	assert_int_equal(l->id, -1);
+	assert_string_equal(l->owner, "[kthreadd]");
+	/* A caller: after allocs:, and an escaped comm kept as it is. */
+	l = &o.v[6];
+	assert_string_equal(l->tag.callers, "kernel_clone+0x80/0x330");
+	assert_string_equal(l->name, "my\\x20app");
+	assert_string_equal(l->owner, "my\\x20app[301]");
+	assert_int_equal(l->tag.allocs, 2);
+	kp_owners_free(&o);
+
+	f = fixture("view-owners-cgroup.txt");
+	assert_int_equal(kp_parse_owners(f, "c", &o, err, sizeof(err)), 0);
+	fclose(f);
+	assert_int_equal(o.n, 5);
+	assert_false(o.task);
+	assert_true(o.cgroup);
+	assert_int_equal(o.v[0].type, KP_OWN_CGROUP);
+	assert_string_equal(o.v[0].name, "/kmp-a");
+	assert_int_equal(o.v[0].id, 4711);
+	assert_string_equal(o.v[0].owner, "/kmp-a");
+	/* A group gone before the kernel made its path. */
+	assert_string_equal(o.v[3].name, "?");
+	assert_string_equal(o.v[3].owner, "cgroup_id:4713");
+	assert_int_equal(o.v[4].type, KP_OWN_KERNEL);
+	kp_owners_free(&o);
+
+	f = text(off);
+	assert_int_equal(kp_parse_owners(f, "off", &o, err, sizeof(err)), 0);
+	fclose(f);
+	assert_int_equal(o.n, 0);
+	assert_true(o.off);
+	kp_owners_free(&o);
+}
+
+/* The lines summed per owner, by live bytes, and by the other keys. */
+static void owner_sums(void **state)
+{
+	static const struct kp_keys by_objs = { { KP_OBJS }, 1 };
+	static const struct kp_keys by_avg = { { KP_AVG }, 1 };
+	struct kp_osum *v;
+	struct kp_owners o;
+	char err[256], got[1024];
+	bool keep[9];
+	size_t i, n, k = 0;
+	FILE *f;
+
+	(void)state;
+	f = fixture("view-owners.txt");
+	assert_int_equal(kp_parse_owners(f, "o", &o, err, sizeof(err)), 0);
+	fclose(f);
+	assert_int_equal(kp_owner_sums(&o, NULL, &v, &n), 0);
+	for (i = 0; i < n; i++)
+		k += (size_t)snprintf(got + k, sizeof(got) - k,
+				      "%s %s %lld %lld %lld %zu\n", v[i].owner,
+				      kp_owner_type_name(v[i].type),
+				      (long long)v[i].bytes,
+				      (long long)v[i].objs,
+				      (long long)v[i].allocs, v[i].lines);
+	assert_string_equal(got,
+		"kmp_own_a[212] task 1253376 153 158 2\n"
+		"kmp_own_b[213] task 786432 96 100 1\n"
+		"[kthreadd] kernel 131072 16 16 1\n"
+		"[kworker] kernel 65536 8 8 1\n"
+		"[softirq] kernel 4096 1 1 1\n"
+		"my\\x20app[301] task 3648 5 6 2\n"
+		"[irq] kernel 192 1 1 1\n");
+	kp_osums_sort(v, n, &by_objs);
+	assert_string_equal(v[0].owner, "kmp_own_a[212]");
+	assert_string_equal(v[4].owner, "my\\x20app[301]");
+	/* Ties by name: [irq] and [softirq] have one object each. */
+	assert_string_equal(v[5].owner, "[irq]");
+	assert_string_equal(v[6].owner, "[softirq]");
+	kp_osums_sort(v, n, &by_avg);
+	assert_string_equal(v[4].owner, "[softirq]");
+	assert_string_equal(v[5].owner, "my\\x20app[301]");
+	free(v);
+	/* Only the slab lines. */
+	for (i = 0; i < o.n; i++)
+		keep[i] = !strcmp(o.v[i].tag.kind, "slab");
+	assert_int_equal(kp_owner_sums(&o, keep, &v, &n), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(v[0].owner, "my\\x20app[301]");
+	assert_int_equal(v[0].bytes, 3648);
+	assert_string_equal(v[1].owner, "[irq]");
+	free(v);
+	kp_owners_free(&o);
+}
 
 static int parse_view(enum view v, FILE *f, char *err, size_t len)
 {
@@ -335,6 +500,7 @@ static int parse_view(enum view v, FILE *f, char *err, size_t len)
 	struct kp_stats s;
 	struct kp_cpus c;
 	struct kp_stacks st;
+	struct kp_owners o;
 	int rc;
 
 	switch (v) {
@@ -362,6 +528,11 @@ static int parse_view(enum view v, FILE *f, char *err, size_t len)
 		rc = kp_parse_cpus(f, "in", &c, err, len);
 		if (!rc)
 			kp_cpus_free(&c);
+		return rc;
+	case V_OWNERS:
+		rc = kp_parse_owners(f, "in", &o, err, len);
+		if (!rc)
+			kp_owners_free(&o);
 		return rc;
 	case V_STACKS:
 	default:
@@ -768,6 +939,8 @@ const struct CMUnitTest kp_view_tests[] = {
 	cmocka_unit_test(stats_view),
 	cmocka_unit_test(cpus_view),
 	cmocka_unit_test(stacks_view),
+	cmocka_unit_test(owners_view),
+	cmocka_unit_test(owner_sums),
 	cmocka_unit_test(views_with_knobs_off),
 	cmocka_unit_test(views_refuse_broken_input),
 	cmocka_unit_test(views_refuse_nul_bytes),

@@ -40,7 +40,8 @@ static int diff_machine(const struct kp_diff *d, const struct kp_opts *o)
 		s->total = d->v[i].total;
 		s->req = -1;
 	}
-	rc = kp_emit(o, &g, kp_series(o) ? kp_machine_sites(o, g.n) : 0);
+	rc = kp_emit(o, &g, kp_series(o) ? kp_machine_sites(o, g.n) : 0,
+		     NULL);
 	free(g.sites);
 	return rc;
 }

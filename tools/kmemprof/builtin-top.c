@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "jsonstr.h"
 #include "util.h"
 #include "viewcmd.h"
 #ifdef KP_HAVE_OUTPUTS
@@ -194,6 +195,144 @@ static void print_top(const struct kp_profile *p, const struct kp_opts *o)
 	kp_ob_flush(&ob);
 }
 
+/*
+ * top --by owner|cgroup: the owners view's lines summed per owner, over
+ * the sites that pass --kind, --module and --func; --min-bytes is the
+ * owner's.
+ */
+static void print_owners(const struct kp_owner_data *d, size_t n,
+			 const struct kp_opts *o)
+{
+	char b[32], avg[32];
+	size_t i;
+
+	printf("%12s %8s %9s %9s %6s %s\n", "LIVE", "OBJS", "AVG", "ALLOCS",
+	       "SITES", o->by == KP_BY_CGROUP ? "CGROUP" : "OWNER");
+	for (i = 0; i < n; i++) {
+		const struct kp_osum *s = &d->sums[i];
+
+		kp_cell(s->bytes, o->human, b, sizeof(b));
+		kp_cell(s->objs > 0 ? kp_ratio_round(s->bytes, s->objs, 1) : -1,
+			o->human, avg, sizeof(avg));
+		printf("%12s %8" PRId64 " %9s %9" PRId64 " %6zu %s\n", b,
+		       s->objs, avg, s->allocs, s->lines, s->owner);
+	}
+}
+
+static int owners_json(const struct kp_owner_data *d, size_t n,
+		       const struct kp_opts *o)
+{
+	int64_t live = 0, objs = 0;
+	size_t i;
+
+	for (i = 0; i < d->nsums; i++) {
+		live += d->sums[i].bytes;
+		objs += d->sums[i].objs;
+	}
+	kp_view_json_begin("owners");
+	printf(",\"by\":\"%s\",\"off\":%s,\"totals\":{\"owners\":%zu,"
+	       "\"live_bytes\":%" PRId64 ",\"live_objects\":%" PRId64
+	       "},\"owners\":[", o->by == KP_BY_CGROUP ? "cgroup" : "owner",
+	       d->on ? "false" : "true", d->nsums, live, objs);
+	for (i = 0; i < n; i++) {
+		const struct kp_osum *s = &d->sums[i];
+
+		fputs(i ? ",\n{\"owner\":" : "\n{\"owner\":", stdout);
+		kp_json_str(stdout, s->owner);
+		printf(",\"type\":\"%s\",\"live_bytes\":%" PRId64
+		       ",\"live_objects\":%" PRId64 ",\"allocs\":%" PRId64
+		       ",\"sites\":%zu}", kp_owner_type_name(s->type), s->bytes,
+		       s->objs, s->allocs, s->lines);
+	}
+	fputs(n ? "\n]" : "]", stdout);
+	return kp_view_json_end();
+}
+
+/* --prometheus, --openmetrics: the owners' gauges alone. */
+static int owner_series(const struct kp_opts *o,
+			const struct kp_owner_data *d)
+{
+#ifdef KP_HAVE_OUTPUTS
+	struct kp_metrics_opts mo = {
+		.source = o->source, .openmetrics = o->openmetrics,
+		.owners_on = d->on, .owners = d->sums, .nowners = d->nsums,
+		.owners_max = kp_owner_series(o),
+	};
+
+	return kp_out_owner_metrics(stdout, &mo) ? 1 : 0;
+#else
+	(void)o;
+	(void)d;
+	return kp_no_outputs();
+#endif
+}
+
+static int by_owner(struct kp_opts *o)
+{
+	struct kp_opts vo = *o;
+	struct kp_owner_data d;
+	char path[512];
+	size_t i, kept, n;
+	int rc = 1;
+
+	if (!vo.owners)
+		vo.owners = kp_path(DEBUGFS "/owners", path, sizeof(path));
+	if (kp_owner_data_load(&vo, false, &d))
+		return 1;
+	if (o->by == KP_BY_CGROUP && d.ow.task) {
+		kp_err("--by cgroup: %s charges processes (owners=task): kmemprof set owners=cgroup, or --by owner",
+		       vo.owners);
+		rc = 2;
+		goto out;
+	}
+	if (kp_owner_data_sum(o, &d))
+		goto out;
+	for (i = 0, kept = 0; i < d.nsums; i++)
+		if (d.sums[i].bytes >= o->filter.min_bytes)
+			d.sums[kept++] = d.sums[i];
+	d.nsums = kept;
+	kp_osums_sort(d.sums, d.nsums, &o->keys);
+	n = d.nsums;
+	if (kp_series(o)) {
+		/* The series are of the owners with the most live bytes. */
+		kp_osums_sort(d.sums, d.nsums, NULL);
+		rc = owner_series(o, &d);
+		goto out;
+	}
+	/* Tables: -n (20); the other outputs: all, unless -n is given. */
+	if ((!kp_machine(o) || o->n_set) && o->n && (size_t)o->n < n)
+		n = (size_t)o->n;
+	if (o->json) {
+		rc = owners_json(&d, n, o);
+		goto out;
+	}
+	if (o->csv) {
+#ifdef KP_HAVE_OUTPUTS
+		fputs("owner,type,live_bytes,live_objects,allocs,sites\r\n",
+		      stdout);
+		for (i = 0; i < n; i++) {
+			kp_csv_str(stdout, d.sums[i].owner);
+			printf(",%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%zu\r\n",
+			       kp_owner_type_name(d.sums[i].type),
+			       d.sums[i].bytes, d.sums[i].objs,
+			       d.sums[i].allocs, d.sums[i].lines);
+		}
+		rc = fflush(stdout) || ferror(stdout) ? 1 : 0;
+#else
+		rc = kp_no_outputs();
+#endif
+		goto out;
+	}
+	rc = 0;
+	if (!n)
+		fputs(kp_owners_none(&d.ow), stdout);
+	else
+		print_owners(&d, n, o);
+out:
+	kp_owner_data_free(&d);
+	return rc;
+}
+
 static int run(struct kp_opts *o)
 {
 	bool rate = kp_keys_has(&o->keys, KP_RATE);
@@ -202,6 +341,8 @@ static int run(struct kp_opts *o)
 	double t0 = 0;
 	int rc = 1;
 
+	if (o->by != KP_BY_SITE)
+		return by_owner(o);
 	if (rate && !o->since && o->input) {
 		kp_err("--sort rate needs two reads: the live file, or --since A.snap -i B.snap");
 		return 2;
@@ -273,7 +414,15 @@ static int run(struct kp_opts *o)
 	}
 	/* Every site, unless -n says otherwise; series have a guard. */
 	if (kp_series(o)) {
-		rc = kp_emit(o, &p, kp_machine_sites(o, p.n));
+		struct kp_owner_data od;
+
+		if (kp_owner_data_load(o, !o->input, &od) ||
+		    (od.on && kp_owner_data_sum(o, &od))) {
+			kp_owner_data_free(&od);
+			goto out;
+		}
+		rc = kp_emit(o, &p, kp_machine_sites(o, p.n), &od);
+		kp_owner_data_free(&od);
 		goto out;
 	}
 	if (kp_machine_sites(o, p.n) < p.n) {
@@ -284,12 +433,13 @@ static int run(struct kp_opts *o)
 		p.n = (size_t)o->n;
 	}
 	if (!o->pprof) {
-		rc = kp_emit(o, &p, 0);
+		rc = kp_emit(o, &p, 0, NULL);
 		goto out;
 	}
 #ifdef KP_HAVE_OUTPUTS
 	{
 		struct kp_stacks st, *stp = NULL;
+		struct kp_owner_data od;
 		struct kp_redactor red;
 		char err[512], sp[512];
 		FILE *in;
@@ -309,14 +459,23 @@ static int run(struct kp_opts *o)
 				fprintf(stderr, "kmemprof: %s\n", err);
 			goto out;
 		}
+		/* The owners view, for the samples' owner labels. */
+		if (kp_owner_data_load(o, !o->input, &od)) {
+			if (stp)
+				kp_stacks_free(stp);
+			goto out;
+		}
 		/* A profile leaves the machine: no address in it. */
 		kp_redactor_init(&red);
 		kp_redact_profile(&red, &p);
 		if (stp)
 			kp_redact_stacks(&red, stp);
+		if (od.on)
+			kp_redact_owners(&red, &od.ow);
 		kp_redactor_destroy(&red);
-		rc = kp_out_pprof(o->pprof, &p, stp, kp_mode(o), err,
-				  sizeof(err));
+		rc = kp_out_pprof(o->pprof, &p, stp, od.on ? &od.ow : NULL,
+				  kp_mode(o), err, sizeof(err));
+		kp_owner_data_free(&od);
 		if (rc)
 			fprintf(stderr, "kmemprof: --pprof %s: %s\n", o->pprof,
 				err);
@@ -354,6 +513,29 @@ static int set_pprof(struct kp_opts *o, const char *arg)
 	return 0;
 }
 
+static int set_by(struct kp_opts *o, const char *arg)
+{
+	if (!strcmp(arg, "site")) {
+		o->by = KP_BY_SITE;
+	} else if (!strcmp(arg, "owner")) {
+		o->by = KP_BY_OWNER;
+	} else if (!strcmp(arg, "cgroup")) {
+		o->by = KP_BY_CGROUP;
+	} else {
+		kp_err("--by %s: expected site, owner or cgroup", arg);
+		return 2;
+	}
+	return 0;
+}
+
+static const struct kp_option opt_by = {
+	"by", 1, 0, "WHAT",
+	"site (the default); owner or cgroup: the owners view's lines summed "
+	"per owner (a process, or a cgroup with owners=cgroup) over the sites "
+	"(--owners FILE: a saved view), by live bytes",
+	set_by,
+};
+
 static const struct kp_option opt_since = {
 	"since", 1, 0, "FILE",
 	"--sort rate: the earlier snapshot (rates to -i FILE or now)",
@@ -384,6 +566,24 @@ static int check(struct kp_opts *o)
 		kp_err("--stacks is for --pprof");
 		return 2;
 	}
+	if (o->by != KP_BY_SITE) {
+		const char *by = o->by == KP_BY_CGROUP ? "cgroup" : "owner";
+		size_t i;
+
+		if (o->input || o->since || o->ages || o->pprof) {
+			kp_err("--by %s reads the owners view alone (--owners FILE for a saved one): not with %s",
+			       by, o->input ? "-i" : o->since ? "--since" :
+			       o->ages ? "--ages" : "--pprof");
+			return 2;
+		}
+		for (i = 0; i < o->keys.n; i++)
+			if (o->keys.k[i] != KP_BYTES && o->keys.k[i] != KP_OBJS &&
+			    o->keys.k[i] != KP_AVG && o->keys.k[i] != KP_ALLOCS) {
+				kp_err("-s %s: --by %s sorts by bytes, objs, avg or allocs",
+				       kp_key_name(o->keys.k[i]), by);
+				return 2;
+			}
+	}
 	return 0;
 }
 
@@ -394,7 +594,8 @@ const struct kp_cmd kp_cmd_top = {
 		&kp_opt_lines, &kp_opt_human, &kp_opt_kind, &kp_opt_module,
 		&kp_opt_func, &kp_opt_min_bytes, &kp_opt_json, &kp_opt_csv,
 		&kp_opt_prometheus, &kp_opt_openmetrics, &kp_opt_source,
-		&opt_pprof, &kp_opt_stacks, &kp_opt_file_mode, &kp_opt_resolve,
+		&opt_pprof, &kp_opt_stacks, &opt_by, &kp_opt_owners,
+		&kp_opt_owner_series, &kp_opt_file_mode, &kp_opt_resolve,
 		&kp_opt_no_resolve, NULL,
 	},
 	.check = check, .run = run,

@@ -174,6 +174,7 @@ static int prom_file(const struct kp_opts *o, const char *src, char *text,
 {
 #ifdef KP_HAVE_OUTPUTS
 	struct kp_metrics_opts mo = { .source = o->source };
+	struct kp_owner_data od;
 	struct kp_outfile of;
 	struct kp_profile p;
 	char err[4200];
@@ -199,13 +200,28 @@ static int prom_file(const struct kp_opts *o, const char *src, char *text,
 		return -1;
 	}
 	kp_redact_profile(r, &p);
+	/* The owners' series: the owners view at this refresh. */
+	if (kp_owner_data_load(o, !o->input, &od) ||
+	    (od.on && kp_owner_data_sum(o, &od))) {
+		kp_owner_data_free(&od);
+		kp_free(&p);
+		return -1;
+	}
+	if (od.on) {
+		mo.owners_on = true;
+		mo.owners = od.sums;
+		mo.nowners = od.nsums;
+		mo.owners_max = kp_owner_series(o);
+	}
 	if (kp_outfile_open(&of, o->prom_file, kp_mode(o), err,
 			    sizeof(err))) {
 		fprintf(stderr, "kmemprof: --prometheus-file %s\n", err);
+		kp_owner_data_free(&od);
 		kp_free(&p);
 		return -1;
 	}
 	rc = kp_out_metrics(of.f, &p, &mo);
+	kp_owner_data_free(&od);
 	kp_free(&p);
 	if (kp_outfile_close(&of, !rc, true, err, sizeof(err))) {
 		if (rc)
@@ -380,7 +396,8 @@ const struct kp_cmd kp_cmd_watch = {
 		&kp_opt_input, &opt_count, &opt_record, &kp_opt_sort,
 		&opt_delay, &opt_lines, &kp_opt_human, &kp_opt_kind,
 		&kp_opt_module, &kp_opt_func, &kp_opt_min_bytes,
-		&kp_opt_source, &opt_prom_file, &kp_opt_file_mode, NULL,
+		&kp_opt_source, &opt_prom_file, &kp_opt_owners,
+		&kp_opt_owner_series, &kp_opt_file_mode, NULL,
 	},
 	.run = run,
 };

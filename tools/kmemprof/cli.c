@@ -398,8 +398,76 @@ size_t kp_machine_sites(const struct kp_opts *o, size_t n)
 	return max;
 }
 
+int kp_owner_data_load(const struct kp_opts *o, bool live,
+		       struct kp_owner_data *d)
+{
+	char path[512], err[512];
+	FILE *in;
+	int rc;
+
+	memset(d, 0, sizeof(*d));
+	if (o->owners)
+		snprintf(path, sizeof(path), "%s", o->owners);
+	else if (live)
+		kp_path(DEBUGFS "/owners", path, sizeof(path));
+	else
+		return 0;
+	/* The live view is there only with a module that has it. */
+	in = o->owners ? kp_open(path) : fopen(path, "r");
+	if (!in)
+		return o->owners ? -1 : 0;
+	rc = kp_parse_owners(in, path, &d->ow, err, sizeof(err));
+	fclose(in);
+	if (rc) {
+		fprintf(stderr, "kmemprof: %s\n", err);
+		return -1;
+	}
+	d->on = !d->ow.off;
+	return 0;
+}
+
+int kp_owner_data_sum(const struct kp_opts *o, struct kp_owner_data *d)
+{
+	struct kp_filter f = o->filter;
+	bool *keep = calloc(d->ow.n + 1, sizeof(*keep));
+	char err[512];
+	int rc = -1;
+
+	f.min_bytes = 0;	/* a site's threshold, not a line's */
+	free(d->sums);
+	d->sums = NULL;
+	d->nsums = 0;
+	if (!keep) {
+		fprintf(stderr, "kmemprof: out of memory\n");
+		return -1;
+	}
+	if (kp_filter_keep(d->ow.n ? &d->ow.v[0].tag : NULL, d->ow.n,
+			   sizeof(*d->ow.v), &f, keep, err, sizeof(err)))
+		fprintf(stderr, "kmemprof: %s\n", err);
+	else if (kp_owner_sums(&d->ow, keep, &d->sums, &d->nsums))
+		fprintf(stderr, "kmemprof: out of memory\n");
+	else
+		rc = 0;
+	free(keep);
+	return rc;
+}
+
+void kp_owner_data_free(struct kp_owner_data *d)
+{
+	kp_owners_free(&d->ow);
+	free(d->sums);
+	memset(d, 0, sizeof(*d));
+}
+
+size_t kp_owner_series(const struct kp_opts *o)
+{
+	return o->owner_series_set ? (size_t)o->owner_series :
+	       KP_OWNER_SERIES;
+}
+
 #ifdef KP_HAVE_OUTPUTS
-int kp_emit(const struct kp_opts *o, struct kp_profile *p, size_t max)
+int kp_emit(const struct kp_opts *o, struct kp_profile *p, size_t max,
+	    const struct kp_owner_data *od)
 {
 	struct kp_metrics_opts mo = {
 		.source = o->source, .max = max, .openmetrics = o->openmetrics,
@@ -412,6 +480,12 @@ int kp_emit(const struct kp_opts *o, struct kp_profile *p, size_t max)
 	} else if (o->csv) {
 		rc = kp_out_csv(stdout, p);
 	} else if (kp_series(o)) {
+		if (od && od->on) {
+			mo.owners_on = true;
+			mo.owners = od->sums;
+			mo.nowners = od->nsums;
+			mo.owners_max = kp_owner_series(o);
+		}
 		kp_redactor_init(&r);
 		kp_redact_profile(&r, p);
 		kp_redactor_destroy(&r);
@@ -452,11 +526,13 @@ int kp_no_outputs(void)
 	return 2;
 }
 
-int kp_emit(const struct kp_opts *o, struct kp_profile *p, size_t max)
+int kp_emit(const struct kp_opts *o, struct kp_profile *p, size_t max,
+	    const struct kp_owner_data *od)
 {
 	(void)o;
 	(void)p;
 	(void)max;
+	(void)od;
 	return kp_no_outputs();
 }
 

@@ -24,6 +24,10 @@ struct kp_opts {
 	const char *record;	/* --record FILE */
 	const char *pprof;	/* --pprof FILE */
 	const char *stacks;	/* --stacks FILE (for --pprof) */
+	const char *owners;	/* --owners FILE: the owners view */
+	long owner_series;	/* --owner-series N */
+	bool owner_series_set;
+	int by;			/* top --by: KP_BY_SITE, _OWNER, _CGROUP */
 	const char *resolve;	/* --resolve[=SPEC] */
 	bool do_resolve;
 	bool no_resolve;	/* --no-resolve: no lookup by build id */
@@ -78,6 +82,7 @@ extern const struct kp_cmd kp_cmd_top, kp_cmd_watch, kp_cmd_snapshot,
 	kp_cmd_ages, kp_cmd_cpus, kp_cmd_enable, kp_cmd_disable, kp_cmd_reset,
 	kp_cmd_set, kp_cmd_plot, kp_cmd_serve;
 extern const struct kp_cmd kp_cmd_meminfo;	/* builtin-meminfo.c */
+extern const struct kp_cmd kp_cmd_owners;	/* builtin-owners.c */
 
 /* Options more than one command takes (options.c). */
 extern const struct kp_option kp_opt_input, kp_opt_output,
@@ -86,7 +91,8 @@ extern const struct kp_option kp_opt_input, kp_opt_output,
 	kp_opt_json, kp_opt_csv, kp_opt_prometheus, kp_opt_openmetrics,
 	kp_opt_source, kp_opt_stacks, kp_opt_resolve, kp_opt_no_resolve,
 	kp_opt_view_input,
-	kp_opt_view_lines, kp_opt_min_growth, kp_opt_file_mode;
+	kp_opt_view_lines, kp_opt_min_growth, kp_opt_file_mode,
+	kp_opt_owners, kp_opt_owner_series;
 
 /*
  * The command being run (kp_parse_opts() sets it), and its one error
@@ -218,11 +224,42 @@ bool kp_series(const struct kp_opts *o);
 bool kp_machine(const struct kp_opts *o);
 /* How many of @n sites a machine output carries (said when cut). */
 size_t kp_machine_sites(const struct kp_opts *o, size_t n);
+/* top --by */
+enum { KP_BY_SITE, KP_BY_OWNER, KP_BY_CGROUP };
+/* The owner series' default count (--owner-series). */
+#define KP_OWNER_SERIES 20
+
+/* The owners view for an output: its lines, and their sums per owner. */
+struct kp_owner_data {
+	struct kp_owners ow;
+	struct kp_osum *sums;
+	size_t nsums;
+	bool on;		/* read, and owners are on */
+};
+
+/*
+ * --owners FILE (-1 after a message if it does not read), else on a
+ * live read (@live) the debugfs view, if it reads (nothing said if not);
+ * @d->on if it did and owners are on. 0, or -1.
+ */
+int kp_owner_data_load(const struct kp_opts *o, bool live,
+		       struct kp_owner_data *d);
+/*
+ * @d->ow's lines that pass --kind, --module and --func, summed per owner
+ * into @d->sums; -1 after a message.
+ */
+int kp_owner_data_sum(const struct kp_opts *o, struct kp_owner_data *d);
+void kp_owner_data_free(struct kp_owner_data *d);
+/* --owner-series, or its default. */
+size_t kp_owner_series(const struct kp_opts *o);
+
 /*
  * The machine output @o asks for, of @max sites; 0, or 1 or 2 if not.
- * The series leave the machine: @p is redacted first (redact.c).
+ * The series leave the machine: @p is redacted first (redact.c). The
+ * series carry @od's owners when it has them (@od may be NULL).
  */
-int kp_emit(const struct kp_opts *o, struct kp_profile *p, size_t max);
+int kp_emit(const struct kp_opts *o, struct kp_profile *p, size_t max,
+	    const struct kp_owner_data *od);
 /* --resolve on @p, if asked; -1 (or -2: not in this build) on error. */
 int kp_resolve_opt(const struct kp_opts *o, struct kp_profile *p);
 /* The site of a diff's entry: B's, or A's when it is gone. */

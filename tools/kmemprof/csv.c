@@ -14,7 +14,7 @@
 #include "output.h"
 #include "profile.h"
 
-static void csv_str(FILE *out, const char *s)
+void kp_csv_str(FILE *out, const char *s)
 {
 	bool quote;
 
@@ -46,15 +46,15 @@ int kp_out_csv(FILE *out, const struct kp_profile *p)
 	for (i = 0; i < p->n; i++) {
 		const struct kp_site *s = &p->sites[i];
 
-		csv_str(out, s->site);
+		kp_csv_str(out, s->site);
 		fputc(',', out);
-		csv_str(out, s->module);
+		kp_csv_str(out, s->module);
 		fputc(',', out);
-		csv_str(out, s->func);
+		kp_csv_str(out, s->func);
 		fputc(',', out);
-		csv_str(out, s->kind);
+		kp_csv_str(out, s->kind);
 		fputc(',', out);
-		csv_str(out, s->srcline);
+		kp_csv_str(out, s->srcline);
 		csv_int(out, s->bytes, false);
 		csv_int(out, s->objs, false);
 		csv_int(out, s->allocs, true);
@@ -62,10 +62,10 @@ int kp_out_csv(FILE *out, const struct kp_profile *p)
 		csv_int(out, s->total, true);
 		csv_int(out, s->req, true);
 		fputc(',', out);
-		csv_str(out, s->callers);
+		kp_csv_str(out, s->callers);
 		fprintf(out, ",%d,%d,%d,", !s->inaccurate, s->sampled,
 			s->unloaded);
-		csv_str(out, s->srcfunc);
+		kp_csv_str(out, s->srcfunc);
 		fputs("\r\n", out);
 	}
 	return fflush(out) || ferror(out) ? -EIO : 0;

@@ -73,7 +73,7 @@ static void outputs(const struct kp_profile *p, const struct kp_stacks *st)
 	kp_plot_top(o, p, 0);
 	kp_plot_top(o, p, 3);
 	fclose(o);
-	if (!kp_pprof_gz(p, st, "inuse_space", &buf, &len, err, sizeof(err)))
+	if (!kp_pprof_gz(p, st, NULL, "inuse_space", &buf, &len, err, sizeof(err)))
 		free(buf);
 #else
 	(void)p;

@@ -29,7 +29,8 @@ static const struct kp_cmd cmd_help = {
 /* In the order `kmemprof help` lists them; the first is the default. */
 static const struct kp_cmd *const commands[] = {
 	&kp_cmd_top, &kp_cmd_watch, &kp_cmd_snapshot, &kp_cmd_diff,
-	&kp_cmd_leaks, &kp_cmd_stacks, &kp_cmd_hist, &kp_cmd_stats,
+	&kp_cmd_leaks, &kp_cmd_stacks, &kp_cmd_owners, &kp_cmd_hist,
+	&kp_cmd_stats,
 	&kp_cmd_meminfo,
 	&kp_cmd_ages, &kp_cmd_cpus, &kp_cmd_enable, &kp_cmd_disable,
 	&kp_cmd_reset, &kp_cmd_set, &kp_cmd_plot, &kp_cmd_serve, &cmd_help,

@@ -258,6 +258,59 @@ static void account_families(FILE *out, const struct kp_account *a,
 	}
 }
 
+/*
+ * The owners view summed per owner: kmemprof_owners counts them, and
+ * the largest @o->owners_max have a series each in the two gauges, the
+ * rest summed in owner="other" (always there: a sum over the owners
+ * stays one query). Bounded: a machine that starts many processes makes
+ * a series of each only while it is among the largest.
+ */
+static void owner_families(FILE *out, const struct kp_metrics_opts *o,
+			   const char *source, bool om)
+{
+	static const struct om_family fams[] = {
+		{ "kmemprof_owner_live_bytes", "gauge", "bytes",
+		  "Bytes allocated for the owner (a process, a cgroup, a "
+		  "kernel thread) and not yet freed, over every call site; "
+		  "the largest owners, the rest summed as owner other.",
+		  OM_LIVE },
+		{ "kmemprof_owner_live_objects", "gauge", NULL,
+		  "Objects allocated for the owner and not yet freed, over "
+		  "every call site; the largest owners, the rest summed as "
+		  "owner other.", OM_OBJS },
+	};
+	static const struct om_family count = { "kmemprof_owners", "gauge",
+		NULL, "Owners with live objects in the owners view.", OM_LIVE };
+	size_t f, i, max = o->owners_max && o->owners_max < o->nowners ?
+			   o->owners_max : o->nowners;
+	int64_t rest;
+
+	om_meta(out, &count, om);
+	fputs("kmemprof_owners{source=\"", out);
+	om_value(out, source);
+	fprintf(out, "\"} %zu\n", o->nowners);
+	for (f = 0; f < sizeof(fams) / sizeof(fams[0]); f++) {
+		om_meta(out, &fams[f], om);
+		for (i = 0, rest = 0; i < o->nowners; i++) {
+			int64_t v = fams[f].v == OM_LIVE ? o->owners[i].bytes :
+				    o->owners[i].objs;
+
+			if (i >= max) {
+				rest += v;
+				continue;
+			}
+			fprintf(out, "%s{source=\"", fams[f].name);
+			om_value(out, source);
+			fputs("\",owner=\"", out);
+			om_value(out, o->owners[i].owner);
+			fprintf(out, "\"} %" PRId64 "\n", v);
+		}
+		fprintf(out, "%s{source=\"", fams[f].name);
+		om_value(out, source);
+		fprintf(out, "\",owner=\"other\"} %" PRId64 "\n", rest);
+	}
+}
+
 int kp_out_metrics(FILE *out, const struct kp_profile *p,
 		   const struct kp_metrics_opts *o)
 {
@@ -308,6 +361,8 @@ int kp_out_metrics(FILE *out, const struct kp_profile *p,
 			fprintf(out, " %" PRId64 "\n", v);
 		}
 	}
+	if (o->owners_on)
+		owner_families(out, o, source, o->openmetrics);
 	if (o->account)
 		account_families(out, o->account, source, o->openmetrics);
 	if (o->openmetrics)
@@ -321,6 +376,15 @@ int kp_out_account_metrics(FILE *out, const struct kp_account *a,
 {
 	account_families(out, a, o->source ? o->source : "kmemprof",
 			 o->openmetrics);
+	if (o->openmetrics)
+		fputs("# EOF\n", out);
+	return fflush(out) || ferror(out) ? -EIO : 0;
+}
+
+int kp_out_owner_metrics(FILE *out, const struct kp_metrics_opts *o)
+{
+	owner_families(out, o, o->source ? o->source : "kmemprof",
+		       o->openmetrics);
 	if (o->openmetrics)
 		fputs("# EOF\n", out);
 	return fflush(out) || ferror(out) ? -EIO : 0;

@@ -146,6 +146,7 @@ SET_STR(set_module, filter.module)
 SET_STR(set_func, filter.func_re)
 SET_STR(set_source, source)
 SET_STR(set_stacks, stacks)
+SET_STR(set_owners, owners)
 SET_FLAG(set_human, human)
 SET_FLAG(set_json, json)
 SET_FLAG(set_csv, csv)
@@ -157,6 +158,14 @@ static int set_lines(struct kp_opts *o, const char *arg)
 	if (kp_arg_count("-n", arg, &o->n))
 		return 2;
 	o->n_set = true;
+	return 0;
+}
+
+static int set_owner_series(struct kp_opts *o, const char *arg)
+{
+	if (kp_arg_count("--owner-series", arg, &o->owner_series))
+		return 2;
+	o->owner_series_set = true;
 	return 0;
 }
 
@@ -363,6 +372,16 @@ const struct kp_option kp_opt_stacks = {
 	"stacks", 1, 0, "FILE",
 	"--pprof: the stacks view to use (default: debugfs, when live)",
 	set_stacks,
+};
+const struct kp_option kp_opt_owners = {
+	"owners", 1, 0, "FILE",
+	"the owners view, for the owner series and pprof's owner labels "
+	"(default: debugfs's, when live and owners are on)", set_owners,
+};
+const struct kp_option kp_opt_owner_series = {
+	"owner-series", 1, 0, "N",
+	"series for the N owners with the most live bytes (default 20; 0: "
+	"all), the rest summed in owner=\"other\"", set_owner_series,
 };
 const struct kp_option kp_opt_resolve = {
 	"resolve", 2, 0, "SPEC",

@@ -23,12 +23,16 @@ struct kp_stacks;
 struct kp_hist;
 struct kp_series;
 struct kp_account;
+struct kp_osum;
+struct kp_owners;
 
 /* The "schema" value of the JSON document; bumped on incompatible change. */
 #define KP_JSON_SCHEMA 1
 
 int kp_out_json(FILE *out, const struct kp_profile *p);
 int kp_out_csv(FILE *out, const struct kp_profile *p);
+/* A CSV field as kp_out_csv() writes it: quoted where it must be. */
+void kp_csv_str(FILE *out, const char *s);
 
 /*
  * The profile as metrics: the Prometheus text format 0.0.4 (what
@@ -44,29 +48,39 @@ struct kp_metrics_opts {
 	bool openmetrics;
 	/* If not NULL, the whole-RAM account's gauges too (serve). */
 	const struct kp_account *account;
+	/*
+	 * With @owners_on, the owners' gauges too: the first @owners_max
+	 * (0: all) of the @nowners of @owners (kp_owner_sums(): largest
+	 * first), a series each, the rest summed in owner="other".
+	 */
+	bool owners_on;
+	const struct kp_osum *owners;
+	size_t nowners, owners_max;
 };
 
 int kp_out_metrics(FILE *out, const struct kp_profile *p,
 		   const struct kp_metrics_opts *o);
+/* The owners' gauges alone (top --by owner --prometheus). */
+int kp_out_owner_metrics(FILE *out, const struct kp_metrics_opts *o);
 /* The whole-RAM account's gauges alone (kmemprof meminfo --prometheus). */
 int kp_out_account_metrics(FILE *out, const struct kp_account *a,
 			   const struct kp_metrics_opts *o);
 
 /*
  * A gzipped pprof profile in a malloc()ed buffer; @st may be NULL (one
- * frame a site). @deflt is the default sample type: "inuse_space" (heap)
- * or "alloc_space" (allocs).
+ * frame a site), @ow too (no owner labels). @deflt is the default sample
+ * type: "inuse_space" (heap) or "alloc_space" (allocs).
  */
 int kp_pprof_gz(const struct kp_profile *p, const struct kp_stacks *st,
-		const char *deflt, void **buf, size_t *len, char *err,
-		size_t errlen);
+		const struct kp_owners *ow, const char *deflt, void **buf,
+		size_t *len, char *err, size_t errlen);
 /*
  * The same, written to @path (heap: inuse_space the default), made as
  * outfile.c makes every file, mode @mode.
  */
 int kp_out_pprof(const char *path, const struct kp_profile *p,
-		 const struct kp_stacks *st, mode_t mode, char *err,
-		 size_t errlen);
+		 const struct kp_stacks *st, const struct kp_owners *ow,
+		 mode_t mode, char *err, size_t errlen);
 
 /* SVG: the first @n sites of @p as bars (0: all, at most 50). */
 int kp_plot_top(FILE *out, const struct kp_profile *p, size_t n);

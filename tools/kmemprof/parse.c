@@ -14,7 +14,7 @@
 #include "profile.h"
 #include "util.h"
 
-static int add_caller(struct kp_site *s, const char *val)
+int kp_add_caller(struct kp_site *s, const char *val)
 {
 	size_t old = s->callers ? strlen(s->callers) : 0;
 	char *c = realloc(s->callers, old + strlen(val) + 2);
@@ -108,7 +108,7 @@ static int set_key(struct kp_site *s, const char *key, size_t len, char *val)
 		break;
 	case 'c':
 		if (KEY("caller"))
-			return add_caller(s, val);
+			return kp_add_caller(s, val);
 		break;
 	case 'k':
 		if (KEY("kind")) {
@@ -207,7 +207,7 @@ const char *kp_tag_parse(char *line, char **save, struct kp_site *t,
 			if (!t->kind)
 				return "out of memory";
 		} else if (!strncmp(tok, "caller:", 7) && t->kind) {
-			if (!tok[7] || add_caller(t, tok + 7))
+			if (!tok[7] || kp_add_caller(t, tok + 7))
 				return "bad caller:";
 		} else {
 			*rest = tok;

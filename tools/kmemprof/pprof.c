@@ -10,7 +10,9 @@
  * With the stacks view, a site that has sampled stacks is split into one
  * sample per stack, by the stacks' share of the tag's sampled bytes, plus
  * one sample for the share of the stacks the view does not list; the
- * split values add up to the site's exactly.
+ * split values add up to the site's exactly. With the owners view, a
+ * site is first split by owner (site_samples()), each part labelled
+ * owner="<owner>" (kp_oline.owner).
  *
  * One location per distinct frame (a site is a frame), its address the
  * frame's offset in its function ("+0x98"), so that pprof keeps two call
@@ -34,11 +36,12 @@
 #ifndef KP_HAVE_PPROF
 
 int kp_pprof_gz(const struct kp_profile *p, const struct kp_stacks *st,
-		const char *deflt, void **buf, size_t *len, char *err,
-		size_t errlen)
+		const struct kp_owners *ow, const char *deflt, void **buf,
+		size_t *len, char *err, size_t errlen)
 {
 	(void)p;
 	(void)st;
+	(void)ow;
 	(void)deflt;
 	*buf = NULL;
 	*len = 0;
@@ -47,12 +50,13 @@ int kp_pprof_gz(const struct kp_profile *p, const struct kp_stacks *st,
 }
 
 int kp_out_pprof(const char *path, const struct kp_profile *p,
-		 const struct kp_stacks *st, mode_t mode, char *err,
-		 size_t errlen)
+		 const struct kp_stacks *st, const struct kp_owners *ow,
+		 mode_t mode, char *err, size_t errlen)
 {
 	(void)path;
 	(void)p;
 	(void)st;
+	(void)ow;
 	(void)mode;
 	snprintf(err, errlen, "built without protobuf-c and zlib (pprof)");
 	return -ENOTSUP;
@@ -306,9 +310,13 @@ static int add_label(struct pp *pp, pb_sample *s, const char *key,
 	return 0;
 }
 
-/* One sample: @frames (nearest first) then the site's callers. */
+/*
+ * One sample: @frames (nearest first) then the site's callers; labelled
+ * with @owner if not NULL.
+ */
 static void sample(struct pp *pp, const struct kp_site *site,
-		   char *const *frames, size_t nframes, const int64_t v[4])
+		   char *const *frames, size_t nframes, const int64_t v[4],
+		   const char *owner)
 {
 	pb_sample *s = calloc(1, sizeof(*s));
 	const char *c, *comma;
@@ -353,7 +361,8 @@ static void sample(struct pp *pp, const struct kp_site *site,
 	memcpy(s->value, v, 4 * sizeof(*v));
 	s->n_value = 4;
 	if ((site->kind && add_label(pp, s, "kind", site->kind)) ||
-	    (site->module && add_label(pp, s, "module", site->module)))
+	    (site->module && add_label(pp, s, "module", site->module)) ||
+	    (owner && add_label(pp, s, "owner", owner)))
 		pp->oom = true;
 }
 
@@ -372,25 +381,22 @@ static void share(const int64_t v[4], int64_t left[4], int64_t w,
 	}
 }
 
-static void site_samples(struct pp *pp, const struct kp_site *site,
-			 const struct kp_stacks *st, const size_t *idx,
-			 size_t nidx)
+/* @v of @site, split by its stacks (@idx of @st) if it has any. */
+static void stack_samples(struct pp *pp, const struct kp_site *site,
+			  const struct kp_stacks *st, const size_t *idx,
+			  size_t nidx, const int64_t v[4], const char *owner)
 {
-	int64_t v[4], left[4], out[4], wsum = 0, wtag = 0, w;
+	int64_t left[4], out[4], wsum = 0, wtag = 0, w;
 	size_t i;
 
-	v[0] = site->allocs >= 0 ? site->allocs : site->objs;
-	v[1] = site->total >= 0 ? site->total : site->bytes;
-	v[2] = site->objs;
-	v[3] = site->bytes;
 	for (i = 0; i < 4; i++)
-		left[i] = v[i] = v[i] > 0 ? v[i] : 0;
+		left[i] = v[i];
 	for (i = 0; i < nidx; i++) {
 		wsum += st->v[idx[i]].bytes > 0 ? st->v[idx[i]].bytes : 0;
 		wtag = st->v[idx[i]].tag_bytes;
 	}
 	if (!nidx || wsum <= 0) {
-		sample(pp, site, NULL, 0, v);
+		sample(pp, site, NULL, 0, v, owner);
 		return;
 	}
 	/* The stacks the view left out get the rest, with the site alone. */
@@ -403,15 +409,131 @@ static void site_samples(struct pp *pp, const struct kp_site *site,
 
 		share(v, left, k->bytes > 0 ? k->bytes : 0, w,
 		      i == nidx - 1 && w == wsum, out);
-		sample(pp, site, k->frames, k->nframes, out);
+		sample(pp, site, k->frames, k->nframes, out, owner);
 	}
 	if (w > wsum)
-		sample(pp, site, NULL, 0, left);
+		sample(pp, site, NULL, 0, left, owner);
+}
+
+/*
+ * A site's samples. With its lines of the owners view (@ol, @nol), one
+ * part per line, labelled owner, then what no line holds, unlabelled:
+ * a line's live objects and bytes are its own, its allocations those
+ * charged to it, and its allocated bytes those at the site's mean size
+ * (the view has no allocated bytes); each part is at most what is left
+ * of the site's, so that the parts add up to the site's exactly. Each
+ * part is split by the stacks as the site is (the view has no owner a
+ * stack).
+ */
+static void site_samples(struct pp *pp, const struct kp_site *site,
+			 const struct kp_stacks *st, const size_t *idx,
+			 size_t nidx, const struct kp_oline *const *ol,
+			 size_t nol)
+{
+	int64_t v[4], left[4], ov[4];
+	size_t i, j;
+	bool rest = false;
+
+	v[0] = site->allocs >= 0 ? site->allocs : site->objs;
+	v[1] = site->total >= 0 ? site->total : site->bytes;
+	v[2] = site->objs;
+	v[3] = site->bytes;
+	for (i = 0; i < 4; i++)
+		left[i] = v[i] = v[i] > 0 ? v[i] : 0;
+	if (!nol) {
+		stack_samples(pp, site, st, idx, nidx, v, NULL);
+		return;
+	}
+	for (j = 0; j < nol; j++) {
+		const struct kp_oline *l = ol[j];
+
+		ov[0] = l->tag.allocs > 0 ? l->tag.allocs : 0;
+		ov[1] = v[0] ? (int64_t)((long double)ov[0] * v[1] / v[0]) : 0;
+		ov[2] = l->tag.objs > 0 ? l->tag.objs : 0;
+		ov[3] = l->tag.bytes > 0 ? l->tag.bytes : 0;
+		for (i = 0; i < 4; i++) {
+			if (ov[i] > left[i])
+				ov[i] = left[i];
+			left[i] -= ov[i];
+		}
+		stack_samples(pp, site, st, idx, nidx, ov, l->owner);
+	}
+	for (i = 0; i < 4; i++)
+		rest |= left[i] > 0;
+	if (rest)
+		stack_samples(pp, site, st, idx, nidx, left, NULL);
+}
+
+/*
+ * The owners view's lines of each site key, chained: @first[k] and
+ * @next[i] are line indexes + 1 (0 ends), k the key's in @keys.
+ */
+struct owner_chain {
+	struct kp_keymap keys;
+	size_t *first, *next;
+	bool *used;		/* a key's lines go to its first site only */
+	const struct kp_oline **v;	/* one site's, for site_samples() */
+};
+
+static void chain_free(struct owner_chain *c)
+{
+	kp_keymap_free(&c->keys);
+	free(c->first);
+	free(c->next);
+	free(c->used);
+	free(c->v);
+}
+
+static int chain_init(struct owner_chain *c, const struct kp_owners *ow)
+{
+	char key[KP_KEY_LEN];
+	size_t i;
+	int64_t k;
+
+	memset(c, 0, sizeof(*c));
+	if (kp_keymap_init(&c->keys, ow->n))
+		return -1;
+	c->first = calloc(ow->n + 1, sizeof(*c->first));
+	c->next = calloc(ow->n + 1, sizeof(*c->next));
+	c->used = calloc(ow->n + 1, sizeof(*c->used));
+	c->v = calloc(ow->n + 1, sizeof(*c->v));
+	if (!c->first || !c->next || !c->used || !c->v)
+		return -1;
+	for (i = ow->n; i-- > 0;) {
+		k = intern(&c->keys, kp_site_key(&ow->v[i].tag, key,
+						 sizeof(key)), NULL);
+		if (k < 0)
+			return -1;
+		c->next[i] = c->first[k];
+		c->first[k] = i + 1;
+	}
+	return 0;
+}
+
+/* The lines of @site's key into @c->v, the first time it is met. */
+static size_t site_owners(struct owner_chain *c, const struct kp_owners *ow,
+			  const struct kp_site *site)
+{
+	char key[KP_KEY_LEN];
+	bool added;
+	size_t j, n = 0;
+	long k = kp_keymap_get(&c->keys, kp_site_key(site, key, sizeof(key)),
+			       false, &added);
+
+	if (k < 0 || c->used[k])
+		return 0;
+	c->used[k] = true;
+	for (j = c->first[k]; j; j = c->next[j - 1])
+		c->v[n++] = &ow->v[j - 1];
+	return n;
 }
 
 static int build(struct pp *pp, const struct kp_profile *p,
-		 const struct kp_stacks *st, const char *deflt)
+		 const struct kp_stacks *st, const struct kp_owners *ow,
+		 const char *deflt)
 {
+	struct owner_chain oc = { 0 };
+	size_t nol;
 	static const char *const types[4][2] = {
 		{ "alloc_objects", "count" }, { "alloc_space", "bytes" },
 		{ "inuse_objects", "count" }, { "inuse_space", "bytes" },
@@ -424,6 +546,8 @@ static int build(struct pp *pp, const struct kp_profile *p,
 
 	if (kp_keymap_init(&keys, st ? st->n : 0))
 		return -ENOMEM;
+	if (ow && ow->n && chain_init(&oc, ow))
+		goto oom;
 	str(pp, "");
 	pp->prof.sample_type = calloc(4, sizeof(*pp->prof.sample_type));
 	if (!pp->prof.sample_type)
@@ -483,14 +607,17 @@ static int build(struct pp *pp, const struct kp_profile *p,
 			     j = next[j - 1])
 				idx[nidx++] = j - 1;
 		}
-		site_samples(pp, &p->sites[i], st, idx, nidx);
+		nol = oc.first ? site_owners(&oc, ow, &p->sites[i]) : 0;
+		site_samples(pp, &p->sites[i], st, idx, nidx, oc.v, nol);
 	}
+	chain_free(&oc);
 	kp_keymap_free(&keys);
 	free(first);
 	free(next);
 	free(idx);
 	return pp->oom ? -ENOMEM : 0;
 oom:
+	chain_free(&oc);
 	kp_keymap_free(&keys);
 	free(first);
 	free(next);
@@ -569,8 +696,8 @@ static int gzip_buf(const uint8_t *in, size_t len, void **out, size_t *olen)
 }
 
 int kp_pprof_gz(const struct kp_profile *p, const struct kp_stacks *st,
-		const char *deflt, void **out, size_t *olen, char *err,
-		size_t errlen)
+		const struct kp_owners *ow, const char *deflt, void **out,
+		size_t *olen, char *err, size_t errlen)
 {
 	struct pp pp = { 0 };
 	uint8_t *buf = NULL;
@@ -586,7 +713,7 @@ int kp_pprof_gz(const struct kp_profile *p, const struct kp_stacks *st,
 	    kp_keymap_init(&pp.maps, 64))
 		ret = -ENOMEM;
 	else
-		ret = build(&pp, p, st, deflt);
+		ret = build(&pp, p, st, ow, deflt);
 	if (ret) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
@@ -614,8 +741,8 @@ out:
 }
 
 int kp_out_pprof(const char *path, const struct kp_profile *p,
-		 const struct kp_stacks *st, mode_t mode, char *err,
-		 size_t errlen)
+		 const struct kp_stacks *st, const struct kp_owners *ow,
+		 mode_t mode, char *err, size_t errlen)
 {
 	struct kp_outfile of;
 	char why[256];
@@ -623,7 +750,8 @@ int kp_out_pprof(const char *path, const struct kp_profile *p,
 	size_t len;
 	int ret;
 
-	ret = kp_pprof_gz(p, st, "inuse_space", &buf, &len, why, sizeof(why));
+	ret = kp_pprof_gz(p, st, ow, "inuse_space", &buf, &len, why,
+			  sizeof(why));
 	if (ret) {
 		snprintf(err, errlen, "%s: %s", path, why);
 		return ret;

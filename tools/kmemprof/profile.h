@@ -104,6 +104,13 @@ bool kp_keys_has(const struct kp_keys *keys, enum kp_key key);
 int64_t kp_key_value(const struct kp_site *s, enum kp_key key);
 int kp_filter_apply(struct kp_profile *p, const struct kp_filter *f,
 		    char *err, size_t errlen);
+/*
+ * Which of @n tags, @stride bytes apart from @first, pass @f: @keep[i]
+ * (what kp_filter_apply() keeps); -1 with @err for a bad --func.
+ */
+int kp_filter_keep(const struct kp_site *first, size_t n, size_t stride,
+		   const struct kp_filter *f, bool *keep, char *err,
+		   size_t errlen);
 void kp_sort(struct kp_profile *p, enum kp_key key);
 void kp_sort_keys(struct kp_profile *p, const struct kp_keys *keys);
 /* @part * @scale / @whole, rounded to the nearest (a half away from 0). */
@@ -258,6 +265,63 @@ struct kp_cpus {
 int kp_parse_cpus(FILE *in, const char *name, struct kp_cpus *c,
 		  char *err, size_t errlen);
 void kp_cpus_free(struct kp_cpus *c);
+
+/*
+ * owners: live bytes and objects per (site, owner), while the owners knob
+ * is on. A line's tag holds its counts: bytes, objs and allocs (the
+ * allocations charged to the line since owners went on); frees, total
+ * and req are -1.
+ */
+enum kp_owner_type { KP_OWN_TASK, KP_OWN_CGROUP, KP_OWN_KERNEL };
+
+struct kp_oline {
+	struct kp_site tag;
+	enum kp_owner_type type;
+	/*
+	 * As the view writes it (\xHH kept): the comm, the cgroup's path
+	 * ("?" until the kernel made it) or "[name]" (a kernel thread,
+	 * [irq], [softirq], [nmi]).
+	 */
+	char *name;
+	int64_t id;		/* tgid or cgroup_id; -1 for [name] */
+	/*
+	 * The owner as the tables, the series and pprof name it:
+	 * "comm[tgid]", the cgroup's path ("cgroup_id:N" before it has
+	 * one), "[name]". Never "other", which the series keep for the
+	 * rest. In the block @name owns.
+	 */
+	char *owner;
+};
+
+struct kp_owners {
+	struct kp_oline *v;
+	size_t n, cap;
+	bool off;	/* "# owners off: ...": the knob is off */
+	bool task, cgroup;	/* it has task owners, cgroup owners */
+};
+
+int kp_parse_owners(FILE *in, const char *name, struct kp_owners *o,
+		    char *err, size_t errlen);
+void kp_owners_free(struct kp_owners *o);
+const char *kp_owner_type_name(enum kp_owner_type t);
+
+/* One owner, its lines summed (owners.c). */
+struct kp_osum {
+	const char *owner;	/* a line's (borrowed): the owners' lifetime */
+	enum kp_owner_type type;
+	int64_t bytes, objs, allocs;
+	size_t lines;
+};
+
+/*
+ * The owners of @o's lines whose @keep is true (@keep NULL: all), summed
+ * by kp_oline.owner, into a malloc()ed array, sorted by live bytes
+ * (largest first), then by name. -1 on ENOMEM.
+ */
+int kp_owner_sums(const struct kp_owners *o, const bool *keep,
+		  struct kp_osum **v, size_t *n);
+/* Sort them by @keys (bytes, objs, avg, allocs), then by name. */
+void kp_osums_sort(struct kp_osum *v, size_t n, const struct kp_keys *keys);
 
 /* Free what a site owns and zero it (kp_free() does it for every site). */
 void kp_site_release(struct kp_site *s);

@@ -97,3 +97,11 @@ void kp_redact_stacks(struct kp_redactor *r, struct kp_stacks *st)
 		redact_site(r, &st->v[i].tag);
 	}
 }
+
+void kp_redact_owners(struct kp_redactor *r, struct kp_owners *o)
+{
+	size_t i;
+
+	for (i = 0; i < o->n; i++)
+		redact_site(r, &o->v[i].tag);
+}

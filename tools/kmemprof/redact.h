@@ -18,6 +18,7 @@ struct kp_redactor {
 
 struct kp_profile;
 struct kp_stacks;
+struct kp_owners;
 
 void kp_redactor_init(struct kp_redactor *r);
 void kp_redactor_destroy(struct kp_redactor *r);
@@ -31,5 +32,7 @@ void kp_redact(struct kp_redactor *r, char *s);
 /* Every site, function and caller of @p; every frame and tag of @st. */
 void kp_redact_profile(struct kp_redactor *r, struct kp_profile *p);
 void kp_redact_stacks(struct kp_redactor *r, struct kp_stacks *st);
+/* Every owner line's tag, so that it still matches its site's. */
+void kp_redact_owners(struct kp_redactor *r, struct kp_owners *o);
 
 #endif /* KP_REDACT_H */

@@ -45,7 +45,12 @@
  *   included) to REQ_MEMORY, the connections to MAX_CONN (MAX_PER_IP
  *   from one address), and an idle connection's life to IDLE_SECS.
  *
- * Locking: @lock serialises the reads of the two descriptors (their file
+ * Owners: with the owners view (debugfs's, opened with the stacks view,
+ * or --owners FILE), /metrics has the owner series (--owner-series, the
+ * rest in owner="other") and pprof an owner label a site's share; they
+ * name processes and cgroups, as the root-only view does.
+ *
+ * Locking: @lock serialises the reads of the three descriptors (their file
  * offset is shared); parsing and rendering work on each request's own
  * copy of the text, in the connection's thread. @state_lock guards
  * @deltas and @stopping (with @wake, which ends a delta's wait at
@@ -126,9 +131,10 @@ static int run(struct kp_opts *o)
 struct serve {
 	const struct kp_opts *o;
 	int prof_fd, stacks_fd;	/* stacks_fd -1: no stacks view */
-	char prof[512], stacks[512];
+	int owners_fd;		/* -1: no owners view */
+	char prof[512], stacks[512], owners[512];
 	size_t max;		/* sites with series */
-	pthread_mutex_t lock;	/* the reads of prof_fd and stacks_fd */
+	pthread_mutex_t lock;	/* the reads of the three descriptors */
 	/* Credentials: @web's users if it has any, else @token. */
 	struct kp_web *web;	/* its cache and bcrypt slots change */
 	const char *token;
@@ -217,6 +223,12 @@ static int parse_stacks(FILE *f, const char *name, void *s, char *err,
 	return kp_parse_stacks(f, name, s, err, errlen);
 }
 
+static int parse_owners(FILE *f, const char *name, void *o, char *err,
+			size_t errlen)
+{
+	return kp_parse_owners(f, name, o, err, errlen);
+}
+
 /* The profile now, with no address in it. */
 static int load_profile(struct serve *sv, struct kp_profile *p, char *err,
 			size_t errlen)
@@ -236,6 +248,28 @@ static int load_stacks(struct serve *sv, struct kp_stacks *st, char *err,
 		return -1;
 	kp_redact_stacks(&sv->red, st);
 	return 0;
+}
+
+/*
+ * The owners view now, summed per owner, with no address in its tags;
+ * nothing (@d->on false) without the view, or if it does not read
+ * (serve's log says why: the rest of the answer stands).
+ */
+static void load_owners(struct serve *sv, struct kp_owner_data *d)
+{
+	char err[600];
+
+	memset(d, 0, sizeof(*d));
+	if (sv->owners_fd < 0)
+		return;
+	if (load_fd(sv, sv->owners_fd, sv->owners, parse_owners, &d->ow, err,
+		    sizeof(err))) {
+		fprintf(stderr, "kmemprof serve: no owners: %s\n", err);
+		return;
+	}
+	kp_redact_owners(&sv->red, &d->ow);
+	if (!d->ow.off && !kp_owner_data_sum(sv->o, d))
+		d->on = true;
 }
 
 static struct MHD_Response *response(void *buf, size_t len,
@@ -359,6 +393,7 @@ static enum MHD_Result metrics(struct serve *sv, struct MHD_Connection *c)
 	const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 						MHD_HTTP_HEADER_ACCEPT);
 	struct kp_metrics_opts mo = { .source = sv->o->source, .max = sv->max };
+	struct kp_owner_data od;
 	struct kp_account account;
 	struct kp_profile p;
 	char err[600], *buf = NULL;
@@ -372,10 +407,18 @@ static enum MHD_Result metrics(struct serve *sv, struct MHD_Connection *c)
 	kp_sort(&p, KP_BYTES);	/* the guard keeps the largest */
 	if (!sv->o->input && !meminfo_account(&p, &account))
 		mo.account = &account;
+	load_owners(sv, &od);
+	if (od.on) {
+		mo.owners_on = true;
+		mo.owners = od.sums;
+		mo.nowners = od.nsums;
+		mo.owners_max = kp_owner_series(sv->o);
+	}
 	out = open_memstream(&buf, &len);
 	rc = out ? kp_out_metrics(out, &p, &mo) : -ENOMEM;
 	if (out && fclose(out) && !rc)
 		rc = -ENOMEM;
+	kp_owner_data_free(&od);
 	kp_free(&p);
 	if (rc) {
 		free(buf);
@@ -488,6 +531,7 @@ static enum MHD_Result pprof(struct serve *sv, struct MHD_Connection *c,
 {
 	const char *secs = MHD_lookup_connection_value(c,
 						MHD_GET_ARGUMENT_KIND, "seconds");
+	struct kp_owner_data od = { .on = false };
 	struct kp_profile a, b, g;
 	struct kp_stacks st;
 	struct kp_diff d;
@@ -538,9 +582,14 @@ static enum MHD_Result pprof(struct serve *sv, struct MHD_Connection *c,
 		kp_free(&b);
 		return failed(c, "out of memory");
 	}
+	/* Owners, as stacks, for the state now. */
+	if (!seconds)
+		load_owners(sv, &od);
 	rc = kp_pprof_gz(seconds ? &g : &b, have_st ? &st : NULL,
+			 od.on ? &od.ow : NULL,
 			 allocs ? "alloc_space" : "inuse_space", &buf, &len,
 			 err, sizeof(err));
+	kp_owner_data_free(&od);
 	if (seconds) {
 		free(g.sites);
 		kp_diff_free(&d);
@@ -846,7 +895,8 @@ static int credentials(const struct kp_opts *o, struct kp_web *w,
 
 static int run(struct kp_opts *o)
 {
-	struct serve sv = { .o = o, .prof_fd = -1, .stacks_fd = -1 };
+	struct serve sv = { .o = o, .prof_fd = -1, .stacks_fd = -1,
+			    .owners_fd = -1 };
 	const char *spec = o->listen ? o->listen : DEFAULT_LISTEN;
 	struct sockaddr_storage ss;
 	struct kp_web web = { 0 };
@@ -930,6 +980,19 @@ static int run(struct kp_opts *o)
 			goto out;
 		}
 	}
+	/* The owners view: --owners FILE, else debugfs's when live. */
+	if (o->owners)
+		snprintf(sv.owners, sizeof(sv.owners), "%s", o->owners);
+	else
+		kp_path(DEBUGFS "/owners", sv.owners, sizeof(sv.owners));
+	if (!o->input || o->owners) {
+		sv.owners_fd = open(sv.owners, O_RDONLY | O_CLOEXEC);
+		if (sv.owners_fd < 0 && o->owners) {
+			fprintf(stderr, "kmemprof: serve: cannot open %s: %s\n",
+				sv.owners, strerror(errno));
+			goto out;
+		}
+	}
 	/* Root no more, and still one thread. */
 	if (drop(o->user) || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
 	    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
@@ -971,6 +1034,8 @@ out:
 	stop(&sv, d);
 	if (lfd >= 0)
 		close(lfd);
+	if (sv.owners_fd >= 0)
+		close(sv.owners_fd);
 	if (sv.stacks_fd >= 0)
 		close(sv.stacks_fd);
 	if (sv.prof_fd >= 0)
@@ -1098,7 +1163,8 @@ const struct kp_cmd kp_cmd_serve = {
 	.what = "a Prometheus and pprof scrape target over HTTP(S), for clients with credentials",
 	.opts = (const struct kp_option *const[]){
 		&opt_serve_input, &opt_serve_lines, &kp_opt_source,
-		&opt_serve_stacks, &opt_listen, &opt_user, &opt_web_config, &opt_token_file,
+		&opt_serve_stacks, &kp_opt_owners, &kp_opt_owner_series,
+		&opt_listen, &opt_user, &opt_web_config, &opt_token_file,
 		&opt_make_token, NULL,
 	},
 	.run = run,

@@ -382,43 +382,74 @@ void kp_sort_keys(struct kp_profile *p, const struct kp_keys *keys)
 	free(items);
 }
 
+/* Whether @s passes @f, its --func compiled into @re. */
+static bool site_keep(const struct kp_site *s, const struct kp_filter *f,
+		      const regex_t *re)
+{
+	if (f->kind && (!s->kind || strcmp(s->kind, f->kind)))
+		return false;
+	if (f->module && (!s->module || strcmp(s->module, f->module)))
+		return false;
+	if (f->func_re && (!s->func || regexec(re, s->func, 0, NULL, 0)))
+		return false;
+	return f->min_bytes <= 0 || s->bytes >= f->min_bytes;
+}
+
+/* --func, compiled; -1 with @err. */
+static int func_re(const struct kp_filter *f, regex_t *re, char *err,
+		   size_t errlen)
+{
+	int rc;
+
+	if (!f->func_re)
+		return 0;
+	rc = regcomp(re, f->func_re, REG_EXTENDED | REG_NOSUB);
+	if (rc) {
+		char msg[128];
+
+		regerror(rc, re, msg, sizeof(msg));
+		snprintf(err, errlen, "--func '%s': %s", f->func_re, msg);
+		return -1;
+	}
+	return 0;
+}
+
 int kp_filter_apply(struct kp_profile *p, const struct kp_filter *f,
 		    char *err, size_t errlen)
 {
 	regex_t re;
 	size_t i, kept = 0;
-	int rc;
 
 	if (!f->kind && !f->module && !f->func_re && f->min_bytes <= 0)
 		return 0;	/* nothing to filter: keep every site */
-	if (f->func_re) {
-		rc = regcomp(&re, f->func_re, REG_EXTENDED | REG_NOSUB);
-		if (rc) {
-			char msg[128];
-
-			regerror(rc, &re, msg, sizeof(msg));
-			snprintf(err, errlen, "--func '%s': %s", f->func_re, msg);
-			return -1;
-		}
-	}
+	if (func_re(f, &re, err, errlen))
+		return -1;
 	for (i = 0; i < p->n; i++) {
 		struct kp_site *s = &p->sites[i];
-		int keep = 1;
 
-		if (f->kind && (!s->kind || strcmp(s->kind, f->kind)))
-			keep = 0;
-		if (f->module && (!s->module || strcmp(s->module, f->module)))
-			keep = 0;
-		if (f->func_re && regexec(&re, s->func, 0, NULL, 0))
-			keep = 0;
-		if (f->min_bytes > 0 && s->bytes < f->min_bytes)
-			keep = 0;
-		if (keep)
+		if (site_keep(s, f, &re))
 			p->sites[kept++] = *s;
 		else
 			kp_site_release(s);
 	}
 	p->n = kept;
+	if (f->func_re)
+		regfree(&re);
+	return 0;
+}
+
+int kp_filter_keep(const struct kp_site *first, size_t n, size_t stride,
+		   const struct kp_filter *f, bool *keep, char *err,
+		   size_t errlen)
+{
+	const char *t = (const char *)first;
+	regex_t re;
+	size_t i;
+
+	if (func_re(f, &re, err, errlen))
+		return -1;
+	for (i = 0; i < n; i++, t += stride)
+		keep[i] = site_keep((const struct kp_site *)t, f, &re);
 	if (f->func_re)
 		regfree(&re);
 	return 0;

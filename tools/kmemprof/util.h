@@ -40,5 +40,7 @@ int kp_grow(void **v, size_t n, size_t *cap, size_t size);
 struct kp_site;
 const char *kp_tag_parse(char *line, char **save, struct kp_site *t,
 			 char **rest);
+/* One more caller: frame, after @s's callers ("a,b"); -1 on ENOMEM. */
+int kp_add_caller(struct kp_site *s, const char *val);
 
 #endif /* KP_UTIL_H */

@@ -57,5 +57,7 @@ int kp_view_begin(const struct kp_opts *o, const char *view,
 		  struct kp_site *first, size_t n, size_t stride);
 /* An age in ms as "850ms", "4.3s", "12.5m", "3.1h". */
 void kp_view_age(int64_t ms, char *buf, size_t len);
+/* The owners view without lines, as the tables say it (builtin-owners.c). */
+const char *kp_owners_none(const struct kp_owners *ow);
 
 #endif /* KP_VIEWCMD_H */

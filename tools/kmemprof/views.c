@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kmemprof reader: parsers of the debugfs views (stats, hist, ages, leaks,
- * cpus, stacks), as Documentation/kmemprof.rst lays them out. Each one
+ * cpus, stacks, owners), as Documentation/kmemprof.rst lays them out. Each one
  * checks the view's version line and refuses anything else with
  * "name:line: why".
  */
@@ -40,11 +40,16 @@ static bool blank(const char *s)
 	return !s[strspn(s, " \t")];
 }
 
-/* What a view says while its knob is off (KMP_HIST_OFF, KMP_LIFE_OFF). */
+/*
+ * What a view says while its knob is off (KMP_HIST_OFF, KMP_LIFE_OFF,
+ * KMP_OWNERS_VIEW_OFF).
+ */
 static bool off_line(const char *s)
 {
 	return !strncmp(s, KMP_HIST_OFF, strlen(KMP_HIST_OFF) - 1) ||
-	       !strncmp(s, KMP_LIFE_OFF, strlen(KMP_LIFE_OFF) - 1);
+	       !strncmp(s, KMP_LIFE_OFF, strlen(KMP_LIFE_OFF) - 1) ||
+	       !strncmp(s, KMP_OWNERS_VIEW_OFF,
+			strlen(KMP_OWNERS_VIEW_OFF) - 1);
 }
 
 /*
@@ -782,4 +787,134 @@ int kp_parse_stacks(FILE *in, const char *name, struct kp_stacks *s,
 	if (rc)
 		kp_stacks_free(s);
 	return rc ? -1 : 0;
+}
+
+/* owners */
+
+void kp_owners_free(struct kp_owners *o)
+{
+	size_t i;
+
+	for (i = 0; i < o->n; i++) {
+		kp_site_release(&o->v[i].tag);
+		free(o->v[i].name);	/* owner is in the same block */
+	}
+	free(o->v);
+	memset(o, 0, sizeof(*o));
+}
+
+const char *kp_owner_type_name(enum kp_owner_type t)
+{
+	return t == KP_OWN_TASK ? "task" : t == KP_OWN_CGROUP ? "cgroup" :
+	       "kernel";
+}
+
+/* @l's name and its owner's, in one block: "name\0owner". */
+static const char *owner_names(struct kp_oline *l, const char *name)
+{
+	char *b;
+	int n;
+
+	if (l->type == KP_OWN_TASK)
+		n = asprintf(&b, "%s%c%s[%lld]", name, '\0', name,
+			     (long long)l->id);
+	else if (l->type == KP_OWN_CGROUP && !strcmp(name, "?"))
+		n = asprintf(&b, "%s%ccgroup_id:%lld", name, '\0',
+			     (long long)l->id);
+	else
+		n = asprintf(&b, "%s%c%s", name, '\0', name);
+	if (n < 0)
+		return "out of memory";
+	l->name = b;
+	l->owner = b + strlen(name) + 1;
+	return NULL;
+}
+
+/*
+ * "<bytes> <objs> <tag> (owner:<comm> tgid:<n> | cgroup:<path>
+ * cgroup_id:<n> | owner:[<name>]) allocs:<n> [caller:<frame>]...".
+ */
+static const char *owner_line(char *line, void *rec)
+{
+	struct kp_oline *l = rec;
+	char *save = NULL, *tok, *name = NULL;
+	int64_t bytes, objs;
+	bool allocs = false;
+	const char *why;
+	int kind = 0;	/* 1: owner:, 2: cgroup: */
+
+	l->id = -1;
+	why = counted_tag(line, &save, &bytes, &objs, &l->tag, &tok);
+	l->tag.bytes = bytes;
+	l->tag.objs = objs;
+	l->tag.allocs = l->tag.frees = l->tag.total = l->tag.req = -1;
+	if (why)
+		return why;
+	for (; tok; tok = strtok_r(NULL, " \t", &save)) {
+		if (!strncmp(tok, "owner:", 6) || !strncmp(tok, "cgroup:", 7)) {
+			if (kind)
+				return "more than one owner";
+			kind = tok[0] == 'o' ? 1 : 2;
+			name = strchr(tok, ':') + 1;
+			if (!*name)
+				return kind == 1 ? "bad owner:" : "bad cgroup:";
+		} else if (!strncmp(tok, "tgid:", 5)) {
+			if (kind != 1)
+				return "tgid: without owner:";
+			if (l->id >= 0)
+				return "more than one tgid:";
+			if (kp_int(tok + 5, &l->id, false))
+				return "bad value for tgid:";
+		} else if (!strncmp(tok, "cgroup_id:", 10)) {
+			if (kind != 2)
+				return "cgroup_id: without cgroup:";
+			if (l->id >= 0)
+				return "more than one cgroup_id:";
+			if (kp_int(tok + 10, &l->id, false))
+				return "bad value for cgroup_id:";
+		} else if (!strncmp(tok, "allocs:", 7)) {
+			if (kp_int(tok + 7, &l->tag.allocs, false))
+				return "bad value for allocs:";
+			allocs = true;
+		} else if (!strncmp(tok, "caller:", 7)) {
+			if (!tok[7] || kp_add_caller(&l->tag, tok + 7))
+				return "bad caller:";
+		} else if (!strchr(tok, ':')) {
+			return "expected key:value";
+		}
+	}
+	if (!kind)
+		return "no owner: or cgroup:";
+	if (kind == 2 && l->id < 0)
+		return "no cgroup_id:";
+	if (kind == 1 && l->id < 0 &&
+	    (name[0] != '[' || strlen(name) < 3 ||
+	     name[strlen(name) - 1] != ']'))
+		return "owner: with neither tgid: nor [name]";
+	if (!allocs)
+		return "no allocs:";
+	l->type = kind == 2 ? KP_OWN_CGROUP : l->id >= 0 ? KP_OWN_TASK :
+		  KP_OWN_KERNEL;
+	return owner_names(l, name);
+}
+
+int kp_parse_owners(FILE *in, const char *name, struct kp_owners *o,
+		    char *err, size_t errlen)
+{
+	size_t i;
+	int rc;
+
+	memset(o, 0, sizeof(*o));
+	rc = parse_records(in, name, "owners", (void **)&o->v, &o->n,
+			   &o->cap, sizeof(*o->v), owner_line, &o->off, err,
+			   errlen);
+	if (rc) {
+		kp_owners_free(o);
+		return rc;
+	}
+	for (i = 0; i < o->n; i++) {
+		o->task |= o->v[i].type == KP_OWN_TASK;
+		o->cgroup |= o->v[i].type == KP_OWN_CGROUP;
+	}
+	return 0;
 }
