@@ -12,7 +12,10 @@
  *
  * - The owners. owners=task: the thread group of current (tgid, and the
  *   group leader's start time, so that a tgid used again is another
- *   owner), with the comm of the thread that was seen first; owners=cgroup:
+ *   owner), with its group leader's comm as of its last allocation (a
+ *   fork's child is first seen with its parent's comm, and takes its
+ *   program's at the first allocation after its exec or rename:
+ *   kmp_owner_renamed()); owners=cgroup:
  *   current's cgroup v2 group (cgroup_id()), whose path a work item makes
  *   once, soon after (kernfs_path() takes a lock that the probes may not).
  *   In both, fixed owners for hard interrupt, softirq and NMI context,
@@ -246,7 +249,8 @@ static u32 kmp_owner_add(u32 b, const struct kmp_okey *k)
 	o->cgrp = NULL;
 	if (k->type == KMP_OWN_TASK || k->type == KMP_OWN_KTHREAD) {
 		if (k->type == KMP_OWN_TASK)
-			kmp_comm_copy(o->comm);
+			kmp_leader_comm(READ_ONCE(current->group_leader),
+					o->comm);
 		else
 			memcpy(o->comm, k->comm, TASK_COMM_LEN);
 	}
@@ -274,6 +278,42 @@ out:
 	return i;
 }
 
+/*
+ * @leader's comm, copied without its task lock, as kmp_comm_copy() copies
+ * current's: a read beside set_task_comm() may mix two names, but never
+ * leaves the array, and the last byte is NUL whatever was read.
+ */
+static void kmp_leader_comm(const struct task_struct *leader, char *dst)
+{
+	unsigned int i;
+
+	for (i = 0; i < TASK_COMM_LEN - 1; i++) {
+		dst[i] = READ_ONCE(leader->comm[i]);
+		if (!dst[i])
+			break;
+	}
+	for (; i < TASK_COMM_LEN; i++)
+		dst[i] = '\0';
+}
+
+/*
+ * A task owner whose group leader's comm is no longer the one it has (a
+ * fork's child first seen before its exec, a process that renamed
+ * itself): the new one. A view's read beside this write, or another
+ * thread's write of the same name, may see two names mixed for that
+ * moment; the last byte stays NUL.
+ */
+static void kmp_owner_renamed(struct kmp_owner *o,
+			      const struct task_struct *leader)
+{
+	char comm[TASK_COMM_LEN];
+	unsigned int i;
+
+	kmp_leader_comm(leader, comm);
+	for (i = 0; i < TASK_COMM_LEN - 1; i++)
+		WRITE_ONCE(o->comm[i], comm[i]);
+}
+
 static u32 kmp_owner_now(unsigned int mode, bool nmi)
 {
 	struct kmp_okey k;
@@ -283,8 +323,16 @@ static u32 kmp_owner_now(unsigned int mode, bool nmi)
 	kmp_owner_key(mode, nmi, &k);
 	b = kmp_owner_bucket(&k);
 	o = kmp_owner_find(b, &k);
-	if (likely(o))
+	if (likely(o)) {
+		const struct task_struct *leader;
+
+		if (k.type != KMP_OWN_TASK)
+			return o - kmp_owner_pool;
+		leader = READ_ONCE(current->group_leader);
+		if (unlikely(memcmp(o->comm, leader->comm, TASK_COMM_LEN - 1)))
+			kmp_owner_renamed(o, leader);
 		return o - kmp_owner_pool;
+	}
 	return kmp_owner_add(b, &k);
 }
 
