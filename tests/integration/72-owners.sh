@@ -87,6 +87,17 @@ write_knob $KMP_SYSCTL/owners task || fail "owners=task refused"
 expect_eq "owners knob" "$(cat $KMP_SYSCTL/owners)" task
 pa=$(run_in kmp-a kmp_own_a a 100 10)
 pb=$(run_in kmp-b kmp_own_b b 300 30)
+# The reader's view of them (the README's example): each group by its
+# name and tgid in top --by owner, and on owner_kmalloc in owners SITE.
+kmemprof top --by owner -H -n 8 > /tmp/own-top.txt 2>&1 ||
+	fail "kmemprof top --by owner: $(cat /tmp/own-top.txt)"
+kmemprof owners owner_kmalloc -H >> /tmp/own-top.txt 2>&1 ||
+	fail "kmemprof owners owner_kmalloc: $(cat /tmp/own-top.txt)"
+sed 's/^/INFO reader: /' /tmp/own-top.txt
+for o in "kmp_own_a[$pa]" "kmp_own_b[$pb]"; do
+	[ "$(grep -cF " $o" /tmp/own-top.txt)" -ge 2 ] ||
+		fail "the reader: $o not in both top --by owner and owners"
+done
 check_phase task " owner:kmp_own_a tgid:$pa " " owner:kmp_own_b tgid:$pb "
 
 # owners=cgroup: the groups, by path.
