@@ -159,6 +159,24 @@ static void kmp_comm_copy(char *dst)
 		dst[i] = '\0';
 }
 
+/*
+ * @leader's comm, copied without its task lock, as kmp_comm_copy() copies
+ * current's: a read beside set_task_comm() may mix two names, but never
+ * leaves the array, and the last byte is NUL whatever was read.
+ */
+static void kmp_leader_comm(const struct task_struct *leader, char *dst)
+{
+	unsigned int i;
+
+	for (i = 0; i < TASK_COMM_LEN - 1; i++) {
+		dst[i] = READ_ONCE(leader->comm[i]);
+		if (!dst[i])
+			break;
+	}
+	for (; i < TASK_COMM_LEN; i++)
+		dst[i] = '\0';
+}
+
 static void kmp_owner_key(unsigned int mode, bool nmi, struct kmp_okey *k)
 {
 	k->start = 0;
@@ -276,24 +294,6 @@ out:
 	if (kick)
 		irq_work_queue(&kmp_owner_kick);
 	return i;
-}
-
-/*
- * @leader's comm, copied without its task lock, as kmp_comm_copy() copies
- * current's: a read beside set_task_comm() may mix two names, but never
- * leaves the array, and the last byte is NUL whatever was read.
- */
-static void kmp_leader_comm(const struct task_struct *leader, char *dst)
-{
-	unsigned int i;
-
-	for (i = 0; i < TASK_COMM_LEN - 1; i++) {
-		dst[i] = READ_ONCE(leader->comm[i]);
-		if (!dst[i])
-			break;
-	}
-	for (; i < TASK_COMM_LEN; i++)
-		dst[i] = '\0';
 }
 
 /*
