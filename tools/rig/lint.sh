@@ -37,10 +37,12 @@ else
 fi
 
 dest=$TOP/.build/sparse-$KVER
-if out=$("$TOP/tools/rig/build.sh" "$KVER" "$dest" C=2 2>&1 |
-	grep -E 'warning:|error:'); then
+# A build that fails fails the check too, whatever its output says.
+bout=$("$TOP/tools/rig/build.sh" "$KVER" "$dest" C=2 2>&1)
+brc=$?
+if out=$(echo "$bout" | grep -E 'warning:|error:') || [ $brc -ne 0 ]; then
 	echo "sparse (C=2):"
-	echo "$out"
+	echo "${out:-$(echo "$bout" | tail -n 20)}"
 	f=$((f + 1))
 else
 	echo "sparse (C=2): clean"
