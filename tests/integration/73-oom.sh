@@ -67,8 +67,9 @@ rank=$(awk -v o=" owner:kmpoom tgid:$pid" '
 site=$(grep ' func:' /tmp/oom.report | sed -n "${rank}p")
 echo "INFO kmpoom's site is number $rank: $site"
 echo "$site" | grep -q ' kind:page ' || fail "kmpoom's site is not a page site"
-# the fault path: the anonymous fault's folio or page allocation
-echo "$site" | grep -Eq 'func:[a-z_]*(anon|fault|folio|wp_page|do_pte)' ||
+# the fault path: the anonymous fault's folio or page allocation (6.1 on
+# arm64: alloc_zeroed_user_highpage_movable(), the arch's, do_anonymous_page()'s)
+echo "$site" | grep -Eq 'func:[a-z_]*(anon|fault|folio|wp_page|do_pte|user_highpage)' ||
 	fail "kmpoom's site is not on the fault path: $site"
 bytes=$(echo "$site" | awk '{ print $2 }')
 if [ -n "$memcg" ]; then
