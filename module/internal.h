@@ -298,7 +298,7 @@ extern unsigned int kmp_max_tags;
 int kmp_tags_init(void);
 void kmp_tags_exit(void);
 struct kmp_tag *kmp_tag_find_or_create(unsigned long site, enum kmp_kind kind,
-			    const unsigned long *callers, unsigned int n);
+				       const unsigned long *callers, unsigned int n);
 u32 kmp_tags_used(void);
 bool kmp_tag_ready(u32 idx);
 void kmp_site_add(unsigned long key, u32 idx, u32 flags);

@@ -207,7 +207,7 @@ enum kmp_take {
  */
 static __always_inline enum kmp_take
 __kmp_live_slots_remove(unsigned long key, struct kmp_obj *obj, u32 size,
-		const bool timed, u32 *h)
+			const bool timed, u32 *h)
 {
 	struct kmp_slot *s;
 
@@ -230,7 +230,7 @@ __kmp_live_slots_remove(unsigned long key, struct kmp_obj *obj, u32 size,
  * fast path's fill, which writes none, finds none there.
  */
 static __always_inline bool kmp_live_slots_remove(unsigned long key,
-					  struct kmp_obj *obj)
+						  struct kmp_obj *obj)
 {
 	struct kmp_slot *s;
 

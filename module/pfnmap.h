@@ -145,7 +145,7 @@ static __always_inline void kmp_pfn_obj(u32 v, struct kmp_obj *obj)
  * block's entry, as an allocation writes only its own.
  */
 static __always_inline bool kmp_pfnmap_remove(u32 *slot, u32 v, unsigned int order,
-					 const bool alone)
+					      const bool alone)
 {
 	if (!(v & KMP_PFN_VALID) || kmp_pfn_order(v) != order)
 		return false;

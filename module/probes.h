@@ -353,7 +353,7 @@ static __always_inline bool __kmp_slab_alloc_fast(enum kmp_event ev,
 	/* with key_depth, the tag of (site, callers): kmp_walk_fast() */
 	if (!kd) {
 		if (unlikely(!kmp_site_lookup(kmp_site_key(site, KMP_KIND_SLAB),
-					   &e) || e->flags))
+					      &e) || e->flags))
 			goto out;
 		idx = e->idx;
 		ctr = e->ctr;
@@ -638,7 +638,7 @@ static __always_inline unsigned int kmp_why_page_walk(unsigned long fp,
 			return KMP_PC_W_WALK;
 	for (i = 0; i < KMP_FP_FRAMES; i++) {
 		if (!kmp_site_lookup(kmp_site_key(kmp_fp_ret(&w), KMP_KIND_PAGE),
-				  &e))
+				     &e))
 			return KMP_PC_W_NOSITE;
 		if (!(e->flags & KMP_SITE_FRAME))
 			return e->flags ? KMP_PC_W_SLOWSITE : 0;

@@ -159,7 +159,7 @@ static __always_inline unsigned long kmp_site_index(unsigned long key)
  * found is not NULL, and tests nothing more.)
  */
 static __always_inline bool kmp_site_lookup(unsigned long key,
-					 const struct kmp_site **ep)
+					    const struct kmp_site **ep)
 {
 	unsigned long i = kmp_site_index(key);
 	unsigned int n;

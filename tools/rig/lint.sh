@@ -13,7 +13,8 @@ SRC=$(readlink -f "$KDIR/source")
 p=0 f=0
 
 cd "$TOP"
-files=$(git ls-files 'module/*.c' 'include/*.h' 'tests/*.c' 'tests/*.h' \
+files=$(git ls-files 'module/*.c' 'module/*.h' 'include/*.h' \
+	'tests/*.c' 'tests/*.h' \
 	':!tests/reader' 2>/dev/null ||
 	find module include tests -name '*.[ch]')
 # compat.h is the one place that must test LINUX_VERSION_CODE, and its
