@@ -10,11 +10,11 @@
 
 cpus_list=1
 rounds=3
-MODES="bare disabled default hist lifetimes stack8 key2 sample64 allocinfo ftrace"
+MODES="bare disabled default hist lifetimes stack8 key2 sample64 owners owners-cg allocinfo ftrace"
 WORKLOADS=kmalloc32,kmalloc256,kmalloc2048,sites1000,kmem_cache,bulk16,kfree_rcu,pages0,pagesbulk16,pages2,leaky100k,xcpu,name10k
 CALIB=calib_loop,calib_irq,calib_percpu,calib_lock,calib_clock,calib_stack6,calib_stack12,calib_tp_kmalloc32,calib_tp_pages0
 procread=1
-MACRO_MODES="bare allocinfo ftrace disabled default hist lifetimes stack8 key2 sample64 ref ref-hist ref-stack8 paths"
+MACRO_MODES="bare allocinfo ftrace disabled default hist lifetimes stack8 key2 sample64 owners owners-cg ref ref-hist ref-stack8 paths"
 macro_scale=1
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
@@ -58,6 +58,10 @@ set_mode() {
 	stack8) insmod /modules/kmemprof.ko $P && echo 8 > $KMP_SYSCTL/stack_depth ;;
 	key2) insmod /modules/kmemprof.ko $P && echo 2 > $KMP_SYSCTL/key_depth ;;
 	sample64) insmod /modules/kmemprof.ko $P && echo 64 > $KMP_SYSCTL/sample_rate ;;
+	# issue 41's cost: every event charged to its task or cgroup
+	owners) insmod /modules/kmemprof.ko $P && echo task > $KMP_SYSCTL/owners ;;
+	owners-cg) insmod /modules/kmemprof.ko $P &&
+		echo cgroup > $KMP_SYSCTL/owners ;;
 	# The reference commit's module (tools/rig/bench.sh: BENCH_REF),
 	# built for this kernel, and the path build of this one (paths.h).
 	ref | ref-*)
@@ -140,6 +144,9 @@ if [ "$procread" = 1 ]; then
 	echo "STAT tags.used $(stat_value tags.used)"
 	echo "STAT live.bytes $(stat_value live.bytes)"
 	echo "STAT live.max $(stat_value live.max)"
+	# what owners add to each live slot (issue 41: at most 8 bytes)
+	echo task > $KMP_SYSCTL/owners
+	echo "STAT live.bytes.owners $(stat_value live.bytes)"
 	quiet
 fi
 dmesg | grep 'kmemprof_bench: RESULT' | sed 's/.*RESULT /RESULT /'

@@ -21,7 +21,7 @@ import statistics
 import sys
 
 MODES = ['bare', 'disabled', 'default', 'ref', 'hist', 'lifetimes', 'stack8',
-         'key2', 'sample64', 'allocinfo', 'ftrace']
+         'key2', 'sample64', 'owners', 'owners-cg', 'allocinfo', 'ftrace']
 WORKLOADS = ['kmalloc32', 'kmalloc256', 'kmalloc2048', 'sites1000',
              'kmem_cache', 'bulk16', 'kfree_rcu', 'pages0', 'pagesbulk16',
              'pages2', 'leaky100k', 'xcpu']
@@ -46,8 +46,8 @@ def load(path, paths=None):
 
 
 MACRO_MODES = ['bare', 'allocinfo', 'ftrace', 'disabled', 'default', 'hist',
-               'lifetimes', 'stack8', 'key2', 'sample64', 'ref', 'ref-hist',
-               'ref-stack8', 'paths']
+               'lifetimes', 'stack8', 'key2', 'sample64', 'owners',
+               'owners-cg', 'ref', 'ref-hist', 'ref-stack8', 'paths']
 # Each mode of today's module beside the reference commit's.
 REF_PAIRS = [('default', 'ref', 'defaults'), ('hist', 'ref-hist', '`hist=1`'),
              ('stack8', 'ref-stack8', '`stack_depth=8`')]
@@ -360,6 +360,55 @@ def icount_table(kernel, res, stats):
     return out
 
 
+OWNER_MODES = [('owners', '`owners=task`'), ('owners-cg', '`owners=cgroup`')]
+# issue 41's targets: instructions a pair over the defaults, and the macro
+# load's overhead over the defaults' overhead
+OWNER_PAIR_MAX = 60
+OWNER_MACRO_MAX = 1.3
+
+
+def owners_table(kernel, res, stats):
+    """What charging each event to its owner costs, over the defaults."""
+    modes = [(m, n) for m, n in OWNER_MODES if any(k[0] == m for k in res)]
+    if not modes:
+        return []
+    out = ['## %s: owners, over the defaults (icount, 1 CPU)' % kernel, '',
+           'Instructions a pair added to the defaults\' (target: at most '
+           '%d), and the macro load\'s overhead over bare divided by the '
+           'defaults\' (target: at most %.1fx).' % (OWNER_PAIR_MAX,
+                                                   OWNER_MACRO_MAX), '',
+           '| workload | ' + ' | '.join(n for _, n in modes) + ' |',
+           '|---|' + '---|' * len(modes)]
+    for w in WORKLOADS:
+        dflt = res.get(('default', w, 1))
+        row = [res.get((m, w, 1)) for m, _ in modes]
+        if dflt is None or all(v is None for v in row):
+            continue
+        out.append('| %s | %s |' % (w, ' | '.join(
+            '-' if v is None else '%+.1f%s' % (
+                v - dflt, '' if v - dflt <= OWNER_PAIR_MAX else ' (over)')
+            for v in row)))
+    bare = res.get(('bare', 'macro_total', 1))
+    dflt = res.get(('default', 'macro_total', 1))
+    if bare and dflt and dflt > bare:
+        cells = []
+        for m, _ in modes:
+            v = res.get((m, 'macro_total', 1))
+            cells.append('-' if v is None else '%.2fx%s' % (
+                (v - bare) / (dflt - bare),
+                '' if (v - bare) / (dflt - bare) <= OWNER_MACRO_MAX
+                else ' (over)'))
+        out.append('| macro load, overhead /defaults | %s |' % ' | '.join(cells))
+    if 'live.bytes' in stats and 'live.bytes.owners' in stats and \
+            'live.max' in stats:
+        per = (int(stats['live.bytes.owners']) - int(stats['live.bytes'])) / \
+            int(stats['live.max'])
+        out += ['', 'Memory owners add per live object: %.1f bytes (the '
+                'owner line\'s index in each slot and spill entry, made at '
+                'the first owners=).' % per]
+    return out
+
+
 def scaling_table(kernel, res):
     cpus = sorted({k[2] for k in res})
     modes = [m for m in ('bare', 'default', 'allocinfo')
@@ -403,7 +452,8 @@ def main(argv):
     macro = macro_table(argv[1], res)
     if macro:
         out += [''] + macro
-    for extra in (ref_table(argv[1], res, ref), breakdown(argv[1], res, paths)):
+    for extra in (owners_table(argv[1], res, stats),
+                  ref_table(argv[1], res, ref), breakdown(argv[1], res, paths)):
         if extra:
             out += [''] + extra
     if len(argv) > 3:
