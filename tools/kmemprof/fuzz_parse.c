@@ -6,7 +6,9 @@
  * and rendered by every output writer (JSON, CSV, both metrics formats,
  * pprof, the plots) before and after the redaction, so those paths see
  * hostile values too; and the commands that format them run on it, as a
- * file. serve's web configuration (webauth.c), the ELF note parser
+ * file. The owners view is summed per owner, sorted by every key and
+ * written as the owner gauges and as pprof's owner labels. serve's web
+ * configuration (webauth.c), the ELF note parser
  * (resolve.c) and the redaction (redact.c) have targets of their own;
  * the redaction's checks that no address is left (abort() otherwise).
  *
@@ -32,7 +34,7 @@
 enum {
 	F_PROC, F_HIST, F_AGES, F_LEAKS, F_STATS, F_CPUS, F_STACKS, F_SERIES,
 	F_SNAPSHOT, F_CLI, F_MEMINFO, F_ZONEINFO, F_WEBCONFIG, F_NOTE,
-	F_REDACT, F_NR
+	F_REDACT, F_OWNERS, F_NR
 };
 
 /* No word of @s, where redact.c looks, is still an address. */
@@ -161,7 +163,8 @@ static void cli(const uint8_t *data, size_t size)
 		{ "top", "--prometheus", NULL },
 		{ "diff", "--openmetrics", NULL },
 		{ "leaks", "--json", NULL }, { "hist", "--json", NULL },
-		{ "stacks", "--json", NULL },
+		{ "stacks", "--json", NULL }, { "owners", NULL },
+		{ "owners", "-H", NULL },
 	};
 	char path[64], *argv[12];
 	int fd, argc = 0, i;
@@ -229,6 +232,55 @@ static void use_hists(const struct kp_hists *h)
 			kp_hist_label(KP_B_LIFE, b, buf, sizeof(buf));
 		kp_site_key(&h->v[i].tag, buf, sizeof(buf));
 	}
+}
+
+/* The owners view summed, sorted, and through the writers that take it. */
+static void use_owners(const struct kp_owners *ow)
+{
+	struct kp_keys keys = { .n = 1 };
+	struct kp_osum *v = NULL;
+	size_t n = 0, i;
+	bool *keep;
+
+	keep = calloc(ow->n ? ow->n : 1, sizeof(*keep));
+	for (i = 0; keep && i < ow->n; i++)
+		keep[i] = i & 1;
+	if (keep && !kp_owner_sums(ow, keep, &v, &n))
+		free(v);
+	free(keep);
+	if (kp_owner_sums(ow, NULL, &v, &n))
+		return;
+	for (i = 0; i < KP_NKEYS; i++) {
+		keys.k[0] = (enum kp_key)i;
+		kp_osums_sort(v, n, &keys);
+	}
+	for (i = 0; i < n; i++)
+		kp_owner_type_name(v[i].type);
+#ifdef KP_HAVE_OUTPUTS
+	{
+		struct kp_profile none = { .source = KP_KMEMPROF };
+		struct kp_metrics_opts mo = {
+			.owners_on = true, .owners = v, .nowners = n,
+			.owners_max = 2,
+		};
+		char err[256];
+		void *buf;
+		size_t len;
+		FILE *o = fopen("/dev/null", "w");
+
+		if (o) {
+			kp_out_owner_metrics(o, &mo);
+			mo.openmetrics = true;
+			mo.owners_max = 0;
+			kp_out_metrics(o, &none, &mo);
+			fclose(o);
+		}
+		if (!kp_pprof_gz(&none, NULL, ow, "inuse_space", &buf, &len,
+				 err, sizeof(err)))
+			free(buf);
+	}
+#endif
+	free(v);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -326,6 +378,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case F_CLI:
 		cli(data + 1, size - 1);
 		break;
+	case F_OWNERS: {
+		struct kp_owners ow;
+
+		if (!kp_parse_owners(in, "in", &ow, err, sizeof(err))) {
+			use_owners(&ow);
+			kp_owners_free(&ow);
+		}
+		break;
+	}
 	case F_MEMINFO: {
 		struct kp_meminfo m;
 
