@@ -5,7 +5,7 @@
 . /tests/lib.sh
 
 S=$KMP_SYSCTL
-KNOBS="enabled events reset leak_age_ms stack_depth stack_sample key_depth sample_rate min_size max_size hist lifetimes self_timing"
+KNOBS="enabled events reset leak_age_ms stack_depth stack_sample key_depth sample_rate min_size max_size hist lifetimes self_timing owners oom_report"
 keep_knobs $(echo "$KNOBS" | sed "s/ reset//")
 n=0
 for k in $KNOBS; do
@@ -26,6 +26,18 @@ for k in $KNOBS; do
 	expect_eq "$k read past the end" "$(kmpio read $S/$k 100 64)" ""
 	n=$((n + 4))
 done
+# The owners knob takes a word: near misses of its words, and oom_report
+# past its 64 sites, are refused the same way.
+ob=$(cat $S/owners) rb=$(cat $S/oom_report)
+for v in 1 2 tasks Task TASK cgroups cgroup2 "task cgroup" " task" "task," \
+	 "cgroup 0" "0 task" none off; do
+	expect_eq "owners='$v'" "$(kmpio write $S/owners 0 "$v")" "err EINVAL"
+	n=$((n + 1))
+done
+expect_eq "owners unchanged" "$(cat $S/owners)" "$ob"
+expect_eq "oom_report=65" "$(kmpio write $S/oom_report 0 65)" "err EINVAL"
+expect_eq "oom_report unchanged" "$(cat $S/oom_report)" "$rb"
+n=$((n + 1))
 echo "$n hostile writes refused"
 
 # 1-byte reads of a file give what one read gives: the stable headers.

@@ -15,6 +15,7 @@
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/tracepoint.h>
@@ -57,7 +58,14 @@ static int churn_thread(void *unused)
 		if (!(churn_rounds & 7))
 			free_percpu(churn_percpu());
 		churn_rounds++;
-		cond_resched();
+		/*
+		 * A quiescent state for RCU Tasks too: on a preemptible
+		 * kernel cond_resched() is empty and this loop never sleeps,
+		 * so without it the synchronize_rcu_tasks() of ftrace's
+		 * detach in kmemprof's unload would wait for it for ever
+		 * (83-attach's reload on 6.12-debug, rcu_tasks_wait_gp).
+		 */
+		cond_resched_tasks_rcu_qs();
 	}
 	return 0;
 }
