@@ -23,6 +23,7 @@
 
 #include <linux/percpu.h>
 
+#include "hist.h"
 #include "internal.h"
 #include "options.h"
 #include "owners.h"
@@ -77,6 +78,24 @@ static void kmp_count_free(u32 idx, const struct kmp_obj *obj,
 			   unsigned int scale)
 {
 	kmp_ctr_frees(kmp_ctr(idx), scale, obj->size, obj->req);
+}
+
+/* Histograms: an allocation's sizes, in @tag's slot (taken at first use). */
+static void kmp_account_hist_sizes(struct kmp_tag *tag, u32 size, u32 req)
+{
+	u32 h = kmp_hist_claim(&tag->hist);
+
+	if (h != KMP_NIL)
+		kmp_hist_add_sizes(h, tag->kind, size, req, 1);
+}
+
+/* ... and the lifetime and CPUs of a free of timed @obj. */
+static void kmp_account_hist_free(const struct kmp_obj *obj)
+{
+	u32 h = kmp_hist_claim(&kmp_tag_at(obj->tag)->hist);
+
+	if (h != KMP_NIL)
+		kmp_hist_add_free(h, obj->time, obj->cpu, kmp_now());
 }
 
 static void kmp_mark_inaccurate(u32 idx)
@@ -321,7 +340,7 @@ __kmp_account_alloc(enum kmp_kind kind, unsigned long call_site,
 	obj.own = 0;
 	kmp_count_alloc(obj.tag, obj.size, obj.req, 1);
 	if (mode & KMP_M_HIST)
-		kmp_hist_alloc(tag, obj.size, obj.req, 1);
+		kmp_account_hist_sizes(tag, obj.size, obj.req);
 	if (sd && f->site >= 0)
 		kmp_stack_record(obj.tag, &f->e[f->site],
 				 min_t(unsigned int, sd, f->n - f->site),
@@ -384,7 +403,7 @@ static __always_inline void __kmp_account_count_free(const struct kmp_obj *obj,
 	if (rate > 1 && !test_bit(KMP_TAG_SAMPLED, &kmp_tag_at(obj->tag)->flags))
 		set_bit(KMP_TAG_SAMPLED, &kmp_tag_at(obj->tag)->flags);
 	if ((mode & KMP_M_HIST) && obj->time)
-		kmp_hist_free(kmp_tag_at(obj->tag), obj, kmp_now());
+		kmp_account_hist_free(obj);
 	/*
 	 * A page block taken whole by a free of another order. The general
 	 * path splits blocks instead (kmp_account_page_free()) and nmi.c takes only

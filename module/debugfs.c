@@ -32,11 +32,13 @@
 
 #include <kmemprof/format.h>
 #include "fmt.h"
+#include "hist.h"
 #include "internal.h"
 #include "options.h"
 #include "owners.h"
 #include "paths.h"
 #include "stat.h"
+#include "tables.h"
 #include "tags.h"
 
 static struct dentry *kmp_debugfs_dir;
@@ -161,6 +163,29 @@ static void hist_stop(struct seq_file *m, void *v)
 {
 }
 
+/* The histograms of all the tags of @kind that have them, summed. */
+static void hist_kind_sum(enum kmp_kind kind, struct kmp_hist_totals *t)
+{
+	struct kmp_hist_totals *one = kmalloc(sizeof(*one), GFP_KERNEL);
+	u64 *out = (u64 *)t, *in = (u64 *)one;
+	u32 idx, used = kmp_tags_used();
+	unsigned int f;
+
+	memset(t, 0, sizeof(*t));
+	if (!one)
+		return;
+	for (idx = 0; idx < used; idx++) {
+		const struct kmp_tag *tag = kmp_tag_at(idx);
+
+		if (!kmp_tag_ready(idx) || tag->kind != kind ||
+		    !kmp_hist_sum(kmp_tag_hist(tag), one))
+			continue;
+		for (f = 0; f < KMP_HIST_N; f++)
+			out[f] += in[f];
+	}
+	kfree(one);
+}
+
 static void hist_all(struct seq_file *m, enum kmp_kind kind)
 {
 	u64 live_bytes = 0, live_req = 0;
@@ -175,7 +200,7 @@ static void hist_all(struct seq_file *m, enum kmp_kind kind)
 		live_bytes += t.live_bytes;
 		live_req += t.live_req;
 	}
-	kmp_hist_global(kind, &h);
+	hist_kind_sum(kind, &h);
 	seq_printf(m, "all kind:%s", kmp_kind_name(kind));
 	kmp_put_hist(m, &h);
 	kmp_put_frag(m, live_bytes, live_req);
@@ -205,7 +230,7 @@ static int hist_show(struct seq_file *m, void *v)
 	}
 	tag = v;
 	idx = kmp_tag_index(tag);
-	if (!kmp_tag_ready(idx) || !kmp_hist_tag(tag, &h))
+	if (!kmp_tag_ready(idx) || !kmp_hist_sum(kmp_tag_hist(tag), &h))
 		return 0;
 	kmp_tag_totals(idx, &t);
 	kmp_seq_tag_name(m, tag, it->text);
@@ -553,16 +578,53 @@ out:
 }
 DEFINE_SHOW_ATTRIBUTE(stacks);
 
+/* Per-CPU breakdown, by the CPU the event ran on. */
+struct cpu_totals {
+	u64 allocs;
+	u64 frees;
+	u64 remote;	/* paired frees of objects allocated on another CPU */
+	u64 xcluster;	/* ... on another cluster */
+};
+
+/*
+ * One CPU's share: allocations and frees from every tag's counters, and
+ * frees across CPUs and clusters from the tags that have histograms (a
+ * count folded at 2^30 keeps no CPU).
+ */
+static void cpu_totals(int cpu, struct cpu_totals *t)
+{
+	u32 idx, used = kmp_tags_used();
+
+	memset(t, 0, sizeof(*t));
+	for (idx = 0; idx < used; idx++) {
+		const struct kmp_counters *c;
+		const struct kmp_hist *h;
+		u32 slot;
+
+		if (!kmp_tag_ready(idx))
+			continue;
+		c = per_cpu_ptr(kmp_tag_counters(idx), cpu);
+		t->allocs += READ_ONCE(c->allocs);
+		t->frees += READ_ONCE(c->frees);
+		slot = kmp_tag_hist(kmp_tag_at(idx));
+		if (slot == KMP_NIL)
+			continue;
+		h = per_cpu_ptr(kmp_hist_slot(slot), cpu);
+		t->remote += (s32)READ_ONCE(h->xcpu);
+		t->xcluster += (s32)READ_ONCE(h->xcluster);
+	}
+}
+
 static int cpus_show(struct seq_file *m, void *v)
 {
-	struct kmp_cpu_totals t;
+	struct cpu_totals t;
 	int cpu;
 
 	seq_puts(m, KMP_CPUS_HEADER KMP_CPUS_COLUMNS);
 	if (!READ_ONCE(kmp_hist_on))
 		seq_puts(m, "# remote, xcluster: counted only with hist on\n");
 	for_each_possible_cpu(cpu) {
-		kmp_cpu_totals(cpu, &t);
+		cpu_totals(cpu, &t);
 		seq_printf(m, "%d %d %llu %llu %llu %llu\n", cpu,
 			   kmp_cpu_cluster(cpu), t.allocs, t.frees, t.remote,
 			   t.xcluster);

@@ -39,7 +39,6 @@
 #include "hist.h"
 #include "stat.h"
 #include "tables.h"
-#include "tags.h"
 
 static_assert(sizeof(struct kmp_hist_totals) == KMP_HIST_N * sizeof(u64));
 
@@ -50,10 +49,13 @@ static unsigned int kmp_hist_nblocks;
 atomic64_t *kmp_hist_fold;
 static atomic_t kmp_nhist = ATOMIC_INIT(0);
 
-/* The tag's slot, taken from the pool at its first use; or KMP_NIL. */
-static u32 kmp_hist_slot_of(struct kmp_tag *tag)
+/*
+ * The histogram slot in *@word (a tag's ->hist), taken from the pool at its
+ * first use; or KMP_NIL.
+ */
+u32 kmp_hist_claim(u32 *word)
 {
-	u32 h = READ_ONCE(tag->hist), old;
+	u32 h = READ_ONCE(*word), old;
 	int idx;
 
 	if (likely(h != KMP_HIST_UNSET))
@@ -67,16 +69,8 @@ static u32 kmp_hist_slot_of(struct kmp_tag *tag)
 	 * expected value in a variable, or sparse warns of the macro's casts.
 	 */
 	old = KMP_HIST_UNSET;
-	old = cmpxchg(&tag->hist, old, h);
+	old = cmpxchg(word, old, h);
 	return old == KMP_HIST_UNSET ? h : old;
-}
-
-/* A tag's slot for the readers, or KMP_NIL. */
-static u32 kmp_hist_read_slot(const struct kmp_tag *tag)
-{
-	u32 h = READ_ONCE(tag->hist);
-
-	return h == KMP_HIST_UNSET ? KMP_NIL : h;
 }
 
 u32 kmp_hist_used(void)
@@ -84,28 +78,9 @@ u32 kmp_hist_used(void)
 	return min_t(u32, atomic_read(&kmp_nhist), kmp_max_hist);
 }
 
-/* Count an allocation (@d = 1), or take one back (@d = -1). */
-void kmp_hist_alloc(struct kmp_tag *tag, size_t bytes, size_t req, int d)
+/* Slot @h's histograms, summed over the CPUs, into @t; false for KMP_NIL. */
+bool kmp_hist_sum(u32 h, struct kmp_hist_totals *t)
 {
-	u32 h = kmp_hist_slot_of(tag);
-
-	if (h == KMP_NIL)
-		return;
-	kmp_hist_add_sizes(h, tag->kind, bytes, req, d);
-}
-
-void kmp_hist_free(struct kmp_tag *tag, const struct kmp_obj *obj, u64 now)
-{
-	u32 h = kmp_hist_slot_of(tag);
-
-	if (h != KMP_NIL)
-		kmp_hist_add_free(h, obj->time, obj->cpu, now);
-}
-
-/* A tag's histograms into @t; false if the tag has none. */
-bool kmp_hist_tag(const struct kmp_tag *tag, struct kmp_hist_totals *t)
-{
-	u32 h = kmp_hist_read_slot(tag);
 	u64 *out = (u64 *)t;
 	unsigned int f;
 	int cpu;
@@ -124,59 +99,6 @@ bool kmp_hist_tag(const struct kmp_tag *tag, struct kmp_hist_totals *t)
 		out[f] = sum > 0 ? sum : 0;
 	}
 	return true;
-}
-
-/* The histograms of all the tags of @kind that have them, summed. */
-void kmp_hist_global(enum kmp_kind kind, struct kmp_hist_totals *t)
-{
-	struct kmp_hist_totals *one = kmalloc(sizeof(*one), GFP_KERNEL);
-	u64 *out = (u64 *)t, *in = (u64 *)one;
-	u32 idx, used = kmp_tags_used();
-	unsigned int f;
-
-	memset(t, 0, sizeof(*t));
-	if (!one)
-		return;
-	for (idx = 0; idx < used; idx++) {
-		const struct kmp_tag *tag = kmp_tag_at(idx);
-
-		if (!kmp_tag_ready(idx) || tag->kind != kind ||
-		    !kmp_hist_tag(tag, one))
-			continue;
-		for (f = 0; f < KMP_HIST_N; f++)
-			out[f] += in[f];
-	}
-	kfree(one);
-}
-
-/*
- * One CPU's share: allocations and frees from every tag's counters, and
- * frees across CPUs and clusters from the tags that have histograms (a
- * count folded at 2^30 keeps no CPU).
- */
-void kmp_cpu_totals(int cpu, struct kmp_cpu_totals *t)
-{
-	u32 idx, used = kmp_tags_used();
-
-	memset(t, 0, sizeof(*t));
-	for (idx = 0; idx < used; idx++) {
-		const struct kmp_tag *tag = kmp_tag_at(idx);
-		const struct kmp_counters *c;
-		const struct kmp_hist *h;
-		u32 slot;
-
-		if (!kmp_tag_ready(idx))
-			continue;
-		c = per_cpu_ptr(kmp_tag_counters(idx), cpu);
-		t->allocs += READ_ONCE(c->allocs);
-		t->frees += READ_ONCE(c->frees);
-		slot = kmp_hist_read_slot(tag);
-		if (slot == KMP_NIL)
-			continue;
-		h = per_cpu_ptr(kmp_hist_slot(slot), cpu);
-		t->remote += (s32)READ_ONCE(h->xcpu);
-		t->xcluster += (s32)READ_ONCE(h->xcluster);
-	}
 }
 
 /* Only with the probes detached. */

@@ -18,8 +18,8 @@
  *   views:      procfs.c, debugfs.c, sysctl.c
  *   main.c, which alone owns lifetimes.
  *
- * tools/rig/callgraph.py checks it on the files with their headers, and
- * lists (KNOWN) the edges that still break it. Documentation/kmemprof.rst
+ * tools/rig/callgraph.py checks it on the files with their headers (its
+ * KNOWN, the edges still to remove, is empty). Documentation/kmemprof.rst
  * (Design) follows one event through them.
  *
  * Notes on locking
@@ -354,10 +354,8 @@ size_t kmp_pfnmap_memory(void);
 extern unsigned int kmp_max_hist;
 int kmp_hist_init(void);
 void kmp_hist_exit(void);
-void kmp_hist_alloc(struct kmp_tag *tag, size_t bytes, size_t req, int d);
-void kmp_hist_free(struct kmp_tag *tag, const struct kmp_obj *obj, u64 now);
-bool kmp_hist_tag(const struct kmp_tag *tag, struct kmp_hist_totals *t);
-void kmp_hist_global(enum kmp_kind kind, struct kmp_hist_totals *t);
+u32 kmp_hist_claim(u32 *word);
+bool kmp_hist_sum(u32 h, struct kmp_hist_totals *t);
 void kmp_hist_reset(void);
 size_t kmp_hist_memory(void);
 u32 kmp_hist_used(void);
@@ -366,16 +364,6 @@ u32 kmp_hist_used(void);
 int kmp_topology_init(void);
 void kmp_topology_exit(void);
 int kmp_cpu_cluster(int cpu);
-
-/* Per-CPU breakdown, by the CPU the event ran on. */
-struct kmp_cpu_totals {
-	u64 allocs;
-	u64 frees;
-	u64 remote;	/* paired frees of objects allocated on another CPU */
-	u64 xcluster;	/* ... on another cluster */
-};
-
-void kmp_cpu_totals(int cpu, struct kmp_cpu_totals *t);
 
 u64 kmp_now(void);
 void kmp_clock_init(void);

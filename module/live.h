@@ -11,7 +11,6 @@
 #include "internal.h"
 #include "options.h"
 #include "tables.h"
-#include "tags.h"
 
 #define KMP_GROUP	4
 /*
@@ -174,58 +173,9 @@ static __always_inline bool kmp_live_find(unsigned long key,
 }
 
 /*
- * The tag's histogram slot for the lifetime of an object of tag @idx with
- * @time (0: none), into *@h: KMP_NIL for none (histograms off, or no
- * time). False where the tag has not asked for one yet: the general path
- * takes it from the pool.
- */
-static __always_inline bool kmp_hist_life_slot(u32 idx, u64 time, u32 *h)
-{
-	*h = KMP_NIL;
-	if (time && (READ_ONCE(kmp_mode) & KMP_M_HIST)) {
-		*h = READ_ONCE(kmp_tag_at(idx)->hist);
-		if (unlikely(*h == KMP_HIST_UNSET))
-			return false;
-	}
-	return true;
-}
-
-/* What __kmp_live_slots_remove() did. */
-enum kmp_take {
-	KMP_TAKE_NONE,	/* the key is not in its group's slots */
-	KMP_TAKE_DONE,
-	KMP_TAKE_LEFT,	/* there, but left where it is (see below) */
-};
-
-/*
- * Take live @key out of its group's slots into @obj, with its time where
- * @timed: the one step that every path takes an object out of a slot
- * with (the fast paths, live.c, nmi.c). The object is left in its slot
- * where @size is not 0 and is not its size (a page block of another
- * order), or where @h is given (the fast paths, times on) and its tag has
- * no histogram slot yet (kmp_hist_life_slot(), into *@h).
- */
-static __always_inline enum kmp_take
-__kmp_live_slots_remove(unsigned long key, struct kmp_obj *obj, u32 size,
-			const bool timed, u32 *h)
-{
-	struct kmp_slot *s;
-
-	if (!kmp_live_find(key, &s))
-		return KMP_TAKE_NONE;
-	__kmp_slot_get(s, obj, timed);
-	if ((size && obj->size != size) ||
-	    (h && !kmp_hist_life_slot(obj->tag, obj->time, h)))
-		return KMP_TAKE_LEFT;
-	/* the reads above before the slot is free again */
-	smp_store_release(&s->key, 0);
-	return KMP_TAKE_DONE;
-}
-
-/*
  * Take @key out of its group's slots, into @obj, with its time and its
  * owner line; false if not there. The general path's and nmi.c's take
- * (the fast paths use __kmp_live_slots_remove(), which reads no owner): the
+ * (the fast paths use probes.h's __kmp_live_slots_remove(), no owner): the
  * slot's owner line is zeroed before the slot is free again, so that a
  * fast path's fill, which writes none, finds none there.
  */

@@ -25,6 +25,14 @@ static inline u32 kmp_tag_index(const struct kmp_tag *tag)
 	return tag - kmp_tag_pool;
 }
 
+/* @tag's histogram slot for the readers: KMP_NIL where it has none yet. */
+static inline u32 kmp_tag_hist(const struct kmp_tag *tag)
+{
+	u32 h = READ_ONCE(tag->hist);
+
+	return h == KMP_HIST_UNSET ? KMP_NIL : h;
+}
+
 /* tags.c: the tag hash, set at load before any probe is attached. */
 extern struct hlist_head *kmp_tag_hash;
 extern unsigned int kmp_tag_bits;

@@ -124,7 +124,7 @@ int kmemprof_hist_range(enum kmp_kind kind, unsigned long start,
 		if (!kmp_tag_ready(idx) || tag->kind != kind ||
 		    tag->site < start || tag->site >= end ||
 		    test_bit(KMP_TAG_GONE, &tag->flags) ||
-		    !kmp_hist_tag(tag, &t))
+		    !kmp_hist_sum(kmp_tag_hist(tag), &t))
 			continue;
 		for (f = 0; f < sizeof(t) / sizeof(u64); f++)
 			out[f] += in[f];

@@ -66,10 +66,7 @@ LAYERS = [
 ]
 
 # The edges that still break the rule (issue 40), with what removes each.
-KNOWN = {
-    ('hist', 'tags'): "hist's sums over the tags up to the views",
-    ('live', 'tags'): 'kmp_hist_life_slot(): the histogram slot chosen in probes.h',
-}
+KNOWN = {}
 
 
 def symbols(obj):
