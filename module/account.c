@@ -100,10 +100,7 @@ static void kmp_account_hist_free(const struct kmp_obj *obj)
 
 static void kmp_mark_inaccurate(u32 idx)
 {
-	struct kmp_tag *tag = kmp_tag_at(idx);
-
-	if (!test_bit(KMP_TAG_INACCURATE, &tag->flags))
-		set_bit(KMP_TAG_INACCURATE, &tag->flags);
+	kmp_tag_set_flag(kmp_tag_at(idx), KMP_TAG_INACCURATE);
 }
 
 /*
@@ -345,8 +342,8 @@ __kmp_account_alloc(enum kmp_kind kind, unsigned long call_site,
 		kmp_stack_record(obj.tag, &f->e[f->site],
 				 min_t(unsigned int, sd, f->n - f->site),
 				 obj.size);
-	if (rate > 1 && !test_bit(KMP_TAG_SAMPLED, &tag->flags))
-		set_bit(KMP_TAG_SAMPLED, &tag->flags);
+	if (rate > 1)
+		kmp_tag_set_flag(tag, KMP_TAG_SAMPLED);
 	if (!track)
 		return;
 	/*
@@ -400,8 +397,8 @@ static __always_inline void __kmp_account_count_free(const struct kmp_obj *obj,
 	kmp_count_free(obj->tag, obj, rate);
 	if ((mode & KMP_M_OWNERS) && obj->own)
 		kmp_owner_uncharge(obj->own, obj->size, 1);
-	if (rate > 1 && !test_bit(KMP_TAG_SAMPLED, &kmp_tag_at(obj->tag)->flags))
-		set_bit(KMP_TAG_SAMPLED, &kmp_tag_at(obj->tag)->flags);
+	if (rate > 1)
+		kmp_tag_set_flag(kmp_tag_at(obj->tag), KMP_TAG_SAMPLED);
 	if ((mode & KMP_M_HIST) && obj->time)
 		kmp_account_hist_free(obj);
 	/*

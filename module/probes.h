@@ -218,8 +218,7 @@ static __always_inline bool kmp_sample_track(u32 idx)
 {
 	struct kmp_tag *tag = kmp_tag_at(idx);
 
-	if (unlikely(!test_bit(KMP_TAG_SAMPLED, &tag->flags)))
-		set_bit(KMP_TAG_SAMPLED, &tag->flags);
+	kmp_tag_set_flag(tag, KMP_TAG_SAMPLED);
 	return kmp_one_in(&kmp_track_ctr, READ_ONCE(kmp_sample_rate));
 }
 
@@ -251,6 +250,7 @@ static __always_inline void kmp_count_free_sampled(enum kmp_event ev,
 	 * the re-attach scan): the tag's counts are estimates now, as the
 	 * general path's __kmp_account_count_free() says too.
 	 */
+	/* kmp_tag_set_flag() but for its hint, which moves the free probes' code */
 	if (n > 1 && !test_bit(KMP_TAG_SAMPLED, &kmp_tag_at(idx)->flags))
 		set_bit(KMP_TAG_SAMPLED, &kmp_tag_at(idx)->flags);
 }

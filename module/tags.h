@@ -25,6 +25,18 @@ static inline u32 kmp_tag_index(const struct kmp_tag *tag)
 	return tag - kmp_tag_pool;
 }
 
+/*
+ * Set flag @bit of @tag, once: the test first, so that a flag already set
+ * costs a read of the word and not an atomic write of its cache line at
+ * every event.
+ */
+static __always_inline void kmp_tag_set_flag(struct kmp_tag *tag,
+					     unsigned int bit)
+{
+	if (unlikely(!test_bit(bit, &tag->flags)))
+		set_bit(bit, &tag->flags);
+}
+
 /* @tag's histogram slot for the readers: KMP_NIL where it has none yet. */
 static inline u32 kmp_tag_hist(const struct kmp_tag *tag)
 {
