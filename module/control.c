@@ -227,6 +227,9 @@ out:
 	return ret;
 }
 
+/* The kinds that have no hook (hooks.c): percpu. */
+#define KMP_UNHOOKED_KINDS	BIT(KMP_KIND_PERCPU)
+
 /*
  * The probes and the hooks of @kinds attached when @enabled, the others
  * detached. What ends or moves objects (frees, migration) goes on before
@@ -235,6 +238,14 @@ out:
  * one way. Once all are detached, the records that NMI events left
  * (nmi.c) are applied, so none outlives them. On error the probes are as
  * they were; a hook that cannot be attached is left out (hooks.c).
+ *
+ * A kind with no hooks (percpu) changes its frees next to its allocations,
+ * apart from the hooks' changes: on just before them, off just after
+ * them, before any hook goes off. Taking an ftrace hook off waits for an
+ * RCU Tasks Rude grace period, and on 5.10 to 6.x that grace period's
+ * schedule_on_each_cpu() allocates and frees a percpu area. With
+ * the percpu free probe on and its allocation probe off, each was an
+ * unpaired free of kmemprof's own making (5 a disable on 6.1).
  */
 static int kmp_attach(bool enabled, unsigned int kinds)
 {
@@ -246,17 +257,23 @@ static int kmp_attach(bool enabled, unsigned int kinds)
 	if (walk)
 		kmp_prior_begin();
 	/* the frees of the kinds going on (none go off here) */
-	ret = kmp_probes_set(on | was, true);
+	ret = kmp_probes_set(was | (on & ~KMP_UNHOOKED_KINDS), true);
 	if (ret)
 		goto fail;
 	kmp_hooks_set(on | was, true, true);
-	/* the allocations: on for the kinds going on, off for the others */
-	ret = kmp_probes_set(on, false);
+	/*
+	 * The allocations: on for the kinds going on, off for the others; a
+	 * kind with no hooks has its frees put on just before.
+	 */
+	ret = kmp_probes_set(on | was, true);
+	if (!ret)
+		ret = kmp_probes_set(on, false);
 	if (ret) {
 		kmp_hooks_set(was, true, false);
 		kmp_probes_set(was, true);
 		goto fail;
 	}
+	kmp_probes_set(on | (was & ~on & ~KMP_UNHOOKED_KINDS), true);
 	kmp_hooks_set(on, false, true);
 	/*
 	 * The frees of the kinds going off, once their allocations are. Off

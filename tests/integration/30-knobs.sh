@@ -33,6 +33,18 @@ write_knob $KMP_SYSCTL/enabled 1 || fail "enabled=1 refused"
 workload 10
 [ "$(stat_value events.kmalloc)" -gt "$before" ] || fail "no events after enabled=1"
 
+# A disable/enable cycle pairs what its own detach allocates: taking an
+# ftrace hook off waits for an RCU Tasks Rude grace period, which on 6.1
+# allocates and frees a percpu area (schedule_on_each_cpu()) as the probes
+# go off. With the percpu free probe left on after its allocation probe,
+# each was an unpaired free: 5 a cycle. On the idle guest, three add none.
+upc=$(stat_value unpaired.percpu)
+for i in 1 2 3; do
+	write_knob $KMP_SYSCTL/enabled 0 || fail "enabled=0 refused"
+	write_knob $KMP_SYSCTL/enabled 1 || fail "enabled=1 refused"
+done
+expect_eq "unpaired.percpu after 3 disable/enable cycles" "$(stat_value unpaired.percpu)" "$upc"
+
 # events=slab: page events stop, slab events go on.
 write_knob $KMP_SYSCTL/events slab || fail "events=slab refused"
 expect_eq "events read back" "$(cat $KMP_SYSCTL/events)" slab
