@@ -877,7 +877,7 @@ static void kmp_hook_detach(struct kmp_hook *h)
 	smp_mb();	/* live before the counts: the handlers' pair */
 	kmp_hook_unregister(h);
 	h->attached = false;
-	kmp_attach_logged(kmp_hook_frees(h), false);
+	kmp_attach_logged(h->kind, kmp_hook_frees(h), false);
 	kmp_hook_wait(h);
 }
 
@@ -894,7 +894,7 @@ static int kmp_hook_attach(struct kmp_hook *h)
 	}
 	kmp_hook_bulk_exits(h, true);
 	h->attached = true;
-	kmp_attach_logged(kmp_hook_frees(h), true);
+	kmp_attach_logged(h->kind, kmp_hook_frees(h), true);
 	return 0;
 }
 

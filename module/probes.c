@@ -791,15 +791,20 @@ static bool kmp_tp_wanted(int i, unsigned int kinds)
  * suites.
  */
 static struct {
+	enum kmp_kind kind;
 	bool frees;
 	bool attach;
 } kmp_tp_log[4 * (KMP_TP_NR + KMP_HOOK_NR)];
 static unsigned int kmp_tp_log_n;
 
-/* A probe or a hook (hooks.c) that ends objects (@frees) went on or off. */
-void kmp_attach_logged(bool frees, bool attach)
+/*
+ * A probe or a hook (hooks.c) of @kind that ends objects (@frees) went on
+ * or off.
+ */
+void kmp_attach_logged(enum kmp_kind kind, bool frees, bool attach)
 {
 	if (kmp_tp_log_n < ARRAY_SIZE(kmp_tp_log)) {
+		kmp_tp_log[kmp_tp_log_n].kind = kind;
 		kmp_tp_log[kmp_tp_log_n].frees = frees;
 		kmp_tp_log[kmp_tp_log_n++].attach = attach;
 	}
@@ -807,28 +812,31 @@ void kmp_attach_logged(bool frees, bool attach)
 
 static void kmp_tp_logged(int i, bool attach)
 {
-	kmp_attach_logged(kmp_tps[i].frees, attach);
+	kmp_attach_logged(kmp_tps[i].kind, kmp_tps[i].frees, attach);
 }
 
 /*
  * Whether the probes and hooks attached since the last call went on frees
- * first, and those detached came off frees last: 0, or -EINVAL. @n: how many
- * were logged. Under kmp_control_lock's callers' order (the suites').
+ * first, and those detached came off frees last, kind by kind (a kind's
+ * objects pair within it): 0, or -EINVAL. @n: how many were logged. Under
+ * kmp_control_lock's callers' order (the suites').
  */
 int kmp_probes_log_order(unsigned int *n)
 {
-	bool alloc_on = false, free_off = false;
+	bool alloc_on[KMP_KIND_NR] = { }, free_off[KMP_KIND_NR] = { };
 	int ret = 0;
 	unsigned int i;
 
 	for (i = 0; i < kmp_tp_log_n; i++) {
+		enum kmp_kind k = kmp_tp_log[i].kind;
+
 		if (kmp_tp_log[i].attach && !kmp_tp_log[i].frees)
-			alloc_on = true;
-		else if (kmp_tp_log[i].attach && alloc_on)
+			alloc_on[k] = true;
+		else if (kmp_tp_log[i].attach && alloc_on[k])
 			ret = -EINVAL;
 		if (!kmp_tp_log[i].attach && kmp_tp_log[i].frees)
-			free_off = true;
-		else if (!kmp_tp_log[i].attach && free_off)
+			free_off[k] = true;
+		else if (!kmp_tp_log[i].attach && free_off[k])
 			ret = -EINVAL;
 	}
 	*n = kmp_tp_log_n;

@@ -28,7 +28,7 @@ extern atomic_t kmp_test_watched;
 
 bool kmp_stacked_test_off(void);
 void kmp_clock_set(kmp_clock_t *clock);
-void kmp_attach_logged(bool frees, bool attach);	/* probes.c */
+void kmp_attach_logged(enum kmp_kind kind, bool frees, bool attach); /* probes.c */
 
 /* The suites' clock, or NULL for the module's own (clock.h). */
 static __always_inline kmp_clock_t *kmp_test_clock(void)
@@ -89,7 +89,8 @@ static inline void kmp_test_watch_site(enum kmp_kind kind, unsigned long site)
 {
 }
 
-static inline void kmp_attach_logged(bool frees, bool attach)
+static inline void kmp_attach_logged(enum kmp_kind kind, bool frees,
+				     bool attach)
 {
 }
 #endif
