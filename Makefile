@@ -49,7 +49,7 @@
 #                         when that is in the cache
 #   make bench            cost per event: bare, kmemprof, allocinfo, ftrace
 #   make kernels          fetch and build the rig's kernels (cached)
-#   make lint             checkpatch --strict and sparse
+#   make lint             checkpatch --strict, sparse and the layers (callgraph.py); exits 1 on a finding
 #   make deb              kmemprof-dkms and kmemprof-tools packages, in .build/deb
 #   make install          the module into /lib/modules/RELEASE/extra, and depmod:
 #                         the running kernel's, or KDIR's (INSTALL_MOD_PATH=DIR,
