@@ -75,6 +75,8 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "tags.naming_ns %llu\n", kmp_tags_naming_ns());
 	seq_printf(m, "live.used %u\n", kmp_live_used());
 	seq_printf(m, "live.max %u\n", kmp_max_live);
+	seq_printf(m, "live.grown %u\n", kmp_live_grown());
+	seq_printf(m, "live.grow_max %u\n", kmp_live_grow_max());
 	seq_printf(m, "live.bytes %zu\n", kmp_live_memory());
 	seq_printf(m, "hist.used %u\n", kmp_hist_used());
 	seq_printf(m, "hist.max %u\n", kmp_max_hist);

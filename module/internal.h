@@ -41,6 +41,8 @@
  *   table and making tombs. Lookups take none.
  * - kmp_spill_locks[] and kmp_spill_free.lock (raw spinlocks, live.c): the
  *   live table's spill chains and its free list. The slots take none.
+ *   kmp_spill_grow_lock (mutex, live.c): the spill's growth by chunks,
+ *   against a clear. Process context only.
  * - kmp_split_locks[] (raw spinlocks, account.c): page frees that find no
  *   entry of their order at their PFN, one block of the largest order each.
  * - kmp_stack_locks[] (raw spinlocks, stacks.c): inserts into the stack
@@ -61,6 +63,7 @@
  *   kmp_control_lock -> tracepoints_mutex (attaching, detaching)
  *   kmp_control_lock -> cpus_read_lock, jump_label_mutex (the static key)
  *   kmp_control_lock -> kmp_spill_locks[] -> kmp_spill_free.lock
+ *   kmp_control_lock -> kmp_spill_grow_lock -> kmp_spill_free.lock
  *   kmp_split_locks[] -> kmp_spill_locks[] -> kmp_spill_free.lock
  *   kmp_control_lock -> kmp_stack_text_lock (reset)
  *   module_notify_list (the kernel's rwsem) -> kmp_gone_lock
@@ -323,6 +326,7 @@ void kmp_tags_code_going(bool (*within)(unsigned long, const struct module *),
 
 /* live.c */
 extern unsigned int kmp_max_live;
+extern unsigned int kmp_live_grow;
 unsigned int kmp_default_max_live(unsigned long mib);
 int kmp_live_init(void);
 void kmp_live_exit(void);
@@ -334,6 +338,8 @@ int kmp_live_owners_on(void);	/* the same */
 void kmp_live_owners_zero(void);
 void kmp_live_times_zero(void);	/* the same */
 u32 kmp_live_used(void);
+u32 kmp_live_grown(void);
+u32 kmp_live_grow_max(void);
 size_t kmp_live_memory(void);
 enum kmp_insert kmp_live_insert(unsigned long key, const struct kmp_obj *obj,
 				struct kmp_obj *old);

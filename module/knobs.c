@@ -37,6 +37,7 @@
 #define KMP_MIN_POOL	16
 #define KMP_MAX_TAGS	BIT(24)
 #define KMP_MAX_LIVE	BIT(28)
+#define KMP_LIVE_GROW_MAX	16
 
 /*
  * min_size never above a set max_size, nor max_size below min_size: each
@@ -81,6 +82,8 @@ const struct kmp_knob kmp_knobs[] = {
 	{ "max_tags",	&kmp_max_tags,	  KMP_MIN_POOL, KMP_MAX_TAGS, NULL,
 	  KMP_KNOB_PARAM | KMP_KNOB_OF },
 	{ "max_live",	&kmp_max_live,	  KMP_MIN_POOL, KMP_MAX_LIVE, NULL,
+	  KMP_KNOB_PARAM | KMP_KNOB_OF },
+	{ "live_grow",	&kmp_live_grow,	  0, KMP_LIVE_GROW_MAX, NULL,
 	  KMP_KNOB_PARAM | KMP_KNOB_OF },
 	{ "max_hist",	&kmp_max_hist,	  0, UINT_MAX,	NULL, KMP_KNOB_PARAM },
 	{ "max_stacks",	&kmp_max_stacks,  0, UINT_MAX,	NULL, KMP_KNOB_PARAM },
@@ -218,6 +221,11 @@ module_param_cb(max_live, &kmp_uint_ops, &kmp_max_live, 0444);
 __MODULE_PARM_TYPE(max_live, "uint");
 MODULE_PARM_DESC(max_live,
 		 "Size of the live-object table, about 30 bytes an entry (default: one per 16 KiB of RAM)");
+
+module_param_cb(live_grow, &kmp_uint_ops, &kmp_live_grow, 0444);
+__MODULE_PARM_TYPE(live_grow, "uint");
+MODULE_PARM_DESC(live_grow,
+		 "Times max_live the live table may add under load, 36 bytes an entry added (default: 3; 0: never)");
 
 module_param_cb(max_hist, &kmp_uint_ops, &kmp_max_hist, 0444);
 __MODULE_PARM_TYPE(max_hist, "uint");

@@ -24,14 +24,26 @@
  *   the spill is only looked at for groups that have some there. Nothing
  *   is ever lost to a full group: only a full spill drops (drop.live).
  *   Its entries keep their time: the spill is rare, and under its locks.
+ * - The growth: a load that holds more objects than max_live (a full
+ *   distribution kernel under stress-ng holds 60,000 at 1 GiB) would fill
+ *   the table and drop. So the spill grows, by whole chunks of entries
+ *   (kmp_live_grow times max_live in all, 0 for never): when an add
+ *   leaves fewer free entries than a chunk holds, it queues an irq_work
+ *   (the probes can run anywhere, even under the workqueue's own lock),
+ *   which queues a work, which vmallocs a chunk and links it into the
+ *   free list. A chunk is kept until unload: a reset relinks it.
  *
  * The slots hold kmp_max_live / 8 * 7 entries rounded down to a power of
- * two groups, the spill the rest, so max_live bounds the whole table.
- * The spill has a bucket head for two entries (a power of two), so its
- * chains are about two long when it is full. An entry of max_live costs
- * under 31 bytes, whatever max_live, with its share of the heads and of
- * the groups' spill counts, and under 35 once the times are allocated
- * (8 bytes a slot): Documentation/kmemprof.rst, "Memory".
+ * two groups, the spill the rest, so max_live bounds the table at load.
+ * The spill has a bucket head for two entries of its own, or for twelve
+ * of what it may grow to, whichever is more (a power of two), so its
+ * chains are about two long when it is full at load, and at most twelve
+ * when it has grown all it may. An entry of max_live costs under 31
+ * bytes, whatever max_live, with its share of the heads (those for the
+ * growth too, at the default live_grow) and of the groups' spill counts,
+ * and under 35 once the times are allocated (8 bytes a slot); an entry
+ * the growth adds costs 36 bytes (an entry and its owner word):
+ * Documentation/kmemprof.rst, "Memory".
  *
  * Notes on locking:
  *
@@ -135,18 +147,39 @@
  *   reads (the general path charges back only while the owner bits are
  *   in kmp_mode), until the next time owners go on zeroes them.
  *
+ * - The growth: an entry's index is below kmp_spill_n (the pool made at
+ *   load) or in chunk (index - kmp_spill_n) >> kmp_chunk_bits. The work
+ *   (kmp_spill_grow_lock held) fills a new chunk's links, stores its
+ *   pointer, and only then, under kmp_spill_free.lock, links its entries
+ *   into the free list and raises kmp_chunks_n. Every index of a chunk is
+ *   reached only through that lock (an add takes it from the free list)
+ *   or a bucket lock whose holder took it so, so each acquire of one of
+ *   them orders the chunk's pointer and links before the index is used.
+ *   The walkers' and the stats' readings of kmp_chunks_n take the free
+ *   list's lock, or the grow lock, which is held across a clear: a clear
+ *   never relinks beside a chunk being added. kmp_spill_grow_queued is
+ *   set, with xchg(), by the one add that queues the irq_work, and
+ *   cleared by the work once it has done; the adds read it first, so
+ *   that under a burst they do not all write one line.
+ *
  * Lock order: spill bucket lock -> kmp_spill_free.lock; account.c's split
- * locks are taken outside them. Nothing else nests.
+ * locks are taken outside them; kmp_control_lock -> kmp_spill_grow_lock
+ * -> kmp_spill_free.lock (clears, the walkers of areas, and the work).
+ * Nothing else nests.
  * NMI never gets here: the probes turn it away.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/hash.h>
+#include <linux/irq_work.h>
+#include <linux/jiffies.h>
 #include <linux/log2.h>
+#include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/vmalloc.h>
+#include <linux/workqueue.h>
 
 #include "internal.h"
 #include "live.h"
@@ -156,8 +189,13 @@
 
 #define KMP_SPILL_LOCKS		256
 #define KMP_WALK_TRIES		4	/* readings of a slot that keeps changing */
+#define KMP_CHUNK_MIN_BITS	6	/* entries of a chunk of growth, log2 */
+#define KMP_CHUNK_MAX_BITS	12
+#define KMP_GROW_MAX		BIT(28)	/* entries grown, so indexes fit a u32 */
+#define KMP_GROW_RETRY		HZ	/* after a chunk could not be made */
 
 unsigned int kmp_max_live = 1U << 19;
+unsigned int kmp_live_grow = 3;
 
 unsigned int kmp_group_bits;
 u32 *kmp_live_owners;		/* a slot's owner line: live.h */
@@ -184,6 +222,21 @@ static unsigned int kmp_spill_n;
 static unsigned int kmp_spill_bits;
 static raw_spinlock_t kmp_spill_locks[KMP_SPILL_LOCKS];
 
+/*
+ * The chunks grown: each 1 << kmp_chunk_bits entries, then as many owner
+ * words (so a grown entry always has one), in one vmalloc.
+ */
+static struct kmp_spill **kmp_spill_chunks;
+static unsigned int kmp_chunk_bits;
+static unsigned int kmp_chunks_max;
+static unsigned int kmp_chunks_n;	/* under kmp_spill_free.lock */
+static bool kmp_spill_grow_queued;
+static unsigned long kmp_spill_grow_after;	/* jiffies, after a failure */
+static DEFINE_MUTEX(kmp_spill_grow_lock);
+static struct irq_work kmp_spill_grow_iw;
+static void kmp_spill_grow_fn(struct work_struct *work);
+static DECLARE_WORK(kmp_spill_grow_work, kmp_spill_grow_fn);
+
 static struct {
 	raw_spinlock_t lock;
 	u32 head;
@@ -200,62 +253,168 @@ static raw_spinlock_t *kmp_spill_lock(u32 bucket)
 	return &kmp_spill_locks[bucket % KMP_SPILL_LOCKS];
 }
 
-static struct kmp_spill *kmp_spill_find(u32 bucket, unsigned long key,
-					u32 **linkp)
+static unsigned int kmp_chunk_size(void)
+{
+	return 1U << kmp_chunk_bits;
+}
+
+/* Spill entry @i: the pool's, or a chunk's (see the notes). */
+static struct kmp_spill *kmp_spill_entry(u32 i)
+{
+	if (likely(i < kmp_spill_n))
+		return &kmp_spill_pool[i];
+	i -= kmp_spill_n;
+	return &READ_ONCE(kmp_spill_chunks[i >> kmp_chunk_bits])
+		[i & (kmp_chunk_size() - 1)];
+}
+
+/*
+ * Entry @i's owner word, or NULL while owners have never been on: the
+ * pool's are made then (kmp_live_owners_on()), a chunk's with it.
+ */
+static u32 *kmp_spill_owner(u32 i)
+{
+	u32 *owners = READ_ONCE(kmp_spill_owners);
+	struct kmp_spill *c;
+
+	if (!owners || i < kmp_spill_n)
+		return owners ? &owners[i] : NULL;
+	i -= kmp_spill_n;
+	c = READ_ONCE(kmp_spill_chunks[i >> kmp_chunk_bits]);
+	return (u32 *)(c + kmp_chunk_size()) + (i & (kmp_chunk_size() - 1));
+}
+
+/* The index of @key's entry in @bucket's chain, or KMP_NIL. */
+static u32 kmp_spill_find(u32 bucket, unsigned long key, u32 **linkp)
 {
 	struct kmp_spill *e;
 	u32 *link;
 
 	for (link = &kmp_spill_heads[bucket]; *link != KMP_NIL;
 	     link = &e->next) {
-		e = &kmp_spill_pool[*link];
+		e = kmp_spill_entry(*link);
 		if (e->key == key) {
 			if (linkp)
 				*linkp = link;
-			return e;
+			return *link;
 		}
 	}
-	return NULL;
+	return KMP_NIL;
 }
 
-static void kmp_spill_set(struct kmp_spill *e, const struct kmp_obj *obj)
+static void kmp_spill_set(u32 i, const struct kmp_obj *obj)
 {
-	u32 *owners = READ_ONCE(kmp_spill_owners);
+	struct kmp_spill *e = kmp_spill_entry(i);
+	u32 *own = kmp_spill_owner(i);
 
 	e->tag = obj->tag;
 	e->size = obj->size;
 	e->req = obj->req;
 	e->time_cpu = kmp_time_cpu(obj);
-	if (owners)
-		owners[e - kmp_spill_pool] = obj->own;
+	if (own)
+		*own = obj->own;
 }
 
-static void kmp_spill_get(const struct kmp_spill *e, struct kmp_obj *obj)
+static void kmp_spill_get(u32 i, struct kmp_obj *obj)
 {
-	u32 *owners = READ_ONCE(kmp_spill_owners);
+	const struct kmp_spill *e = kmp_spill_entry(i);
+	u32 *own = kmp_spill_owner(i);
 
 	obj->tag = e->tag;
 	obj->size = e->size;
 	obj->req = e->req;
 	kmp_time_cpu_split(e->time_cpu, obj);
-	obj->own = owners ? owners[e - kmp_spill_pool] : 0;
+	obj->own = own ? *own : 0;
+}
+
+/* Entries the spill has now: the pool and the chunks grown. */
+static unsigned int kmp_spill_total(void)
+{
+	return kmp_spill_n + (kmp_chunks_n << kmp_chunk_bits);
+}
+
+/*
+ * An add left fewer than a chunk's worth of free entries (@free): have a
+ * chunk made, if the table may grow and none is on its way. Any context
+ * but NMI, interrupts off.
+ */
+static void kmp_spill_want_grow(u32 free)
+{
+	if (free >= kmp_chunk_size() ||
+	    READ_ONCE(kmp_chunks_n) >= kmp_chunks_max ||
+	    READ_ONCE(kmp_spill_grow_queued) ||
+	    time_before(jiffies, READ_ONCE(kmp_spill_grow_after)))
+		return;
+	if (!xchg(&kmp_spill_grow_queued, true))
+		irq_work_queue(&kmp_spill_grow_iw);
+}
+
+/* In hard interrupt context: the work may sleep, so it is queued here. */
+static void kmp_spill_grow_irq(struct irq_work *iw)
+{
+	queue_work(system_unbound_wq, &kmp_spill_grow_work);
+}
+
+/*
+ * Link a new chunk's entries into the free list (see the notes): false if
+ * the table may not grow more or the chunk cannot be made. With
+ * kmp_spill_grow_lock held.
+ */
+static bool kmp_spill_grow_one(void)
+{
+	unsigned int j, n = kmp_chunks_n, size = kmp_chunk_size();
+	struct kmp_spill *c;
+	unsigned long flags;
+	u32 base, free;
+
+	if (n >= kmp_chunks_max)
+		return false;
+	c = __vmalloc(array_size(size, sizeof(*c) + sizeof(u32)),
+		      GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN);
+	if (!c) {
+		WRITE_ONCE(kmp_spill_grow_after, jiffies + KMP_GROW_RETRY);
+		return false;
+	}
+	base = kmp_spill_n + (n << kmp_chunk_bits);
+	for (j = 0; j + 1 < size; j++)
+		c[j].next = base + j + 1;
+	WRITE_ONCE(kmp_spill_chunks[n], c);
+	raw_spin_lock_irqsave(&kmp_spill_free.lock, flags);
+	c[size - 1].next = kmp_spill_free.head;
+	kmp_spill_free.head = base;
+	kmp_spill_free.count += size;
+	free = kmp_spill_free.count;
+	WRITE_ONCE(kmp_chunks_n, n + 1);
+	raw_spin_unlock_irqrestore(&kmp_spill_free.lock, flags);
+	/* a chunk ahead of the adds, if they took this one meanwhile */
+	return free < size;
+}
+
+/* The work: chunks until a chunk's worth of entries is free. */
+static void kmp_spill_grow_fn(struct work_struct *work)
+{
+	mutex_lock(&kmp_spill_grow_lock);
+	while (kmp_spill_grow_one())
+		cond_resched();
+	/* the next add below the mark queues again */
+	WRITE_ONCE(kmp_spill_grow_queued, false);
+	mutex_unlock(&kmp_spill_grow_lock);
 }
 
 /* Replace the object of @key in the spill, the old one into @old. */
 static bool kmp_spill_replace(unsigned long key, const struct kmp_obj *obj,
 			      struct kmp_obj *old)
 {
-	u32 bucket = kmp_spill_bucket(key);
-	struct kmp_spill *e;
+	u32 i, bucket = kmp_spill_bucket(key);
 
 	raw_spin_lock(kmp_spill_lock(bucket));
-	e = kmp_spill_find(bucket, key, NULL);
-	if (e) {
-		kmp_spill_get(e, old);
-		kmp_spill_set(e, obj);
+	i = kmp_spill_find(bucket, key, NULL);
+	if (i != KMP_NIL) {
+		kmp_spill_get(i, old);
+		kmp_spill_set(i, obj);
 	}
 	raw_spin_unlock(kmp_spill_lock(bucket));
-	return e;
+	return i != KMP_NIL;
 }
 
 /* Add @key, which is not there, to the spill; false when it is full. */
@@ -263,24 +422,26 @@ static bool kmp_spill_add(unsigned long key, const struct kmp_obj *obj)
 {
 	u32 bucket = kmp_spill_bucket(key);
 	struct kmp_spill *e;
-	u32 i;
+	u32 i, free;
 
 	raw_spin_lock(kmp_spill_lock(bucket));
 	raw_spin_lock(&kmp_spill_free.lock);
 	i = kmp_spill_free.head;
 	if (i != KMP_NIL) {
-		kmp_spill_free.head = kmp_spill_pool[i].next;
+		kmp_spill_free.head = kmp_spill_entry(i)->next;
 		kmp_spill_free.count--;
 	}
+	free = kmp_spill_free.count;
 	raw_spin_unlock(&kmp_spill_free.lock);
 	if (i != KMP_NIL) {
-		e = &kmp_spill_pool[i];
+		e = kmp_spill_entry(i);
 		e->key = key;
-		kmp_spill_set(e, obj);
+		kmp_spill_set(i, obj);
 		e->next = kmp_spill_heads[bucket];
 		kmp_spill_heads[bucket] = i;
 	}
 	raw_spin_unlock(kmp_spill_lock(bucket));
+	kmp_spill_want_grow(free);
 	return i != KMP_NIL;
 }
 
@@ -291,19 +452,19 @@ static bool kmp_spill_remove(unsigned long key, struct kmp_obj *obj)
 	u32 i, *link;
 
 	raw_spin_lock(kmp_spill_lock(bucket));
-	e = kmp_spill_find(bucket, key, &link);
-	if (e) {
-		kmp_spill_get(e, obj);
-		i = *link;
+	i = kmp_spill_find(bucket, key, &link);
+	if (i != KMP_NIL) {
+		kmp_spill_get(i, obj);
+		e = kmp_spill_entry(i);
 		*link = e->next;
 		raw_spin_lock(&kmp_spill_free.lock);
-		kmp_spill_pool[i].next = kmp_spill_free.head;
+		e->next = kmp_spill_free.head;
 		kmp_spill_free.head = i;
 		kmp_spill_free.count++;
 		raw_spin_unlock(&kmp_spill_free.lock);
 	}
 	raw_spin_unlock(kmp_spill_lock(bucket));
-	return e;
+	return i != KMP_NIL;
 }
 
 /*
@@ -440,8 +601,7 @@ static bool kmp_walk_slot(const struct kmp_slot *s, const u64 *times,
  */
 bool kmp_live_read(unsigned long key, struct kmp_obj *obj)
 {
-	u32 bucket, g = kmp_live_group(key);
-	struct kmp_spill *e;
+	u32 i, bucket, g = kmp_live_group(key);
 	struct kmp_slot *s;
 	unsigned long k;
 
@@ -453,11 +613,11 @@ bool kmp_live_read(unsigned long key, struct kmp_obj *obj)
 		return false;
 	bucket = kmp_spill_bucket(key);
 	raw_spin_lock(kmp_spill_lock(bucket));
-	e = kmp_spill_find(bucket, key, NULL);
-	if (e)
-		kmp_spill_get(e, obj);
+	i = kmp_spill_find(bucket, key, NULL);
+	if (i != KMP_NIL)
+		kmp_spill_get(i, obj);
 	raw_spin_unlock(kmp_spill_lock(bucket));
-	return e;
+	return i != KMP_NIL;
 }
 
 /*
@@ -489,19 +649,23 @@ void kmp_live_walk(void (*fn)(unsigned long key, const struct kmp_obj *obj,
 			continue;
 		raw_spin_lock_irqsave(kmp_spill_lock(b), flags);
 		for (e = kmp_spill_heads[b]; e != KMP_NIL;
-		     e = kmp_spill_pool[e].next) {
-			kmp_spill_get(&kmp_spill_pool[e], &obj);
-			fn(kmp_spill_pool[e].key, &obj, priv);
+		     e = kmp_spill_entry(e)->next) {
+			kmp_spill_get(e, &obj);
+			fn(kmp_spill_entry(e)->key, &obj, priv);
 		}
 		raw_spin_unlock_irqrestore(kmp_spill_lock(b), flags);
 		cond_resched();
 	}
 }
 
-/* Empty the table. Only with every probe detached and no walker. */
+/*
+ * Empty the table, its chunks kept. Only with every probe detached and no
+ * walker; in process context.
+ */
 void kmp_live_clear(void)
 {
 	unsigned long ngroups = 1UL << kmp_group_bits;
+	unsigned int total, size = kmp_chunk_size();
 	u32 i;
 
 	memset(kmp_tab.slots, 0,
@@ -514,18 +678,29 @@ void kmp_live_clear(void)
 	kmp_live_owners_zero();
 	for (i = 0; i < (1U << kmp_spill_bits); i++)
 		kmp_spill_heads[i] = KMP_NIL;
-	for (i = 0; i < kmp_spill_n; i++)
-		kmp_spill_pool[i].next = i + 1 < kmp_spill_n ? i + 1 : KMP_NIL;
-	kmp_spill_free.head = 0;
-	kmp_spill_free.count = kmp_spill_n;
+	/* no chunk comes in meanwhile (see the notes) */
+	mutex_lock(&kmp_spill_grow_lock);
+	total = kmp_spill_total();
+	for (i = 0; i < total; i++) {
+		kmp_spill_entry(i)->next = i + 1 < total ? i + 1 : KMP_NIL;
+		if (i >= kmp_spill_n && !((i - kmp_spill_n) & (size - 1)))
+			cond_resched();
+	}
+	kmp_spill_free.head = total ? 0 : KMP_NIL;
+	kmp_spill_free.count = total;
+	mutex_unlock(&kmp_spill_grow_lock);
 }
 
 /* Entries in use: a scan of the keys, for the stats view. */
 u32 kmp_live_used(void)
 {
 	unsigned long nslots = (unsigned long)KMP_GROUP << kmp_group_bits;
-	unsigned long i;
-	u32 used = kmp_spill_n - READ_ONCE(kmp_spill_free.count);
+	unsigned long i, flags;
+	u32 used;
+
+	raw_spin_lock_irqsave(&kmp_spill_free.lock, flags);
+	used = kmp_spill_total() - kmp_spill_free.count;
+	raw_spin_unlock_irqrestore(&kmp_spill_free.lock, flags);
 
 	for (i = 0; i < nslots; i++) {
 		unsigned long key = READ_ONCE(kmp_tab.slots[i].key);
@@ -580,12 +755,19 @@ int kmp_live_times_on(void)
 void kmp_live_owners_zero(void)
 {
 	size_t nslots = (size_t)KMP_GROUP << kmp_group_bits;
+	unsigned int c, size = kmp_chunk_size();
 
 	if (kmp_live_owners)
 		memset(kmp_live_owners, 0, array_size(nslots, sizeof(u32)));
-	if (kmp_spill_owners)
-		memset(kmp_spill_owners, 0,
-		       array_size(max(kmp_spill_n, 1U), sizeof(u32)));
+	if (!kmp_spill_owners)
+		return;
+	memset(kmp_spill_owners, 0,
+	       array_size(max(kmp_spill_n, 1U), sizeof(u32)));
+	mutex_lock(&kmp_spill_grow_lock);
+	for (c = 0; c < kmp_chunks_n; c++)
+		memset(kmp_spill_chunks[c] + size, 0,
+		       array_size(size, sizeof(u32)));
+	mutex_unlock(&kmp_spill_grow_lock);
 }
 
 /*
@@ -630,12 +812,27 @@ size_t kmp_live_memory(void)
 	return ngroups * (KMP_GROUP * sizeof(struct kmp_slot) +
 			  sizeof(atomic_t)) + times +
 	       (size_t)max(kmp_spill_n, 1U) * sizeof(struct kmp_spill) +
-	       (sizeof(u32) << kmp_spill_bits);
+	       (sizeof(u32) << kmp_spill_bits) +
+	       (size_t)max(kmp_chunks_max, 1U) * sizeof(*kmp_spill_chunks) +
+	       ((size_t)READ_ONCE(kmp_chunks_n) << kmp_chunk_bits) *
+	       (sizeof(struct kmp_spill) + sizeof(u32));
+}
+
+/* Entries the table has grown by, and may grow by in all. */
+u32 kmp_live_grown(void)
+{
+	return READ_ONCE(kmp_chunks_n) << kmp_chunk_bits;
+}
+
+u32 kmp_live_grow_max(void)
+{
+	return kmp_chunks_max << kmp_chunk_bits;
 }
 
 void kmp_live_areas(kmp_area_fn fn, void *priv)
 {
 	unsigned long ngroups = 1UL << kmp_group_bits;
+	unsigned int c;
 
 	fn(kmp_tab.slots, array_size(ngroups * KMP_GROUP,
 				     sizeof(*kmp_tab.slots)), priv);
@@ -654,28 +851,50 @@ void kmp_live_areas(kmp_area_fn fn, void *priv)
 		fn(kmp_spill_owners, array_size(max(kmp_spill_n, 1U),
 						sizeof(u32)), priv);
 	}
+	fn(kmp_spill_chunks, array_size(max(kmp_chunks_max, 1U),
+					sizeof(*kmp_spill_chunks)), priv);
+	mutex_lock(&kmp_spill_grow_lock);
+	for (c = 0; c < kmp_chunks_n; c++)
+		fn(kmp_spill_chunks[c],
+		   array_size(kmp_chunk_size(),
+			      sizeof(struct kmp_spill) + sizeof(u32)), priv);
+	mutex_unlock(&kmp_spill_grow_lock);
 }
 
 int kmp_live_init(void)
 {
-	unsigned int i, groups;
+	unsigned int i, groups, heads;
+	u64 grow;
 
+	init_irq_work(&kmp_spill_grow_iw, kmp_spill_grow_irq);
+	WRITE_ONCE(kmp_spill_grow_queued, false);
 	/* An eighth for the spill, the rest in whole groups, a power of 2. */
 	groups = rounddown_pow_of_two(max(kmp_max_live / 8 * 7 / KMP_GROUP,
 					  1U));
 	kmp_group_bits = ilog2(groups);
 	kmp_tab.group_shift = 32 - kmp_group_bits;
 	kmp_spill_n = kmp_max_live - groups * KMP_GROUP;
-	/* a bucket for two entries, at least two buckets */
-	kmp_spill_bits = ilog2(roundup_pow_of_two(max(kmp_spill_n / 2, 2U)));
+	/* chunks of about an eighth of max_live, whole ones up to the cap */
+	kmp_chunk_bits = clamp_t(unsigned int, ilog2(max(kmp_max_live / 8, 1U)),
+				 KMP_CHUNK_MIN_BITS, KMP_CHUNK_MAX_BITS);
+	grow = min_t(u64, (u64)kmp_live_grow * kmp_max_live, KMP_GROW_MAX);
+	kmp_chunks_max = DIV_ROUND_UP_ULL(grow, kmp_chunk_size());
+	kmp_chunks_n = 0;
+	/* a bucket for two entries, or twelve of the grown, at least two */
+	heads = max3(kmp_spill_n / 2,
+		     (kmp_spill_n + (kmp_chunks_max << kmp_chunk_bits)) / 12,
+		     2U);
+	kmp_spill_bits = ilog2(roundup_pow_of_two(heads));
 	kmp_tab.slots = vmalloc(array_size(groups * KMP_GROUP, sizeof(*kmp_tab.slots)));
 	kmp_tab.group_spill = vmalloc(array_size(groups, sizeof(*kmp_tab.group_spill)));
 	kmp_spill_pool = vmalloc(array_size(max(kmp_spill_n, 1U),
 					    sizeof(*kmp_spill_pool)));
 	kmp_spill_heads = vmalloc(array_size(1U << kmp_spill_bits,
 					     sizeof(*kmp_spill_heads)));
+	kmp_spill_chunks = vzalloc(array_size(max(kmp_chunks_max, 1U),
+					      sizeof(*kmp_spill_chunks)));
 	if (!kmp_tab.slots || !kmp_tab.group_spill || !kmp_spill_pool ||
-	    !kmp_spill_heads) {
+	    !kmp_spill_heads || !kmp_spill_chunks) {
 		kmp_live_exit();
 		return -ENOMEM;
 	}
@@ -688,6 +907,18 @@ int kmp_live_init(void)
 
 void kmp_live_exit(void)
 {
+	unsigned int c;
+
+	/* no add queues a chunk any more: the probes are detached */
+	WRITE_ONCE(kmp_spill_grow_queued, true);
+	irq_work_sync(&kmp_spill_grow_iw);
+	cancel_work_sync(&kmp_spill_grow_work);
+	if (kmp_spill_chunks)
+		for (c = 0; c < kmp_chunks_n; c++)
+			vfree(kmp_spill_chunks[c]);
+	vfree(kmp_spill_chunks);
+	kmp_spill_chunks = NULL;
+	kmp_chunks_n = 0;
 	vfree(kmp_tab.times);
 	kmp_tab.times = NULL;
 	vfree(kmp_live_owners);

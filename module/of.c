@@ -18,6 +18,7 @@
  *   events       string               the events parameter ("slab,page")
  *   max-tags     u32, [16, 2^24]      the max_tags parameter
  *   max-live     u32, [16, 2^28]      the max_live parameter
+ *   live-grow    u32, [0, 16]         the live_grow parameter
  *   stack-depth  u32                  the stack_depth knob's first value
  *   key-depth    u32                  the key_depth knob's first value
  *   sample-rate  u32                  the sample_rate knob's first value

@@ -115,9 +115,9 @@ for k in drop.tags drop.live drop.stacks unpaired.slab stale; do
 done
 
 # Pools that overflow at once.
-storm $((SECONDS_STORM / 2)) 10 max_tags=64 max_live=256 max_stacks=32 max_hist=16
+storm $((SECONDS_STORM / 2)) 10 max_tags=64 max_live=256 live_grow=0 max_stacks=32 max_hist=16
 grep -q '^kmemprof ' /proc/modules ||
-	insmod /modules/kmemprof.ko max_tags=64 max_live=256 max_stacks=32 max_hist=16
+	insmod /modules/kmemprof.ko max_tags=64 max_live=256 live_grow=0 max_stacks=32 max_hist=16
 for k in drop.tags drop.live; do
 	[ "$(stat_value $k)" -gt 0 ] || echo "note: no $k in the tiny-pool storm"
 done

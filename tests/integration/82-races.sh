@@ -48,7 +48,7 @@ echo "unload race: $CYCLES reloads while a module came and went"
 
 # 2. A full live table (max_live is small, and the hog holds more objects
 # than it has room for), three readers of ages and leaks, and resets.
-reload max_live=2048 || fail "insmod max_live=2048"
+reload max_live=2048 live_grow=0 || fail "insmod max_live=2048 live_grow=0"
 write_knob $KMP_SYSCTL/lifetimes 1 || fail "lifetimes=1"
 insmod /modules/kmemprof_hog.ko pages=0 objs=4096 || fail "insmod hog"
 [ "$(stat_value drop.live)" -gt 0 ] || fail "the live table is not full"

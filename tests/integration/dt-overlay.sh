@@ -17,6 +17,7 @@ expect_eq "events from the DT" "$(cat $KMP_SYSCTL/events)" slab,page
 expect_eq "max-tags from the DT" "$(stat_value tags.max)" 4096
 expect_eq "stack-depth from the DT" "$(cat $KMP_SYSCTL/stack_depth)" 4
 expect_eq "sample-rate from the DT" "$(cat $KMP_SYSCTL/sample_rate)" 4
+expect_eq "live-grow from the DT" "$(stat_value live.grow_max)" 0
 # The bad ones: refused, named in dmesg, the built-in default kept.
 expect_eq "max-live refused" "$(stat_value live.max)" "$(default_max_live)"
 expect_eq "key-depth refused" "$(cat $KMP_SYSCTL/key_depth)" 0
@@ -36,6 +37,7 @@ expect_eq "enabled from the parameter" "$(cat $KMP_SYSCTL/enabled)" 1
 expect_eq "events from the parameter" "$(cat $KMP_SYSCTL/events)" slab
 expect_eq "max_tags from the parameter" "$(stat_value tags.max)" 1024
 expect_eq "max_live from the parameter" "$(stat_value live.max)" 2048
+expect_eq "live-grow still from the DT" "$(stat_value live.grow_max)" 0
 expect_eq "stack-depth still from the DT" "$(cat $KMP_SYSCTL/stack_depth)" 4
 expect_eq "parameter shown" "$(cat /sys/module/kmemprof/parameters/max_tags)" 1024
 rmmod kmemprof || fail "rmmod"
