@@ -778,8 +778,9 @@ __kmp_unwind(struct kmp_frames *f, enum kmp_kind kind, unsigned long call_site,
 	unsigned int i, max = min_t(unsigned int, KMP_SITE_SEARCH + after,
 				    KMP_MAX_FRAMES);
 	unsigned int depth = after ? max : KMP_SITE_QUICK;
+	unsigned int end;
 	int spliced;
-	bool seen;
+	bool seen, found;
 
 	f->site = -1;
 	if (!kmp_site_needs_unwind(kind, call_site)) {
@@ -807,17 +808,30 @@ __kmp_unwind(struct kmp_frames *f, enum kmp_kind kind, unsigned long call_site,
 		return kmp_past_traced(f, max);
 	if (kind == KMP_KIND_SLAB && (kmp_frame_kind(call_site) & KMP_FRAME_KV))
 		want |= KMP_FRAME_PASS;
-	if (!kmp_past_allocator(f, want) && f->n == depth && depth < max) {
+	found = kmp_past_allocator(f, want);
+	if (!found && f->n == depth && depth < max) {
 		f->n = stack_trace_save(f->e, max, 0);
-		kmp_past_allocator(f, want);
+		found = kmp_past_allocator(f, want);
+	}
+	/*
+	 * Allocators stacked deeper than the search (vcalloc() over
+	 * vmalloc() over the bulk allocator over its single-page fallback):
+	 * the whole buffer, rather than a site in the tracepoint's iterator.
+	 */
+	if (!found && f->n == max && max < KMP_MAX_FRAMES) {
+		f->n = stack_trace_save(f->e, KMP_MAX_FRAMES, 0);
+		found = kmp_past_allocator(f, want);
 	}
 	/*
 	 * A page event (past a tracepoint's iterator) from inside the bulk
 	 * wrapper is its fallback's: the wrapper enters that page itself. The
 	 * wrapper's own entering of pages unwinds through it too, but with no
-	 * iterator before it.
+	 * iterator before it. Where no site past the allocator was found,
+	 * f->site is the first frame outside kmemprof, the iterator itself,
+	 * so the whole walk is looked at: the wrapper is further up.
 	 */
-	for (i = 0, seen = false; kind == KMP_KIND_PAGE && i < f->site; i++) {
+	end = found ? f->site : f->n;
+	for (i = 0, seen = false; kind == KMP_KIND_PAGE && i < end; i++) {
 		unsigned long k = kmp_frame_kind(f->e[i]);
 
 		if (k & KMP_FRAME_TRACE)

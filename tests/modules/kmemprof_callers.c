@@ -6,6 +6,11 @@
  *   vmalloc=BYTES   one vmalloc() of BYTES, by kmpcall_vmalloc();
  *   kvmalloc=BYTES  one kvmalloc() of BYTES, by kmpcall_kvmalloc() (more
  *                   than kmalloc() gives, so vmalloc() backs it);
+ *   vcalloc1=N      N vcalloc()s of one page each, by kmpcall_vcalloc1()
+ *                   (vzalloc() before 5.18): allocators stacked deeper
+ *                   than kmemprof's first search for the site, over the
+ *                   bulk allocator's single-page fallback, which makes a
+ *                   page event inside the bulk call;
  *   coherent=N      N dma_alloc_coherent() buffers of half a page each, by
  *                   kmpcall_coherent(), for a platform device of its own
  *                   (no IOMMU: dma-direct, one page each from the page
@@ -57,6 +62,7 @@
 #include <linux/percpu.h>
 #include <linux/platform_device.h>
 #include <linux/slab.h>
+#include <linux/version.h>
 #include <linux/vmalloc.h>
 #ifdef KMPCALL_HAVE_FRAG_CACHE_H
 #include <linux/page_frag_cache.h>
@@ -69,6 +75,10 @@ MODULE_PARM_DESC(vmalloc, "Bytes to hold from vmalloc() (default: 0)");
 static unsigned int kvmalloc_bytes;
 module_param_named(kvmalloc, kvmalloc_bytes, uint, 0444);
 MODULE_PARM_DESC(kvmalloc, "Bytes to hold from kvmalloc() (default: 0)");
+
+static unsigned int vcalloc1;
+module_param(vcalloc1, uint, 0444);
+MODULE_PARM_DESC(vcalloc1, "One-page vcalloc()s to hold (default: 0)");
 
 static unsigned int coherent;
 module_param(coherent, uint, 0444);
@@ -116,6 +126,16 @@ static struct kmem_cache *kmpcall_mpcache;
 static mempool_t kmpcall_mps, kmpcall_mpk, *kmpcall_mpp;
 static void *kmpcall_mpel[3][KMPCALL_MAX];
 static void *kmpcall_cobj, *kmpcall_kobj;
+static void *kmpcall_vc1[KMPCALL_MAX];
+
+static noinline void *kmpcall_vcalloc1(void)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 18, 0)
+	return vcalloc(1, PAGE_SIZE);
+#else
+	return vzalloc(PAGE_SIZE);
+#endif
+}
 
 static noinline void *kmpcall_vmalloc(void)
 {
@@ -247,6 +267,8 @@ static void kmpcall_release(void)
 	free_percpu(kmpcall_pcpu);
 	kmpcall_pcpu = NULL;
 	for (i = 0; i < KMPCALL_MAX; i++) {
+		vfree(kmpcall_vc1[i]);
+		kmpcall_vc1[i] = NULL;
 		if (kmpcall_cpu[i])
 			dma_free_coherent(&kmpcall_pdev->dev, PAGE_SIZE / 2,
 					  kmpcall_cpu[i], kmpcall_dma[i]);
@@ -341,10 +363,11 @@ static int kmpcall_take_mempools(void)
 
 static int __init kmpcall_init(void)
 {
+	unsigned int i;
 	int ret = 0;
 
 	if (coherent > KMPCALL_MAX || frags > KMPCALL_MAX ||
-	    mempool > KMPCALL_MAX)
+	    mempool > KMPCALL_MAX || vcalloc1 > KMPCALL_MAX)
 		return -EINVAL;
 	/* enough fragments to fill one block would refill the cache */
 	if (frags * KMPCALL_FRAG > PAGE_SIZE)
@@ -377,6 +400,11 @@ static int __init kmpcall_init(void)
 	if (!ret && percpu_bytes) {
 		kmpcall_pcpu = kmpcall_percpu();
 		if (!kmpcall_pcpu)
+			ret = -ENOMEM;
+	}
+	for (i = 0; !ret && i < vcalloc1; i++) {
+		kmpcall_vc1[i] = kmpcall_vcalloc1();
+		if (!kmpcall_vc1[i])
 			ret = -ENOMEM;
 	}
 	if (!ret && coherent)
