@@ -62,7 +62,6 @@
 #include <linux/percpu.h>
 #include <linux/platform_device.h>
 #include <linux/slab.h>
-#include <linux/version.h>
 #include <linux/vmalloc.h>
 #ifdef KMPCALL_HAVE_FRAG_CACHE_H
 #include <linux/page_frag_cache.h>
@@ -130,7 +129,7 @@ static void *kmpcall_vc1[KMPCALL_MAX];
 
 static noinline void *kmpcall_vcalloc1(void)
 {
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 18, 0)
+#ifdef KMPCALL_HAVE_VCALLOC
 	return vcalloc(1, PAGE_SIZE);
 #else
 	return vzalloc(PAGE_SIZE);
