@@ -588,6 +588,15 @@ static void cli_views_knobs_off(void **state)
 	assert_int_equal(run(out, sizeof(out), "stats"), 0);
 	assert_non_null(strstr(out, "  pfnmap            -          -       -         8192\n"));
 	assert_null(strstr(out, "probe cost"));
+	/* a grown live table: its max is what it has now, load and growth */
+	write_file("sys/kernel/debug/kmemprof/stats",
+		   "enabled 1\nevents slab\nunavailable none\n"
+		   "live.used 70000\nlive.max 61888\nlive.grown 12288\n"
+		   "live.grow_max 188416\nlive.bytes 2000000\n");
+	assert_int_equal(run(out, sizeof(out), "stats"), 0);
+	assert_non_null(strstr(out, "  live          70000      74176   94.4%      2000000\n"));
+	assert_non_null(strstr(out, "  live.grown                      12288\n"));
+	assert_non_null(strstr(out, "  live.grow_max                  188416\n"));
 	write_file("sys/kernel/debug/kmemprof/cpus",
 		   "kmemprof cpus - version: 1.0\n"
 		   "# cpu cluster allocs frees remote xcluster\n"

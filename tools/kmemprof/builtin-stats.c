@@ -78,6 +78,10 @@ static void pool(const struct kp_stats *s, const char *name, bool human)
 	bytes = num(s, key);
 	if (u < 0 && m < 0 && bytes < 0)
 		return;
+	/* the live table holds what it has grown by too (live_grow) */
+	snprintf(key, sizeof(key), "%s.grown", name);
+	if (m >= 0 && num(s, key) > 0)
+		m += num(s, key);
 	kp_cell(u, false, used, sizeof(used));
 	kp_cell(m, false, max, sizeof(max));
 	kp_cell(bytes, human, mem, sizeof(mem));
