@@ -21,6 +21,7 @@
 #include <linux/debugfs.h>
 #include <linux/gfp.h>
 #include <linux/module.h>
+#include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/string.h>
