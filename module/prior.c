@@ -783,7 +783,7 @@ static void kmp_prior_stacks(unsigned long *pages)
 		for (i = 0; i < KMP_PRIOR_TASKS; i++) {
 			struct task_struct *t;
 
-			pid = find_ge_pid(nr, &init_pid_ns);
+			pid = kmp_find_ge_pid(nr, &init_pid_ns);
 			if (!pid)
 				break;
 			nr = pid_nr(pid) + 1;

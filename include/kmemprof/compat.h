@@ -638,4 +638,17 @@ static inline u32 kmp_cycles_rate(void)
 #define kmp_pcpu_page_chunk(page)	READ_ONCE((page)->index)
 #endif
 
+/*
+ * find_ge_pid(), the first PID from @nr on (prior.c's walk of the tasks'
+ * stacks): exported on 6.1 and later, not on 5.10, where it is the PID
+ * namespace's IDR's next entry as it is everywhere (kernel/pid.c).
+ * <linux/pid_namespace.h> is the caller's.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 0)
+#define kmp_find_ge_pid(nr, ns)	find_ge_pid(nr, ns)
+#else
+#define kmp_find_ge_pid(nr, ns)						\
+	({ int __nr = (nr); idr_get_next(&(ns)->idr, &__nr); })
+#endif
+
 #endif /* _KMEMPROF_COMPAT_H */
