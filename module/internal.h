@@ -48,7 +48,7 @@
  * - kmp_stack_locks[] (raw spinlocks, stacks.c): inserts into the stack
  *   store's chains. kmp_stack_text_lock (mutex, stacks.c): the texts of
  *   stacks through code that went away, against reset.
- * - kmp_names_lock (mutex, callsite.c): the cache of symbol names.
+ * - kmp_names_lock (mutex, names.c): the cache of symbol names.
  *
  * The probes and hooks run in any context, with interrupts off; they take
  * only raw spinlocks, never a mutex, and never sleep. In NMI they take no
@@ -71,7 +71,7 @@
  *        kmp_stack_text_lock (the notifier; module_mutex is not held)
  *   kmp_tag_locks[] -> kmp_sites_lock (a new tag enters the site table)
  *   kmp_names_lock -> module_kset's list_lock (the kernel's spinlock: a
- *     module found by address for its symbol index, callsite.c)
+ *     module found by address for its symbol index, names.c)
  *
  * Lifetimes:
  *
@@ -418,6 +418,8 @@ bool kmp_site_needs_unwind(enum kmp_kind kind, unsigned long call_site);
 bool kmp_site_is_relay(unsigned long site);
 unsigned long kmp_unwind(struct kmp_frames *f, enum kmp_kind kind,
 			 unsigned long call_site, unsigned int after);
+
+/* names.c: the views' names of sites and callers, in process context. */
 int kmp_frame_text(char *buf, unsigned long addr);
 void kmp_callers_text(const struct kmp_tag *tag, char *buf);
 /* sprint_symbol()'s room, plus " func:" and the symbol again. */
@@ -538,7 +540,7 @@ extern bool kmp_moves_unfollowed;
 void kmp_code_going(bool (*within)(unsigned long, const struct module *),
 		    const struct module *mod);
 
-/* callsite.c: at load, and from the module notifier. */
+/* callsite.c and names.c: at load, and from the module notifier. */
 int kmp_fn_size(unsigned long addr, unsigned long *size);
 void kmp_frame_own_init(unsigned long wrapper);
 void kmp_names_flush(void);

@@ -367,7 +367,7 @@ static const char *kmp_tag_text(struct kmp_tag *tag,
 
 	if (t)
 		goto out;
-	/* kmp_sym() (callsite.c) looks symbols up under RCU itself. */
+	/* kmp_sym() (names.c) looks symbols up under RCU itself. */
 	if (callers)
 		kmp_callers_text(tag, buf);
 	else

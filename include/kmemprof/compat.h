@@ -208,7 +208,7 @@
 #endif
 
 /*
- * A module's core text, where callsite.c indexes its symbols, and its init
+ * A module's core text, where names.c indexes its symbols, and its init
  * text: 6.4 split the module's layouts into regions (mod->mem[]). The
  * bounds are those the kernel's own lookup (find_kallsyms_symbol()) sizes
  * a module's last function by.

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# A module's call sites are named from an index of its symbols (callsite.c),
+# A module's call sites are named from an index of its symbols (names.c),
 # which goes when the module goes: a module loaded where another was is
 # named as itself, never from the other's symbols. kmemprof_names_a and _b
 # are the same functions under two names (kmemprof_names.h), longer in _b:

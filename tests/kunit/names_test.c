@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit: a module's addresses are named from callsite.c's index of the
+ * KUnit: a module's addresses are named from names.c's index of the
  * module's symbols (a binary search), exactly as the kernel's own lookup,
  * sprint_symbol() (a linear search of them), names them: the first
  * instruction, the second and the last of every function in this module's
@@ -54,7 +54,7 @@ struct names_buf {
 };
 
 /*
- * Whether callsite.c can index this module's symbols: it finds modules
+ * Whether names.c can index this module's symbols: it finds modules
  * through module_kset, which the module joins at mod_sysfs_setup(). KUnit
  * runs a module's suites from the module notifier: at COMING on 6.1,
  * before that (the names then come from the kernel's own lookup, exact

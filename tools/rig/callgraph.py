@@ -46,7 +46,7 @@ LAYERS = [
                      'test.h', 'testpoints', 'format.h', 'options',
                      'stat', 'clock', 'topology', 'paths']),
     # Unwinding, and the symbols and names of call sites.
-    ('services', False, ['callsite']),
+    ('services', False, ['callsite', 'names']),
     # The tables: none of them uses another.
     ('tables', True, ['tags', 'live', 'pfnmap', 'hist', 'stacks',
                        'owners']),
