@@ -63,16 +63,18 @@
  * (the site's own); with a stack due, the record to count it on in *@sp
  * (else NULL), and *@ctr_s the sample counter's value to store once the
  * event is done (KMP_STACK_NO_CTR: none). False, with nothing changed,
- * where the general path must take the event. @ev KMP_EV_NONE: a hook's
- * event, whose frames the walk does not know (hooks.c): always false.
- * With interrupts off.
+ * where the general path must take the event. A hook's event (hooks.c)
+ * walks as a probe's does: its wrapper's frame record returns to the
+ * site, a few records up from the fast path's copy, and a walk that does
+ * not find it there (an exit handler's, under its return trampoline)
+ * gives the event to the general path. With interrupts off.
  *
  * The stack store is read only once kmp_mode has KMP_M_STACKS, with an
  * acquire that pairs with the release in kmp_mode_update(): with
  * key_depth on, this copy may run before the store is made.
  */
 static __always_inline bool
-kmp_walk_fast(enum kmp_event ev, unsigned long fp, unsigned int first,
+kmp_walk_fast(unsigned long fp, unsigned int first,
 	      unsigned long site, enum kmp_kind kind, unsigned int kd, u32 *idx,
 	      struct kmp_counters __percpu **ctr, struct kmp_stack **sp,
 	      u64 *ctr_s)
@@ -84,8 +86,6 @@ kmp_walk_fast(enum kmp_event ev, unsigned long fp, unsigned int first,
 
 	*sp = NULL;
 	*ctr_s = KMP_STACK_NO_CTR;
-	if (ev >= KMP_EV_NR)
-		return false;
 	/* pairs with the release in kmp_mode_update() */
 	if (smp_load_acquire(&kmp_mode) & KMP_M_STACKS) {
 		unsigned int every = READ_ONCE(kmp_stack_sample);
@@ -410,7 +410,7 @@ static __always_inline bool __kmp_slab_alloc_fast(enum kmp_event ev,
 	}
 	/* from this function's own record: the probe's, or a copy's below */
 	if (walk &&
-	    !kmp_walk_fast(ev, (unsigned long)__builtin_frame_address(0), 0,
+	    !kmp_walk_fast((unsigned long)__builtin_frame_address(0), 0,
 			   site, KMP_KIND_SLAB, kd, &idx, &ctr, &st, &sctr))
 		goto out;
 	/* a kmem_cache_alloc(): its slot from the site's entry, or else */
@@ -521,7 +521,7 @@ __kmp_page_alloc_fast(enum kmp_event ev, unsigned long fp, unsigned int skip,
 	}
 	/* the walk goes on from the site's record */
 	if (walk &&
-	    !kmp_walk_fast(ev, rec, passed, site, KMP_KIND_PAGE, kd, &idx, &ctr,
+	    !kmp_walk_fast(rec, passed, site, KMP_KIND_PAGE, kd, &idx, &ctr,
 			   &st, &sctr))
 		goto out;
 	/*
