@@ -45,14 +45,14 @@ case ",$(stat_value hooks)," in
 *,zs_migrate,*) hooked=1 ;;
 *) hooked= ; echo "INFO zs_page_migrate is not hooked here: $(stat_value untraced)" ;;
 esac
-# Compaction moves what its migrate scanner meets below where it meets
-# the free scanner; zsmalloc's pages above that stay (Debian's 6.1, in one
-# run: 2722 pages moved, none of them zsmalloc's). Up to three passes.
+# A compaction need not move any zsmalloc page (Debian's 6.1, in one
+# run: 2722 pages moved, none of them zsmalloc's). Up to three passes
+# where the hook is there; one where it is not.
 calls=$(stat_value hook.zs_migrate.calls)
 moved=$(stat_value page_moved)
 for pass in 1 2 3; do
 	echo 1 > /proc/sys/vm/compact_memory
-	[ -z "$hooked" ] || [ "$(stat_value hook.zs_migrate.calls)" -le "$calls" ] || break
+	[ -n "$hooked" ] && [ "$(stat_value hook.zs_migrate.calls)" -le "$calls" ] || break
 done
 echo "INFO compaction ($pass passes): zs_migrate calls ${calls:-none} -> $(stat_value hook.zs_migrate.calls)," \
 	"page_moved $moved -> $(stat_value page_moved)"
@@ -60,7 +60,7 @@ echo "INFO compaction ($pass passes): zs_migrate calls ${calls:-none} -> $(stat_
 # moved or not, the site holds the pool's pages
 expect_eq "alloc_zspage live bytes, compacted" "$(site)" "$(pool)"
 [ "$(stat_value hook.zs_migrate.calls)" -gt "$calls" ] || {
-	echo "SKIP: compaction moved no zsmalloc page in $pass passes (all above where its scanners met): the move was not tested"
+	echo "SKIP: compaction moved no zsmalloc page in $pass passes: the move was not tested"
 	exit 77
 }
 exit 0
